@@ -1,0 +1,30 @@
+"""The NLK card game: cards, the engine, per-seat views, replays and AI players.
+
+Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
+"""
+
+from .actions import DRAW, KEEP, TAKE, Action
+from .cards import Card, lowest_rank, pack
+from .engine import COLLECT, OVER, SHED, Event, Game, Outcome, shuffled_deck
+from .errors import (
+    CardError,
+    CardNotHeld,
+    DealError,
+    DoesNotBeat,
+    DoesNotFit,
+    HandOver,
+    IllegalAction,
+    NLKError,
+    NotYourTurn,
+    ReplayError,
+    WrongStep,
+)
+from .variant import Variant
+from .views import SeatView, view_for
+
+__all__ = [
+    "COLLECT", "DRAW", "KEEP", "OVER", "SHED", "TAKE", "Action", "Card", "CardError",
+    "CardNotHeld", "DealError", "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver",
+    "IllegalAction", "NLKError", "NotYourTurn", "Outcome", "ReplayError", "SeatView",
+    "Variant", "WrongStep", "lowest_rank", "pack", "shuffled_deck", "view_for",
+]
