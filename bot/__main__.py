@@ -1,0 +1,43 @@
+"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import discord
+
+from .database import DatabaseTooNew
+from .settings import SettingsError, load_settings
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] not in ("sync", "run"):
+        print("usage: python -m bot [sync]", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    logging.basicConfig(level=settings.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from .client import run
+
+    try:
+        asyncio.run(run(settings, sync_only=bool(argv) and argv[0] == "sync"))
+    except discord.LoginFailure:
+        print("error: Discord refused the token in DISCORD_TOKEN. Copy a fresh one from the "
+              "developer portal (Bot → Reset Token) into .env.", file=sys.stderr)
+        return 1
+    except DatabaseTooNew as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,99 @@
+"""The bot: start-up order, the command tree's error reply, resuming tables."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiosqlite
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.components import NLKButton, NLKSelect
+from cogs.replies import reply_error
+
+from .database import connect, migrate
+from .repository import Repository
+from .settings import Settings
+from .tables import TableService
+
+log = logging.getLogger(__name__)
+
+
+class NLKTree(app_commands.CommandTree["NLKBot"]):
+    async def on_error(self, interaction: discord.Interaction[Any],
+                       error: app_commands.AppCommandError) -> None:
+        await reply_error(interaction, getattr(error, "original", error))
+
+
+class NLKBot(commands.Bot):
+    """Runs NLK tables; everything it knows lives in the SQLite database."""
+
+    def __init__(self, settings: Settings, *, sync_only: bool = False) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents,
+                         tree_cls=NLKTree, help_command=None,
+                         allowed_mentions=discord.AllowedMentions.none(),
+                         chunk_guilds_at_startup=False,
+                         member_cache_flags=discord.MemberCacheFlags.none())
+        self.settings = settings
+        self.sync_only = sync_only
+        self.db: aiosqlite.Connection | None = None
+        self.service: TableService
+        self.nlk_router: Any = None
+
+    async def setup_hook(self) -> None:
+        # Order: database, migrations, cogs, persistent buttons, then resume tables.
+        await self._use_api_gateway()
+        self.db = await connect(self.settings.database)
+        version = await migrate(self.db)
+        log.info("database %s at schema version %s", self.settings.database, version)
+        self.service = TableService(Repository(self.db))
+        await self.load_extension("cogs.nlk")
+        self.add_dynamic_items(NLKButton, NLKSelect)
+        if self.settings.dev_guild:
+            guild = discord.Object(self.settings.dev_guild)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        if self.sync_only:
+            synced = await self.tree.sync()
+            log.info("synced %d command(s) globally", len(synced))
+            return
+        tables = await self.service.open_tables()
+        log.info("resumed %d open table(s)", len(tables))
+        for table in tables:
+            self.nlk_router.updater.request(table)
+
+    async def _use_api_gateway(self) -> None:
+        """Behind an API proxy, connect to the gateway that the API names."""
+        if not self.settings.api_base:
+            return
+        data = await self.http.request(discord.http.Route("GET", "/gateway"))
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(data["url"])
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self.db is not None:
+                await self.db.close()
+                self.db = None
+
+
+def use_api_base(settings: Settings) -> None:
+    """Point discord.py's REST client at ``DISCORD_API_BASE`` (must happen before login)."""
+    if settings.api_base:
+        discord.http.Route.BASE = settings.api_base
+
+
+async def run(settings: Settings, *, sync_only: bool = False) -> None:
+    """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
+    use_api_base(settings)
+    async with NLKBot(settings, sync_only=sync_only) as bot:
+        if sync_only:
+            await bot.login(settings.token)  # setup_hook syncs the commands globally
+            return
+        await bot.start(settings.token)

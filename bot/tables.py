@@ -1,0 +1,313 @@
+"""Tables: the bridge between Discord users and the engine, persisted as it happens.
+
+Every change takes the table's lock, checks who may do what, writes to the database and only
+then changes the cached state, so a crash at any moment loses nothing: the cache is rebuilt by
+replaying the stored deal and actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import aiosqlite
+
+from rules import Action, Card, Game, IllegalAction, SeatView, Variant, shuffled_deck
+from rules.cards import MAX_PLAYERS, MIN_PLAYERS
+
+from .errors import (
+    Illegal,
+    NoTable,
+    NotAllowed,
+    NotSeated,
+    NotYourTurn,
+    Stale,
+    TableExists,
+    WrongState,
+)
+from .repository import Repository
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Seat:
+    user_id: int
+    name: str
+
+
+@dataclass(eq=False)
+class Table:
+    """One table's cached state; the database is the truth."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    max_seats: int
+    variant: Variant
+    status: str
+    message_id: int | None
+    lobby: list[Seat] = field(default_factory=list)
+    hand_id: int | None = None
+    hand_number: int = 0
+    seed: str | None = None
+    seats: list[Seat] = field(default_factory=list)  # the current hand's, in seat order
+    game: Game | None = None
+    revision: int = 0  # bumped on every change the table message shows
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The user's seat in the current hand."""
+        for i, seat in enumerate(self.seats):
+            if seat.user_id == user_id:
+                return i
+        return None
+
+    def in_lobby(self, user_id: int) -> bool:
+        return any(s.user_id == user_id for s in self.lobby)
+
+    def public_view(self) -> SeatView | None:
+        """What anyone may see of the current hand."""
+        return self.game.view_for(None) if self.game else None
+
+    def view_for(self, user_id: int) -> SeatView | None:
+        """The current hand as ``user_id`` may see it (a spectator's view if not seated)."""
+        if self.game is None:
+            return None
+        return self.game.view_for(self.seat_of(user_id))
+
+    def user_to_act(self) -> int | None:
+        game = self.game
+        if game is None or game.to_act is None:
+            return None
+        return self.seats[game.to_act].user_id
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in ("lobby", "playing", "over")
+
+
+class TableService:
+    """Creates, loads and changes tables; raises ``Refusal`` for anything not allowed."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+        self._cache: dict[int, Table] = {}
+        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    def lock(self, table_id: int) -> asyncio.Lock:
+        return self._locks[table_id]
+
+    def cached(self) -> list[Table]:
+        return list(self._cache.values())
+
+    # --- loading ---------------------------------------------------------------------------
+
+    async def get(self, table_id: int) -> Table:
+        """The table, from the cache or rebuilt from the database."""
+        table = self._cache.get(table_id)
+        if table is not None:
+            return table
+        row = await self.repo.table(table_id)
+        if row is None:
+            raise NoTable("That table no longer exists.")
+        table = await self._load(row)
+        if table.is_open:
+            self._cache[table_id] = table
+        return table
+
+    async def in_channel(self, channel_id: int) -> Table:
+        """The channel's open table, or a ``NoTable`` refusal."""
+        row = await self.repo.open_table_in(channel_id)
+        if row is None:
+            raise NoTable("There is no NLK table in this channel. Start one with `/nlk new`.")
+        return await self.get(row["id"])
+
+    async def open_tables(self) -> list[Table]:
+        """Every open table, loaded (after a restart)."""
+        return [await self.get(row["id"]) for row in await self.repo.open_tables()]
+
+    async def _load(self, row: aiosqlite.Row) -> Table:
+        table = Table(
+            id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+            host_id=row["host_id"], max_seats=row["max_seats"],
+            variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])),
+            status=row["status"], message_id=row["message_id"])
+        table.lobby = [Seat(s["user_id"], s["name"]) for s in await self.repo.seats(table.id)]
+        hand = await self.repo.last_hand(table.id) if table.status in ("playing", "over") \
+            else None
+        if hand is not None:
+            players = json.loads(hand["players"])
+            names = json.loads(hand["names"])
+            table.seats = [Seat(u, n) for u, n in zip(players, names, strict=True)]
+            table.hand_id = hand["id"]
+            table.hand_number = hand["number"]
+            table.seed = hand["seed"]
+            variant = Variant(hand["last_card"], bool(hand["must_beat_in_suit"]))
+            game = Game.from_deck(shuffled_deck(len(players), hand["seed"]), hand["dealer"],
+                                  variant=variant, names=names)
+            for row in await self.repo.actions(hand["id"]):
+                game.apply(_stored_action(row), row["seat"])
+            table.game = game
+        return table
+
+    def _forget(self, table: Table) -> None:
+        self._cache.pop(table.id, None)
+
+    # --- the lobby -------------------------------------------------------------------------
+
+    async def create(self, guild_id: int | None, channel_id: int, user_id: int, name: str,
+                     seats: int, variant: Variant) -> Table:
+        """Open a lobby in the channel with the user seated as host."""
+        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+            raise WrongState(f"A table has 2 to 9 seats, not {seats}.")
+        existing = await self.repo.open_table_in(channel_id)
+        if existing is not None and existing["status"] == "over":
+            # A finished hand nobody closed should not block a new table.
+            await self.close(await self.get(existing["id"]), "ended")
+            existing = None
+        if existing is not None:
+            raise TableExists("This channel already has an NLK table. Join that one, or its "
+                              "host can cancel it.", existing["id"], existing["message_id"])
+        try:
+            table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
+                                                    variant)
+        except sqlite3.IntegrityError:
+            raise TableExists("This channel already has an NLK table.", 0, None) from None
+        return await self.get(table_id)
+
+    async def set_message(self, table: Table, message_id: int) -> None:
+        await self.repo.set_message(table.id, message_id)
+        table.message_id = message_id
+
+    async def join(self, table: Table, user_id: int, name: str) -> None:
+        if table.status != "lobby":
+            raise WrongState("This table's hand has already started: watch, or join the "
+                             "next table.")
+        if table.in_lobby(user_id):
+            raise WrongState("You're already seated at this table.")
+        if len(table.lobby) >= table.max_seats:
+            raise WrongState(f"This table is full ({table.max_seats} seats).")
+        await self.repo.add_seat(table.id, user_id, name)
+        table.lobby.append(Seat(user_id, name))
+        table.revision += 1
+
+    async def leave(self, table: Table, user_id: int) -> None:
+        """Leave the lobby; the host's seat passes on, and an empty lobby closes."""
+        if not table.in_lobby(user_id) and table.seat_of(user_id) is None:
+            raise NotSeated("You're not seated at this table.")
+        if table.status != "lobby":
+            raise WrongState("The hand is under way, so your seat stays yours until it ends. "
+                             "The host (or a moderator) can stop the table with `/nlk end`.")
+        await self.repo.remove_seat(table.id, user_id)
+        table.lobby = [s for s in table.lobby if s.user_id != user_id]
+        table.revision += 1
+        if not table.lobby:
+            await self.close(table, "cancelled")
+        elif user_id == table.host_id:
+            table.host_id = table.lobby[0].user_id
+            await self.repo.set_host(table.id, table.host_id)
+
+    async def start(self, table: Table, user_id: int) -> None:
+        """Deal the first hand; the first dealer is random (R2.1)."""
+        if table.status != "lobby":
+            raise WrongState("This table has already started.")
+        if user_id != table.host_id:
+            raise NotAllowed("Only the host can start the table.")
+        if len(table.lobby) < MIN_PLAYERS:
+            raise WrongState("NLK needs at least two players: wait for someone to join.")
+        await self._deal(table, list(table.lobby), secrets.randbelow(len(table.lobby)))
+
+    async def next_hand(self, table: Table, user_id: int) -> None:
+        """Deal again at the same seats; the loser deals (R5.1)."""
+        if table.status != "over" or table.game is None:
+            raise WrongState("The current hand isn't over yet.")
+        if table.seat_of(user_id) is None:
+            raise NotSeated("Only the players at this table can deal the next hand.")
+        outcome = table.game.outcome()
+        assert outcome is not None
+        await self._deal(table, list(table.seats), outcome.loser)
+
+    async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
+        seed = secrets.token_hex(16)
+        number = table.hand_number + 1
+        names = [s.name for s in seats]
+        hand_id = await self.repo.start_hand(table.id, number, seed, dealer,
+                                             [s.user_id for s in seats], names, table.variant)
+        table.status = "playing"
+        table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
+        table.game = Game.from_deck(shuffled_deck(len(seats), seed), dealer,
+                                    variant=table.variant, names=names)
+        table.revision += 1
+
+    async def cancel(self, table: Table, user_id: int) -> None:
+        if table.status != "lobby":
+            raise WrongState("The table has started: use `/nlk end` to stop it.")
+        if user_id != table.host_id:
+            raise NotAllowed("Only the host can cancel the table.")
+        await self.close(table, "cancelled")
+
+    async def end(self, table: Table, user_id: int, *, moderator: bool) -> None:
+        """Stop the table for good (host, or anyone who can manage the channel)."""
+        if not table.is_open:
+            raise WrongState("This table has already ended.")
+        if user_id != table.host_id and not moderator:
+            raise NotAllowed("Only the host, or someone who can manage this channel, can end "
+                             "the table.")
+        await self.close(table, "ended" if table.status != "lobby" else "cancelled")
+
+    async def close(self, table: Table, status: str) -> None:
+        await self.repo.set_status(table.id, status)
+        table.status = status
+        table.revision += 1
+        self._forget(table)
+
+    # --- play ------------------------------------------------------------------------------
+
+    async def act(self, table: Table, user_id: int, version: int, action: Action) -> None:
+        """Apply a player's action: checked, then written, then shown (never the reverse)."""
+        game = table.game
+        if not table.is_open:
+            raise WrongState("This table has ended.")
+        if table.status == "lobby" or game is None:
+            raise WrongState("The hand hasn't started yet.")
+        seat = table.seat_of(user_id)
+        if game.is_over:
+            raise WrongState("This hand is over.")
+        assert game.to_act is not None
+        if seat is None:
+            raise NotSeated(f"You're not playing at this table. It's "
+                            f"{table.seats[game.to_act].name}'s turn.")
+        if seat != game.to_act:
+            raise NotYourTurn(f"It's {table.seats[game.to_act].name}'s turn.")
+        if version != game.version:
+            raise Stale("That button is out of date: the table has moved on, so nothing "
+                        "changed. Use the buttons as they are now.")
+        if action not in game.legal_actions():
+            try:
+                game.apply(action, seat)
+            except IllegalAction as refused:
+                raise Illegal(str(refused)) from None
+            raise AssertionError("an unlisted action was applied")  # pragma: no cover
+        assert table.hand_id is not None
+        trial = game.copy()
+        trial.apply(action, seat)
+        await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
+                                      trial.outcome())
+        table.game = trial
+        if trial.is_over:
+            table.status = "over"
+        table.revision += 1
+
+
+def _stored_action(row: aiosqlite.Row) -> Action:
+    if row["act"] == "give":
+        return Action.give(Card.parse(row["card"]), row["target"])
+    if row["act"] == "play":
+        return Action.play(Card.parse(row["card"]))
+    return Action.parse(row["act"])

@@ -1,0 +1,68 @@
+"""Buttons and selects that survive restarts: their custom ids carry the table and version.
+
+They are ``DynamicItem``s registered once in ``setup_hook``, so any NLK button ever sent —
+before or after a restart — reaches the cog's router.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+import discord
+
+from . import ids
+
+
+class Router(Protocol):
+    async def on_component(self, interaction: discord.Interaction[Any], table_id: int,
+                           version: int | None, action: str, arg: str,
+                           values: list[str]) -> None: ...
+
+
+def router_of(interaction: discord.Interaction[Any]) -> Router:
+    router: Router = interaction.client.nlk_router  # type: ignore[attr-defined]
+    return router
+
+
+class NLKButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.BUTTON_TEMPLATE):
+    """Any button on an NLK message."""
+
+    def __init__(self, custom_id: str, label: str,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(custom_id=custom_id, label=label[:80], style=style),
+                         row=row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> NLKButton:
+        button = item if isinstance(item, discord.ui.Button) else None
+        return cls(match.string, (button.label if button else None) or "",
+                   button.style if button else discord.ButtonStyle.secondary)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        table, version, action, arg = ids.parse(self.item.custom_id or "")
+        await router_of(interaction).on_component(interaction, table, version, action, arg, [])
+
+
+class NLKSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SELECT_TEMPLATE):
+    """A select menu of cards (used when a hand has too many legal plays for buttons)."""
+
+    def __init__(self, custom_id: str, placeholder: str,
+                 options: list[discord.SelectOption], row: int | None = None) -> None:
+        super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=placeholder[:150],
+                                           options=options, min_values=1, max_values=1),
+                         row=row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> NLKSelect:
+        select = item if isinstance(item, discord.ui.Select) else None
+        options = list(select.options) if select else [discord.SelectOption(label="?")]
+        return cls(match.string, (select.placeholder if select else None) or "", options)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        table, version, action, arg = ids.parse(self.item.custom_id or "")
+        await router_of(interaction).on_component(interaction, table, version, action, arg,
+                                                  list(self.item.values))
