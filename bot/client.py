@@ -31,14 +31,14 @@ class NLKTree(app_commands.CommandTree["NLKBot"]):
 class NLKBot(commands.Bot):
     """Runs NLK tables; everything it knows lives in the SQLite database."""
 
-    def __init__(self, settings: Settings, *, sync_only: bool = False) -> None:
+    def __init__(self, settings: Settings, *, sync_only: bool = False, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          tree_cls=NLKTree, help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
                          chunk_guilds_at_startup=False,
-                         member_cache_flags=discord.MemberCacheFlags.none())
+                         member_cache_flags=discord.MemberCacheFlags.none(), **options)
         self.settings = settings
         self.sync_only = sync_only
         self.db: aiosqlite.Connection | None = None

@@ -116,15 +116,16 @@ class Repository:
 
     # --- hands and actions -----------------------------------------------------------------
 
-    async def start_hand(self, table_id: int, number: int, seed: str, dealer: int,
-                         players: Sequence[int], names: Sequence[str],
+    async def start_hand(self, table_id: int, number: int, seed: str, deck: Sequence[str],
+                         dealer: int, players: Sequence[int], names: Sequence[str],
                          variant: Variant) -> int:
         """Record a new deal and set the table playing, in one transaction."""
         async with self.transaction() as db:
             cursor = await db.execute(
-                "INSERT INTO hands (table_id, number, seed, dealer, players, names, last_card, "
-                "must_beat_in_suit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (table_id, number, seed, dealer, json.dumps(list(players)),
+                "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
+                "last_card, must_beat_in_suit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (table_id, number, seed, json.dumps(list(deck)), dealer,
+                 json.dumps(list(players)),
                  json.dumps(list(names), ensure_ascii=False), variant.last_card,
                  int(variant.must_beat_in_suit)))
             await db.execute("UPDATE tables SET status = 'playing' WHERE id = ?", (table_id,))

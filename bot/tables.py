@@ -13,6 +13,7 @@ import logging
 import secrets
 import sqlite3
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import aiosqlite
@@ -99,6 +100,9 @@ class TableService:
         self.repo = repo
         self._cache: dict[int, Table] = {}
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # How a new hand is dealt; tests may swap these for a fixed deck or dealer.
+        self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
+        self.choose_dealer: Callable[[int], int] = secrets.randbelow
 
     def lock(self, table_id: int) -> asyncio.Lock:
         return self._locks[table_id]
@@ -149,8 +153,8 @@ class TableService:
             table.hand_number = hand["number"]
             table.seed = hand["seed"]
             variant = Variant(hand["last_card"], bool(hand["must_beat_in_suit"]))
-            game = Game.from_deck(shuffled_deck(len(players), hand["seed"]), hand["dealer"],
-                                  variant=variant, names=names)
+            game = Game.from_deck(json.loads(hand["deck"]), hand["dealer"], variant=variant,
+                                  names=names)
             for row in await self.repo.actions(hand["id"]):
                 game.apply(_stored_action(row), row["seat"])
             table.game = game
@@ -221,7 +225,7 @@ class TableService:
             raise NotAllowed("Only the host can start the table.")
         if len(table.lobby) < MIN_PLAYERS:
             raise WrongState("NLK needs at least two players: wait for someone to join.")
-        await self._deal(table, list(table.lobby), secrets.randbelow(len(table.lobby)))
+        await self._deal(table, list(table.lobby), self.choose_dealer(len(table.lobby)))
 
     async def next_hand(self, table: Table, user_id: int) -> None:
         """Deal again at the same seats; the loser deals (R5.1)."""
@@ -237,12 +241,14 @@ class TableService:
         seed = secrets.token_hex(16)
         number = table.hand_number + 1
         names = [s.name for s in seats]
-        hand_id = await self.repo.start_hand(table.id, number, seed, dealer,
-                                             [s.user_id for s in seats], names, table.variant)
+        deck = self.shuffle(len(seats), seed)
+        game = Game.from_deck(deck, dealer, variant=table.variant, names=names)
+        hand_id = await self.repo.start_hand(table.id, number, seed, [str(c) for c in deck],
+                                             dealer, [s.user_id for s in seats], names,
+                                             table.variant)
         table.status = "playing"
         table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
-        table.game = Game.from_deck(shuffled_deck(len(seats), seed), dealer,
-                                    variant=table.variant, names=names)
+        table.game = game
         table.revision += 1
 
     async def cancel(self, table: Table, user_id: int) -> None:

@@ -83,9 +83,9 @@ class NLK(commands.Cog):
         async with self.service.lock(table.id):
             revision, embed, view = table.revision, render.table_embed(table), \
                 render.table_view(table)
-        await interaction.response.send_message(embed=embed, view=view)
-        message = await interaction.original_response()
-        await self.service.set_message(table, message.id)
+        callback = await interaction.response.send_message(embed=embed, view=view)
+        message_id = callback.message_id or (await interaction.original_response()).id
+        await self.service.set_message(table, message_id)
         self.updater.shown(table, revision)
 
     @nlk.command(name="hand")
@@ -176,8 +176,9 @@ class NLK(commands.Cog):
             else:
                 raise Stale("That button is from an older version of the bot.")
             revision = table.revision
-            on_table = interaction.message is not None and \
-                interaction.message.id == table.message_id
+            # Game and lobby buttons live on the public table message or on a player's own
+            # ephemeral hand; the id may not be stored yet if a click beat /nlk new's reply.
+            on_table = not _is_ephemeral(interaction)
             if on_table:
                 embed, view = render.table_embed(table), render.table_view(table)
             else:

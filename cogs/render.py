@@ -254,7 +254,8 @@ def hand_message(table: Table, user_id: int, note: str | None = None
         embed.add_field(name="Note", value=note[:1024], inline=False)
     buttons.add_item(NLKButton(button_id(t, None, "hand"), "Refresh",
                                discord.ButtonStyle.secondary, row=4))
-    embed.set_footer(text=f"Table {t} · only you can see this")
+    embed.set_footer(text=f"Table {t} · hand {table.hand_number} · move {view.version} · "
+                          "only you can see this")
     return embed, buttons
 
 
@@ -265,11 +266,12 @@ def _hand_status(view: SeatView) -> str:
             return "You lost this hand: you deal the next one."
         assert view.seat is not None
         return f"You finished {ordinal(view.out.index(view.seat) + 1)}."
-    if view.seat in view.out:
-        return f"You're out ({ordinal(view.out.index(view.seat) + 1)}). Well played!"
     assert view.to_act is not None
+    waiting = f"Waiting for **{name(view.players[view.to_act])}**."
+    if view.seat in view.out:
+        return f"You're out ({ordinal(view.out.index(view.seat) + 1)}). Well played! {waiting}"
     if not view.my_turn:
-        return f"Waiting for **{name(view.players[view.to_act])}**."
+        return waiting
     if not view.trick:
         return "**Your lead**: play any card."
     top = view.trick[-1][1]

@@ -1,0 +1,3 @@
+"""Shared pytest fixtures."""
+
+from tests.fakediscord.fixtures import fake_discord  # noqa: F401

@@ -1,0 +1,65 @@
+"""A fake Discord for driving a real discord.py bot in tests.
+
+The fake speaks the gateway (zlib-stream JSON over a websocket) and the REST API
+on 127.0.0.1, enforces Discord's limits and interaction rules, and records what
+the bot did so tests can assert on it::
+
+    async with FakeDiscord() as fake:
+        with fake.patch_discord():
+            ...  # start the bot
+            await fake.wait_for_bot()
+            ix = await fake.slash("alice", None, "nlk", subcommand="new")
+            message = await ix.wait_message()
+            fake.assert_clean()
+
+A bot under test needs three things pointed at the fake: ``discord.http.Route.BASE``
+(``fake.api_base``), ``DiscordWebSocket.DEFAULT_GATEWAY`` (the ``url`` from
+``GET {api_base}/gateway``) and the token (``fake.token``). ``fake.env()`` has
+them as environment variables for a bot run as a subprocess. Give the bot a small
+``guild_ready_timeout`` (e.g. 0.05): discord.py always waits that long after the
+last GUILD_CREATE before firing ``on_ready``.
+"""
+
+from .client import DiscordPatch, FakeDiscord
+from .clock import Clock
+from .errors import RateLimitHit, Violation
+from .gateway import BotSession
+from .interactions import Edit, Interaction, Response
+from .models import (
+    ALL_PERMISSIONS,
+    DEFAULT_MEMBER_PERMISSIONS,
+    EPHEMERAL,
+    Attachment,
+    Channel,
+    ChannelType,
+    Component,
+    Guild,
+    Message,
+    MessageVersion,
+    Perm,
+    User,
+)
+
+__all__ = [
+    "ALL_PERMISSIONS",
+    "DEFAULT_MEMBER_PERMISSIONS",
+    "EPHEMERAL",
+    "Attachment",
+    "BotSession",
+    "Channel",
+    "ChannelType",
+    "Clock",
+    "Component",
+    "DiscordPatch",
+    "Edit",
+    "FakeDiscord",
+    "Guild",
+    "Interaction",
+    "Message",
+    "MessageVersion",
+    "Perm",
+    "RateLimitHit",
+    "Response",
+    "User",
+    "Violation",
+]

@@ -1,0 +1,552 @@
+"""The test-facing API: start a fake Discord, act as users, inspect what the bot did."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import discord.gateway
+import discord.http
+import yarl
+from aiohttp import web
+
+from . import payloads
+from .clock import Clock
+from .errors import RateLimitHit, Violation
+from .gateway import BotSession, Gateway
+from .interactions import (
+    APPLICATION_COMMAND,
+    AUTOCOMPLETE,
+    MESSAGE_COMPONENT,
+    MODAL_SUBMIT,
+    Interaction,
+)
+from .models import Channel, ChannelType, Guild, Member, Message, User
+from .ratelimit import ChannelRateLimiter
+from .server import API, RestAPI
+from .state import State
+
+log = logging.getLogger("fakediscord")
+
+UserRef = int | str | User
+ChannelRef = int | Channel | None
+MessageRef = int | Message
+
+
+class DiscordPatch:
+    """Points discord.py's REST base and default gateway at the fake; undo with restore()."""
+
+    def __init__(self, api_base: str, gateway_url: str) -> None:
+        self._http, self._ws = discord.http.Route, discord.gateway.DiscordWebSocket
+        self._saved = (self._http.BASE, self._ws.DEFAULT_GATEWAY)
+        self._http.BASE = api_base
+        self._ws.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+    def restore(self) -> None:
+        self._http.BASE, self._ws.DEFAULT_GATEWAY = self._saved
+
+    def __enter__(self) -> DiscordPatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.restore()
+
+
+class FakeDiscord:
+    """A Discord the real discord.py client can connect to over 127.0.0.1.
+
+    It starts with one guild (``guild_id``) holding one text channel
+    (``channel_id``). Everything it stores survives bot restarts.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str = "fake-bot-token",
+        bot_name: str = "nlk-bot",
+        guild_name: str = "Test Server",
+        channel_name: str = "general",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Clock | Callable[[], float] | None = None,
+    ) -> None:
+        self.clock = clock if isinstance(clock, Clock) else Clock(clock) if clock else Clock()
+        self.token = token
+        self.host, self.port = host, port
+        self.state = State(self.clock, bot_name=bot_name)
+        self.gateway = Gateway(self.state, token)
+        self.state.set_emitter(self.gateway.broadcast)
+        self.limiter = ChannelRateLimiter(self.clock)
+        self.rest = RestAPI(self.state, self.gateway, self.limiter, token)
+        guild = self.state.add_guild(guild_name)
+        self.guild_id = guild.id
+        self.channel_id = self.state.add_channel(guild, channel_name, ChannelType.TEXT).id
+        self._runner: web.AppRunner | None = None
+
+    # -- lifecycle --------------------------------------------------------------
+    async def start(self) -> FakeDiscord:
+        # A short shutdown timeout: a bot left connected must not stall teardown.
+        self._runner = web.AppRunner(self.rest.build_app(), access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.state.base_url = self.url
+        self.gateway.url = f"ws://{self.host}:{self.port}/gateway"
+        log.info("fake Discord listening on %s", self.url)
+        return self
+
+    async def stop(self) -> None:
+        await self.gateway.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return self.url + API
+
+    @property
+    def gateway_url(self) -> str:
+        return self.gateway.url
+
+    @property
+    def bot_id(self) -> int:
+        return self.state.bot.id
+
+    @property
+    def application_id(self) -> int:
+        return self.state.application_id
+
+    def env(self) -> dict[str, str]:
+        """Environment variables for a bot started as a subprocess."""
+        return {
+            "DISCORD_API_BASE": self.api_base,
+            "DISCORD_GATEWAY_URL": self.gateway_url,
+            "DISCORD_TOKEN": self.token,
+        }
+
+    def patch_discord(self) -> DiscordPatch:
+        """Point in-process discord.py at this fake now; use as a context manager to undo."""
+        return DiscordPatch(self.api_base, self.gateway_url)
+
+    def set_channel_rate_limit(
+        self, limit: int = 5, per: float = 5.0, *, advertise: bool = False
+    ) -> None:
+        """Tune the per-channel message limit.
+
+        By default successful responses carry no bucket headers, so discord.py cannot
+        throttle pre-emptively and every burst shows up in ``rate_limited``.
+        """
+        self.limiter.configure(limit, per)
+        self.rest.advertise_ratelimits = advertise
+
+    # -- what went wrong -----------------------------------------------------------
+    @property
+    def violations(self) -> list[Violation]:
+        return self.state.violations
+
+    @property
+    def rate_limited(self) -> list[RateLimitHit]:
+        return self.state.rate_limited
+
+    def assert_clean(self) -> None:
+        """Fail if the bot sent anything Discord would have refused or rate limited."""
+        problems = [str(v) for v in self.violations] + [
+            f"429 on {h.method} {h.path} (retry after {h.retry_after:.2f}s)"
+            for h in self.rate_limited
+        ]
+        assert not problems, "the bot misbehaved:\n  " + "\n  ".join(problems)
+
+    # -- the world -------------------------------------------------------------------
+    def guild(self, ref: int | Guild | None = None) -> Guild:
+        if isinstance(ref, Guild):
+            return ref
+        return self.state.guilds[ref or self.guild_id]
+
+    def channel(self, ref: ChannelRef = None) -> Channel:
+        """A channel or thread by id (default: the default channel), deleted ones included."""
+        if isinstance(ref, Channel):
+            return ref
+        try:
+            return self.state.channels[int(ref or self.channel_id)]
+        except KeyError:
+            raise AssertionError(f"no channel with id {ref}") from None
+
+    def user(self, ref: UserRef) -> User:
+        return payloads.resolve_user(self.state, ref)
+
+    def add_guild(self, name: str) -> int:
+        guild = self.state.add_guild(name)
+        self.state.emit("GUILD_CREATE", payloads.guild_create(self.state, guild))
+        return guild.id
+
+    def add_channel(
+        self,
+        name: str,
+        *,
+        guild: int | None = None,
+        type: int = ChannelType.TEXT,
+        parent: ChannelRef = None,
+        topic: str | None = None,
+    ) -> int:
+        """A text channel, or a thread (type 11/12) under ``parent`` (default channel)."""
+        kind = ChannelType(type)
+        parent_channel = self.channel(parent) if kind.is_thread else None
+        owner = self.bot_id if kind.is_thread else None
+        channel = self.state.add_channel(
+            self.guild(guild), name, kind, parent=parent_channel, owner_id=owner, topic=topic
+        )
+        return channel.id
+
+    def add_user(
+        self,
+        name: str,
+        *,
+        guild: int | None = None,
+        permissions: int = 0,
+        global_name: str | None = None,
+    ) -> int:
+        """A human member; ``permissions`` are granted on top of @everyone via a role."""
+        user = self.state.new_user(name, global_name=global_name)
+        self._ensure_member(user, self.guild(guild), permissions)
+        return user.id
+
+    def dm_channel(self, user: UserRef) -> int:
+        """The DM channel between the bot and ``user`` (for slash commands in DMs)."""
+        return self.state.dm_channel(self.user(user)).id
+
+    def add_role(self, name: str, permissions: int, *, guild: int | None = None) -> int:
+        return self.state.add_role(self.guild(guild), name, int(permissions)).id
+
+    def grant(self, user: UserRef, permissions: int, *, guild: int | None = None) -> None:
+        """Give an existing member extra guild permissions (e.g. Perm.MANAGE_CHANNELS)."""
+        g = self.guild(guild)
+        member = self._ensure_member(self.user(user), g, 0)
+        member.roles.append(self.state.permission_role(g, int(permissions)).id)
+        self.state.emit("GUILD_MEMBER_UPDATE", {"guild_id": str(g.id), **member.to_dict()})
+
+    def _ensure_member(self, user: User, guild: Guild, permissions: int) -> Member:
+        member = guild.members.get(user.id)
+        if member is None:
+            roles = [self.state.permission_role(guild, int(permissions)).id] if permissions else []
+            member = self.state.add_member(guild, user, roles)
+        return member
+
+    def _actor(self, ref: UserRef, channel: Channel) -> User:
+        """The acting user, created (and joined to the guild) on first mention by name.
+
+        Raises AssertionError if that user could not even open ``channel``.
+        """
+        if isinstance(ref, str) and not ref.isdigit() and self.state.user_named(ref) is None:
+            self.state.new_user(ref)
+        user = self.user(ref)
+        guild = self.state.guild_of(channel)
+        if guild is not None:
+            self._ensure_member(user, guild, 0)
+        if channel.deleted or not self.state.can_see(user.id, channel):
+            raise AssertionError(f"{user.name} cannot open #{channel.name or channel.id}")
+        return user
+
+    # -- acting as users ---------------------------------------------------------------
+    async def slash(
+        self,
+        user: UserRef,
+        channel: ChannelRef,
+        command: str,
+        subcommand: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Interaction:
+        """Invoke ``/command [group] [subcommand] options...``; subcommand may be "group sub"."""
+        ch = self.channel(channel)
+        actor, guild = self._actor(user, ch), self.state.guild_of(ch)
+        path = subcommand.split() if subcommand else []
+        data = payloads.command_data(self.state, guild, command, path, options or {})
+        label = "/" + " ".join([command, *path])
+        ix = Interaction(
+            self.state,
+            type=APPLICATION_COMMAND,
+            user=actor,
+            channel=ch,
+            guild=guild,
+            data=data,
+            label=label,
+        )
+        return await self._dispatch(ix)
+
+    async def autocomplete(
+        self,
+        user: UserRef,
+        channel: ChannelRef,
+        command: str,
+        subcommand: str | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        focused: str,
+    ) -> Interaction:
+        """Type into option ``focused``; the bot answers with choices (``ix.choices``)."""
+        ch = self.channel(channel)
+        actor, guild = self._actor(user, ch), self.state.guild_of(ch)
+        path = subcommand.split() if subcommand else []
+        data = payloads.command_data(
+            self.state, guild, command, path, options or {}, focused=focused
+        )
+        ix = Interaction(
+            self.state,
+            type=AUTOCOMPLETE,
+            user=actor,
+            channel=ch,
+            guild=guild,
+            data=data,
+            label=f"autocomplete {focused}",
+        )
+        return await self._dispatch(ix)
+
+    async def click(
+        self,
+        user: UserRef,
+        message: MessageRef,
+        custom_id: str | None = None,
+        *,
+        label: str | None = None,
+        prefix: str | None = None,
+    ) -> Interaction:
+        """Press a button, found by exact custom_id, label or custom_id prefix."""
+        msg = self._visible_message(user, message)
+        button = msg.find_component(custom_id, label=label, prefix=prefix, type=2)
+        if button.style == 5:
+            raise AssertionError(
+                f"{button.label!r} is a link button; clicking it sends no interaction"
+            )
+        return await self._component(
+            user, msg, button.raw, None, f"click {button.label!r} ({button.custom_id})"
+        )
+
+    async def select(
+        self, user: UserRef, message: MessageRef, custom_id: str, values: list[Any]
+    ) -> Interaction:
+        """Pick ``values`` in a select menu, checked against its options and bounds."""
+        msg = self._visible_message(user, message)
+        menu = msg.find_component(custom_id)
+        if not menu.is_select:
+            raise AssertionError(f"{custom_id!r} is not a select menu")
+        low, high = menu.raw.get("min_values", 1), menu.raw.get("max_values", 1)
+        if not low <= len(values) <= high:
+            raise AssertionError(
+                f"select {custom_id!r} takes {low}..{high} values, got {len(values)}"
+            )
+        if menu.type == 3:
+            values = [str(v) for v in values]  # option values are always strings
+            offered = [o["value"] for o in menu.options]
+            missing = [v for v in values if v not in offered]
+            if missing:
+                raise AssertionError(
+                    f"select {custom_id!r} does not offer {missing}; options: {offered}"
+                )
+        return await self._component(
+            user, msg, menu.raw, list(values), f"select {values} in {custom_id}"
+        )
+
+    async def submit_modal(self, opened: Interaction, values: dict[str, Any]) -> Interaction:
+        """Fill in and submit the modal the bot answered ``opened`` with."""
+        if opened.modal is None:
+            raise AssertionError(f"{opened!r} was not answered with a modal")
+        data = payloads.modal_submit_data(opened.modal, values)
+        ix = Interaction(
+            self.state,
+            type=MODAL_SUBMIT,
+            user=opened.user,
+            channel=opened.channel,
+            guild=opened.guild,
+            data=data,
+            source=opened.source,
+            label=f"submit modal {opened.modal['custom_id']}",
+        )
+        return await self._dispatch(ix)
+
+    async def say(
+        self,
+        user: UserRef,
+        channel: ChannelRef,
+        content: str,
+        *,
+        reply_to: MessageRef | None = None,
+    ) -> Message:
+        """Post a plain message as a human would."""
+        ch = self.channel(channel)
+        payload: dict[str, Any] = {"content": content}
+        if reply_to is not None:
+            payload["message_reference"] = {"message_id": str(self.find_message(reply_to).id)}
+        return self.state.create_message(ch, payload, [], author=self._actor(user, ch), via="user")
+
+    def _visible_message(self, user: UserRef, ref: MessageRef) -> Message:
+        msg = self.find_message(ref)
+        actor = self._actor(user, self.channel(msg.channel_id))
+        if not msg.can_be_seen_by(actor.id):
+            raise AssertionError(
+                f"{actor.name} cannot see message {msg.id}, so cannot use its components"
+            )
+        return msg
+
+    async def _component(
+        self,
+        user: UserRef,
+        msg: Message,
+        component: dict[str, Any],
+        values: list[Any] | None,
+        label: str,
+    ) -> Interaction:
+        if component.get("disabled"):
+            raise AssertionError(f"{label}: the component is disabled")
+        ch = self.channel(msg.channel_id)
+        actor, guild = self._actor(user, ch), self.state.guild_of(ch)
+        data = payloads.component_data(self.state, guild, component, values)
+        ix = Interaction(
+            self.state,
+            type=MESSAGE_COMPONENT,
+            user=actor,
+            channel=ch,
+            guild=guild,
+            data=data,
+            source=msg,
+            label=label,
+        )
+        return await self._dispatch(ix)
+
+    async def _dispatch(self, ix: Interaction) -> Interaction:
+        session = self.gateway.active()
+        if session is None:
+            raise AssertionError("no bot is connected and ready; await fake.wait_for_bot() first")
+        ix.payload = payloads.interaction(self.state, ix)
+        self.state.interactions[ix.id] = ix
+        self.state.interactions_by_token[ix.token] = ix
+        ix.created_at = self.clock()  # the 3 second window starts now
+        session.dispatch("INTERACTION_CREATE", ix.payload)
+        self.state.changed()
+        return ix
+
+    # -- waiting -----------------------------------------------------------------------
+    async def wait_for_bot(
+        self, timeout: float = 10.0, *, after: BotSession | None = None
+    ) -> BotSession:
+        """Wait until a bot has identified and processed READY and its guilds.
+
+        Pass the previous session as ``after`` when waiting for a restarted bot.
+        """
+        floor = after.number if after else 0
+
+        def ready() -> BotSession | None:
+            session = self.gateway.active()
+            return session if session and session.number > floor else None
+
+        session: BotSession = await self.state.wait_until(ready, timeout, "a bot to connect")
+        return session
+
+    async def wait_for_disconnect(self, session: BotSession, timeout: float = 10.0) -> None:
+        await self.state.wait_until(lambda: session.closed, timeout, f"{session!r} to disconnect")
+
+    async def wait_until(
+        self, predicate: Callable[[], Any], timeout: float = 3.0, what: str = "a condition"
+    ) -> Any:
+        """Re-check ``predicate`` whenever anything changes; return its first truthy value."""
+        return await self.state.wait_until(predicate, timeout, what)
+
+    async def wait_for_message(
+        self,
+        predicate: Callable[[Message], bool] = lambda m: True,
+        *,
+        channel: ChannelRef = None,
+        timeout: float = 3.0,
+    ) -> Message:
+        """The first message created from now on in ``channel`` that matches."""
+        ch = self.channel(channel)
+        start = len(self.state.channel_messages[ch.id])
+
+        def match() -> Message | None:
+            fresh = self.state.channel_messages[ch.id][start:]
+            return next((m for m in fresh if predicate(m)), None)
+
+        found: Message = await self.state.wait_until(match, timeout, f"a new message in #{ch.name}")
+        return found
+
+    # -- queries -------------------------------------------------------------------------
+    def messages(
+        self, channel: ChannelRef = None, *, include_deleted: bool = False
+    ) -> list[Message]:
+        """Every message in ``channel`` (ephemerals included), oldest first."""
+        found = self.state.channel_messages[self.channel(channel).id]
+        return list(found) if include_deleted else [m for m in found if not m.deleted]
+
+    def all_messages(self) -> list[Message]:
+        return sorted(
+            (m for m in self.state.messages.values() if not m.deleted), key=lambda m: m.id
+        )
+
+    def public_messages(self, channel: ChannelRef = None) -> list[Message]:
+        return [m for m in self.messages(channel) if m.visible_to is None]
+
+    def visible_to(self, user: UserRef, channel: ChannelRef = None) -> list[Message]:
+        """What ``user`` sees in ``channel``: public messages plus their own ephemerals."""
+        uid = self.user(user).id
+        if not self.state.can_see(uid, self.channel(channel)):
+            return []
+        return [m for m in self.messages(channel) if m.can_be_seen_by(uid)]
+
+    def ephemerals_for(self, user: UserRef) -> list[Message]:
+        uid = self.user(user).id
+        return [m for m in self.all_messages() if m.visible_to == uid]
+
+    def last_message(
+        self, channel: ChannelRef = None, *, visible_to: UserRef | None = None
+    ) -> Message:
+        found = (
+            self.visible_to(visible_to, channel) if visible_to else self.public_messages(channel)
+        )
+        if not found:
+            raise AssertionError(f"no messages in #{self.channel(channel).name}")
+        return found[-1]
+
+    def find_message(self, ref: MessageRef) -> Message:
+        if isinstance(ref, Message):
+            return ref
+        try:
+            return self.state.messages[int(ref)]
+        except KeyError:
+            raise AssertionError(f"no message with id {ref}") from None
+
+    @property
+    def interactions(self) -> list[Interaction]:
+        return list(self.state.interactions.values())
+
+    @property
+    def sessions(self) -> list[BotSession]:
+        return list(self.gateway.sessions)
+
+    def commands(self, guild: int | None = None, *, global_: bool = False) -> list[dict[str, Any]]:
+        """Synced commands: for ``guild`` (default guild) or, with ``global_``, global ones."""
+        scope = None if global_ else guild or self.guild_id
+        return list(self.state.commands.get(scope, {}).values())
+
+    # -- gateway trouble -------------------------------------------------------------------
+    async def disconnect_bot(self, code: int = 4000) -> None:
+        """Drop the bot's socket like a network failure; discord.py will RESUME."""
+        session = self.gateway.active()
+        if session:
+            await self.gateway.drop(session, code)
+
+    async def request_reconnect(self) -> None:
+        """Send op 7 RECONNECT to the bot, as Discord does during deploys."""
+        session = self.gateway.active()
+        if session:
+            await self.gateway.reconnect(session)

@@ -1,0 +1,257 @@
+"""Run the real NLK bot against the fake Discord and play it the way people do: by tapping.
+
+The driver reads only what a user would see (the table message, pings, their own ephemeral
+hand) and acts only through slash commands, buttons and selects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.client import NLKBot
+from bot.settings import Settings
+from rules import Game, shuffled_deck
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.models import Message
+
+ACTOR = re.compile(r"▶ \*\*(.+?)\*\*")
+WAITING = re.compile(r"Waiting for \*\*(.+?)\*\*")
+MOVE = re.compile(r"hand (\d+) · move (\d+)")
+
+
+@contextlib.asynccontextmanager
+async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0
+                      ) -> AsyncIterator[NLKBot]:
+    """The NLK bot, in this process, connected to ``fake`` and using ``database``."""
+    previous = fake.sessions[-1] if fake.sessions else None
+    settings = Settings(token=fake.token, database=str(database), dev_guild=fake.guild_id,
+                        api_base=fake.api_base, log_level="WARNING")
+    bot = NLKBot(settings, guild_ready_timeout=0.05)
+    task = asyncio.create_task(bot.start(fake.token))
+    try:
+        await fake.wait_for_bot(timeout=10, after=previous)
+        await asyncio.wait_for(bot.wait_until_ready(), 5)
+        if seed is not None:
+            # Reproducible deals: the n-th hand of this run is always the same.
+            deals = random.Random(seed)
+            bot.service.shuffle = lambda n, _seed: shuffled_deck(n, deals.random())
+            bot.service.choose_dealer = deals.randrange
+        yield bot
+    finally:
+        await bot.close()
+        with contextlib.suppress(Exception):
+            await task
+
+
+def title(message: Message) -> str:
+    return message.embeds[0].get("title", "") if message.embeds else ""
+
+
+def description(message: Message) -> str:
+    return message.embeds[0].get("description", "") if message.embeds else ""
+
+
+def field_value(message: Message, name_start: str) -> str | None:
+    for embed in message.embeds:
+        for f in embed.get("fields", []):
+            if f["name"].startswith(name_start):
+                return f["value"]
+    return None
+
+
+def actor(message: Message) -> str | None:
+    found = ACTOR.search(description(message))
+    return found[1] if found else None
+
+
+def is_over(message: Message) -> bool:
+    return title(message).endswith(" · over")
+
+
+@dataclass
+class Driver:
+    """Plays whole hands through the fake, by taps only."""
+
+    fake: FakeDiscord
+    rng: random.Random = field(default_factory=lambda: random.Random(1))
+    take_chance: float = 0.15
+    actions: int = 0
+    hands_opened: int = 0
+
+    async def new_table(self, host: str, **options: object) -> Message:
+        ix = await self.fake.slash(host, None, "nlk", "new", options or None)
+        response = await ix.wait_response()
+        assert response.type == 4 and not response.ephemeral
+        return await ix.wait_message()
+
+    async def click(self, user: str, message: Message, label: str | None = None, *,
+                    prefix: str | None = None, expect: int | None = 7):
+        ix = await self.fake.click(user, message, label=label, prefix=prefix)
+        response = await ix.wait_response()
+        if expect is not None:
+            assert response.type == expect, (response.type, response.data)
+        return ix, response
+
+    async def seat_and_start(self, host: str, others: list[str], **options: object) -> Message:
+        table = await self.new_table(host, seats=max(2, len(others) + 1), **options)
+        for name in others:
+            await self.click(name, table, "Join")
+        await self.click(host, table, "Start (host)")
+        assert " · collect" in title(table), title(table)
+        return table
+
+    async def play_hand(self, table: Message, *, limit: int = 20000) -> None:
+        """Tap through a whole hand until the table message announces the loser."""
+        while not is_over(table) and self.actions < limit:
+            if " · collect" in title(table):
+                await self._collect_step(table)
+            else:
+                await self._shed_turn(table, actor(table))
+        if not is_over(table):
+            raise AssertionError(f"hand not over after {self.actions} actions")
+
+    async def _collect_step(self, table: Message) -> None:
+        name = actor(table)
+        assert name is not None, description(table)
+        choices = [b for b in table.buttons() if b.label != "My stack"]
+        assert choices, f"no action buttons for {name}: {[b.label for b in table.buttons()]}"
+        button = self.rng.choice(choices)
+        ix = await self.fake.click(name, table, custom_id=button.custom_id)
+        response = await ix.wait_response()
+        assert response.type == 7, response.data
+        self.actions += 1
+
+    async def open_hand(self, name: str, table: Message) -> Message:
+        """The player's hand, from their latest turn ping if there is one, else the table."""
+        user = self.fake.user(name).id
+        pings = [m for m in self.fake.public_messages()
+                 if not m.deleted and user in m.pinged_user_ids and m.buttons()]
+        source = pings[-1] if pings else table
+        label = "My hand" if any(b.label == "My hand" for b in source.buttons()) else "My stack"
+        ix = await self.fake.click(name, source, label=label)
+        response = await ix.wait_response()
+        assert response.type == 4 and response.ephemeral
+        self.hands_opened += 1
+        return await ix.wait_message()
+
+    async def _shed_turn(self, table: Message, name: str | None) -> None:
+        """One player's turn in phase two, played from their ephemeral hand."""
+        while name is not None and not is_over(table):
+            hand = await self.open_hand(name, table)
+            name = await self._play_from(name, hand)
+            if name is None:
+                # The hand ended with this player's action: wait for the table to say so.
+                await self.fake.wait_until(lambda: is_over(table), timeout=10)
+
+    async def _play_from(self, name: str, hand: Message) -> str | None:
+        """Play as long as it is this player's turn; return who is next (None: over)."""
+        while True:
+            text = hand.text()
+            if "Waiting for" in text:
+                return WAITING.search(text)[1]  # type: ignore[index]
+            if "Your turn" not in text and "Your lead" not in text:
+                return None
+            await self._choose(name, hand)
+            self.actions += 1
+
+    async def _choose(self, name: str, hand: Message) -> None:
+        buttons = [b for b in hand.buttons() if b.label != "Refresh"]
+        take = [b for b in buttons if (b.label or "").startswith("Take")]
+        plays = [b for b in buttons if b not in take]
+        selects = hand.selects()
+        options = [(s, o["value"]) for s in selects for o in s.raw.get("options", [])]
+        if take and (self.rng.random() < self.take_chance or not (plays or options)):
+            ix = await self.fake.click(name, hand, custom_id=take[0].custom_id)
+        elif plays:
+            ix = await self.fake.click(name, hand, custom_id=plays[0].custom_id)
+        else:
+            assert options, f"no controls on {name}'s hand: {hand.text()}"
+            select, value = options[0]
+            ix = await self.fake.select(name, hand, select.custom_id, [value])
+        response = await ix.wait_response()
+        assert response.type == 7, response.data
+
+
+def rebuild(hand_row, action_rows, upto: int) -> Game:
+    """The hand's state after ``upto`` actions, from the database rows."""
+    from rules import Action, Card, Variant
+
+    names = json.loads(hand_row["names"])
+    game = Game.from_deck(json.loads(hand_row["deck"]), hand_row["dealer"], names=names,
+                          variant=Variant(hand_row["last_card"],
+                                          bool(hand_row["must_beat_in_suit"])))
+    for row in action_rows[:upto]:
+        if row["act"] == "give":
+            action = Action.give(Card.parse(row["card"]), row["target"])
+        elif row["act"] == "play":
+            action = Action.play(Card.parse(row["card"]))
+        else:
+            action = Action.parse(row["act"])
+        game.apply(action, row["seat"])
+    return game
+
+
+SYMBOL_SUITS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+
+
+def listed_hand(message_text: str) -> set[str]:
+    """The cards a "Your hand" embed lists, as engine text (``TD``)."""
+    cards = set()
+    for line in message_text.splitlines():
+        if line[:1] in SYMBOL_SUITS and "(" not in line.split()[0][1:]:
+            suit = SYMBOL_SUITS[line[0]]
+            for rank in line.replace("(trump)", "").split()[1:]:
+                cards.add(("T" if rank == "10" else rank) + suit)
+    return cards
+
+
+def database_rows(path: Path, table_id: int):
+    """``(hands, {hand_id: actions})`` straight from the SQLite file."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.row_factory = sqlite3.Row
+    try:
+        hands = db.execute("SELECT * FROM hands WHERE table_id = ? ORDER BY number",
+                           (table_id,)).fetchall()
+        actions = {h["id"]: db.execute("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
+                                       (h["id"],)).fetchall() for h in hands}
+    finally:
+        db.close()
+    return hands, actions
+
+
+def check_no_hand_leaks(fake: FakeDiscord, path: Path, table_id: int) -> int:
+    """Every hand ever shown went only to its owner and listed exactly their cards then.
+
+    Returns how many hand versions were checked.
+    """
+    hands, actions = database_rows(path, table_id)
+    by_number = {h["number"]: h for h in hands}
+    checked = 0
+    for message in fake.state.messages.values():  # deleted ones too
+        for version in message.versions:
+            for embed in version.embeds:
+                heading = embed.get("title", "")
+                if not heading.startswith(("Your hand", "Your stack")):
+                    continue
+                assert message.visible_to is not None, "a hand was shown publicly"
+                found = MOVE.search(embed.get("footer", {}).get("text", ""))
+                assert found, embed
+                hand_row = by_number[int(found[1])]
+                owner = message.visible_to
+                players = json.loads(hand_row["players"])
+                assert owner in players, "a hand was shown to someone not playing"
+                if heading.startswith("Your hand"):
+                    game = rebuild(hand_row, actions[hand_row["id"]], int(found[2]))
+                    own = {str(c) for c in game.stacks[players.index(owner)]}
+                    assert listed_hand(embed.get("description", "")) == own
+                    checked += 1
+    return checked

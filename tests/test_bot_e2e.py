@@ -1,0 +1,266 @@
+"""Whole hands through the real discord.py client and the fake Discord, by taps only."""
+
+import asyncio
+import json
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from rules import Card, pack
+from tests.nlk_driver import (
+    Driver,
+    actor,
+    check_no_hand_leaks,
+    database_rows,
+    description,
+    is_over,
+    running_bot,
+    title,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+async def nlk(fake_discord, tmp_path):
+    path = tmp_path / "nlk.sqlite3"
+    async with running_bot(fake_discord, path) as bot:
+        yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
+    fake_discord.assert_clean()
+
+
+def table_id_of(table) -> int:
+    return int(table.embeds[0]["footer"]["text"].split()[1])
+
+
+def check_pings(fake, table):
+    """Every turn ping mentions exactly one player and nobody else is notified."""
+    every = fake.messages(include_deleted=True)
+    pings = [m for m in every if "your turn" in m.versions[0].content]
+    assert pings
+    for ping in pings:
+        assert len(ping.pinged_user_ids) == 1
+        assert ping.allowed_mentions.get("parse") == []
+    others = [m for m in every if m not in pings and m.pinged_user_ids]
+    assert others == []
+
+
+async def test_four_player_hand_from_new_to_the_losers_announcement(nlk):
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob", "cy", "dee"])
+    await driver.play_hand(table)
+    assert "loses this hand" in table.text()
+    order = next(f for f in table.embeds[0]["fields"] if f["name"] == "Finishing order")
+    assert len(order["value"].splitlines()) == 4
+    assert any(b.label == "Next hand" for b in table.buttons())
+    announcement = [m for m in fake.public_messages() if "is over" in m.content]
+    assert len(announcement) == 1
+    hands, actions = database_rows(path, table_id_of(table))
+    assert hands[0]["loser"] is not None and len(actions[hands[0]["id"]]) == driver.actions
+    assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
+    check_pings(fake, table)
+    # At most one live turn ping: the others were deleted.
+    live = [m for m in fake.public_messages() if "your turn" in m.content and not m.deleted]
+    assert len(live) <= 1
+
+
+async def test_nine_player_hand_with_french_rules(nlk):
+    fake, bot, driver, path = nlk
+    names = [f"p{i}" for i in range(9)]
+    table = await driver.seat_and_start(names[0], names[1:], last_card="free",
+                                        must_beat_in_suit=True)
+    assert "must beat in suit" in table.text()
+    await driver.play_hand(table)
+    order = next(f for f in table.embeds[0]["fields"] if f["name"] == "Finishing order")
+    assert len(order["value"].splitlines()) == 9
+    assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
+
+
+def towering_deck():
+    """Nine players, dealer 0: every talon card fits on seat 0's stack in turn."""
+    cards = list(pack(9))
+    talon = []
+    for i in range(43):
+        rank = (i + 1) % 13 + 2  # 3, 4, … A, 2, 3 …
+        card = next(c for c in cards if c.rank == rank and c not in talon
+                    and str(c) != "2S")
+        talon.append(card)
+    seat0 = Card.parse("2S")
+    rest = [c for c in cards if c not in talon and c != seat0]
+    return rest + [seat0] + talon  # seats 1..8 then the dealer, seat 0
+
+
+async def test_a_hand_of_more_than_thirty_cards_is_fully_playable(nlk):
+    fake, bot, driver, path = nlk
+    deck = towering_deck()
+    bot.service.shuffle = lambda n, seed: list(deck)
+    bot.service.choose_dealer = lambda n: 0
+    names = [f"p{i}" for i in range(9)]
+    table = await driver.seat_and_start(names[0], names[1:])
+    # Seat 1 draws everything and gives it to p0 (the last card is kept, R3.4).
+    while " · collect" in title(table):
+        give = [b for b in table.buttons() if b.label.startswith("Give") and "p0" in b.label]
+        label = give[0].label if give else "Draw"
+        await driver.click("p1", table, label)
+    assert "43 cards" in table.text() or "p0 — 43 cards" in table.text()
+    # p0's hand: at most 20 play buttons, so its 43 cards come as selects by suit.
+    await driver.play_hand(table)
+    big = [m for m in fake.ephemerals_for(fake.user("p0").id)
+           if any(v.embeds and "43 cards" in v.embeds[0].get("title", "") for v in m.versions)]
+    assert big
+    assert any(m.selects() or any(c.get("type") == 1 and any(x.get("type") == 3 for x in
+               c["components"]) for v in m.versions for c in v.components) for m in big)
+    assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
+
+
+async def test_an_outsider_tapping_changes_nothing(nlk):
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob", "cy"])
+    versions = len(table.versions)
+    name = actor(table)
+    ix, response = await driver.click("zed", table, "Draw", expect=4)
+    assert response.ephemeral and f"It's {name}'s turn" in response.data["content"]
+    other = next(n for n in ("ann", "bob", "cy") if n != name)
+    ix, response = await driver.click(other, table, "Draw", expect=4)
+    assert response.ephemeral and response.data["content"] == f"It's {name}'s turn."
+    assert len(table.versions) == versions
+    hands, actions = database_rows(path, table_id_of(table))
+    assert actions[hands[0]["id"]] == []
+
+
+async def test_a_double_click_applies_once_and_a_stale_button_is_refused(nlk):
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob", "cy"])
+    name = actor(table)
+    draw = table.find_button("Draw")
+    first, second = await asyncio.gather(fake.click(name, table, custom_id=draw.custom_id),
+                                         fake.click(name, table, custom_id=draw.custom_id))
+    responses = [await first.wait_response(), await second.wait_response()]
+    assert sorted(r.type for r in responses) == [4, 7]
+    refusal = next(r for r in responses if r.type == 4)
+    assert refusal.ephemeral and "out of date" in refusal.data["content"]
+    hands, actions = database_rows(path, table_id_of(table))
+    assert len(actions[hands[0]["id"]]) == 1
+
+
+async def test_a_second_table_in_the_channel_points_at_the_first(nlk):
+    fake, bot, driver, path = nlk
+    table = await driver.new_table("ann", seats=3)
+    await fake.wait_until(lambda: all(t.message_id for t in bot.service.cached()))
+    ix = await fake.slash("bob", None, "nlk", "new")
+    response = await ix.wait_response()
+    assert response.ephemeral and str(table.id) in response.data["content"]
+    ix, response = await driver.click("bob", table, "Start (host)", expect=4)
+    assert "host" in response.data["content"]
+    ix, response = await driver.click("ann", table, "Start (host)", expect=4)
+    assert "at least two" in response.data["content"]
+    await driver.click("bob", table, "Join")
+    await driver.click("cy", table, "Join")
+    ix, response = await driver.click("dee", table, "Join", expect=4)
+    assert "full" in response.data["content"]
+    await driver.click("ann", table, "Cancel (host)")
+    assert "cancelled" in table.text() and table.buttons() == []
+    again = await driver.new_table("dee", seats=2)
+    assert again.id != table.id
+
+
+async def test_commands_hand_rules_leave_and_end(nlk):
+    fake, bot, driver, path = nlk
+    ix = await fake.slash("ann", None, "nlk", "hand")
+    assert "no NLK table" in (await ix.wait_response()).data["content"]
+    ix = await fake.slash("ann", None, "nlk", "rules")
+    response = await ix.wait_response()
+    assert response.ephemeral and "trump" in json.dumps(response.data["embeds"])
+    table = await driver.new_table("ann", seats=4)
+    await driver.click("bob", table, "Join")
+    ix = await fake.slash("bob", None, "nlk", "leave")
+    assert (await ix.wait_response()).ephemeral
+    await fake.wait_until(lambda: "bob" not in table.text(), timeout=5)
+    await driver.click("bob", table, "Join")
+    await driver.click("ann", table, "Start (host)")
+    ix = await fake.slash("bob", None, "nlk", "leave")
+    assert "seat stays yours" in (await ix.wait_response()).data["content"]
+    ix = await fake.slash("bob", None, "nlk", "hand")
+    response = await ix.wait_response()
+    assert response.ephemeral and "Your stack" in response.data["embeds"][0]["title"]
+    ix = await fake.slash("bob", None, "nlk", "end")
+    assert "Only the host" in (await ix.wait_response()).data["content"]
+    from tests.fakediscord import Perm
+
+    fake.add_user("mod", permissions=Perm.MANAGE_CHANNELS)
+    ix = await fake.slash("mod", None, "nlk", "end")
+    response = await ix.wait_response()
+    assert not response.ephemeral and "ended" in response.data["content"]
+    await fake.wait_until(lambda: table.buttons() == [], timeout=5)
+    assert "ended before this hand finished" in table.text()
+
+
+async def test_restart_mid_hand_keeps_every_table_and_old_button(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(8))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy", "dee"])
+        for _ in range(5):
+            await driver._collect_step(table)
+        before = table.text()
+    # The bot is gone. Its buttons are not: a new process picks them up.
+    async with running_bot(fake, path):
+        assert table.text() == before
+        while " · collect" in title(table):
+            await driver._collect_step(table)
+        # Mid-shed: open a hand, restart again, and tap the old ephemeral's buttons.
+        name = actor(table)
+        hand = await driver.open_hand(name, table)
+    async with running_bot(fake, path):
+        await driver._play_from(name, hand)
+        await driver.play_hand(table)
+    assert is_over(table)
+    assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
+    fake.assert_clean()
+
+
+async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(path),
+           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
+
+    async def spawn():
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=ROOT, env=env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+
+    driver = Driver(fake, random.Random(3))
+    process = await spawn()
+    try:
+        session = await fake.wait_for_bot(timeout=30)
+        table = await driver.seat_and_start("ann", ["bob", "cy"])
+        for _ in range(4):
+            await driver._collect_step(table)
+        process.kill()  # SIGKILL, right after the last answer
+        await process.wait()
+        await fake.wait_for_disconnect(session)
+        process = await spawn()
+        await fake.wait_for_bot(timeout=30, after=session)
+        await driver.play_hand(table)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    hands, actions = database_rows(path, table_id_of(table))
+    assert hands[0]["loser"] is not None and len(actions[hands[0]["id"]]) == driver.actions
+    fake.assert_clean()
+
+
+async def test_next_hand_is_dealt_by_the_loser(nlk):
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob"])
+    await driver.play_hand(table)
+    loser_line = description(table)
+    await driver.click("bob", table, "Next hand")
+    assert " · hand 2 · " in title(table)
+    hands, _ = database_rows(path, table_id_of(table))
+    assert hands[1]["dealer"] == hands[0]["loser"]
+    assert loser_line
