@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import aiosqlite
@@ -31,7 +33,9 @@ class NLKTree(app_commands.CommandTree["NLKBot"]):
 class NLKBot(commands.Bot):
     """Runs NLK tables; everything it knows lives in the SQLite database."""
 
-    def __init__(self, settings: Settings, *, sync_only: bool = False, **options: Any) -> None:
+    def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
+                 ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
+                 ai_processes: int = 2, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
@@ -41,6 +45,11 @@ class NLKBot(commands.Bot):
                          member_cache_flags=discord.MemberCacheFlags.none(), **options)
         self.settings = settings
         self.sync_only = sync_only
+        self.ai_delay = ai_delay  # AI moves are paced so people can follow them
+        self.ai_budget_ms = ai_budget_ms
+        self.idle_seconds = idle_seconds
+        self.ai_processes = ai_processes
+        self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
         self.nlk_router: Any = None
@@ -52,6 +61,10 @@ class NLKBot(commands.Bot):
         version = await migrate(self.db)
         log.info("database %s at schema version %s", self.settings.database, version)
         self.service = TableService(Repository(self.db))
+        if self.ai_processes > 0:
+            # AI players think in other processes, so a thinking AI never delays a table.
+            self.ai_pool = ProcessPoolExecutor(self.ai_processes,
+                                               mp_context=multiprocessing.get_context("spawn"))
         await self.load_extension("cogs.nlk")
         self.add_dynamic_items(NLKButton, NLKSelect)
         if self.settings.dev_guild:
@@ -64,8 +77,7 @@ class NLKBot(commands.Bot):
             return
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
-        for table in tables:
-            self.nlk_router.updater.request(table)
+        self.nlk_router.resume(tables)
 
     async def _use_api_gateway(self) -> None:
         """Behind an API proxy, connect to the gateway that the API names."""
@@ -76,8 +88,14 @@ class NLKBot(commands.Bot):
 
     async def close(self) -> None:
         try:
+            if self.nlk_router is not None:
+                await self.nlk_router.autoplay.close()
+                await self.nlk_router.updater.close()
             await super().close()
         finally:
+            if self.ai_pool is not None:
+                self.ai_pool.shutdown(wait=False, cancel_futures=True)
+                self.ai_pool = None
             if self.db is not None:
                 await self.db.close()
                 self.db = None

@@ -6,17 +6,39 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
 
 from rules import Action, Outcome, Variant
 
+from .ratings import Rating, rate
+
 OPEN = ("lobby", "playing", "over")
 
 
+@dataclass(frozen=True)
+class HandState:
+    """What changes on a hand besides its action log: who the AI plays for, the clock."""
+
+    away: list[int]
+    missed: list[int]
+    stand_in: bool
+    turn_started: float
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    seats: int = 6
+    last_card: str = "keep"
+    must_beat_in_suit: bool = False
+    turn_seconds: int = 90
+    allow_ai: bool = True
+
+
 class Repository:
-    """Tables, seats, hands and the action log, over one aiosqlite connection."""
+    """Tables, seats, hands, the action log, ratings and server settings."""
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
@@ -46,14 +68,15 @@ class Repository:
     # --- tables ----------------------------------------------------------------------------
 
     async def create_table(self, guild_id: int | None, channel_id: int, host_id: int,
-                           host_name: str, max_seats: int, variant: Variant) -> int:
+                           host_name: str, max_seats: int, variant: Variant,
+                           turn_seconds: int, now: float) -> int:
         """A new lobby with its host seated; raises ``sqlite3.IntegrityError`` if one is open."""
         async with self.transaction() as db:
             cursor = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, max_seats, last_card, "
-                "must_beat_in_suit) VALUES (?, ?, ?, ?, ?, ?)",
+                "must_beat_in_suit, turn_seconds, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, max_seats, variant.last_card,
-                 int(variant.must_beat_in_suit)))
+                 int(variant.must_beat_in_suit), turn_seconds, now))
             table_id = cursor.lastrowid
             assert table_id is not None
             await db.execute("INSERT INTO seats (table_id, user_id, name, joined) "
@@ -81,12 +104,11 @@ class Repository:
             await db.execute("UPDATE tables SET message_id = ? WHERE id = ?",
                              (message_id, table_id))
 
-    async def set_status(self, table_id: int, status: str) -> None:
+    async def set_status(self, table_id: int, status: str, now: float) -> None:
         """Move a table to ``status``."""
         async with self.transaction() as db:
-            await db.execute(
-                "UPDATE tables SET status = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', "
-                "'now') WHERE id = ?", (status, table_id))
+            await db.execute("UPDATE tables SET status = ?, active_at = ? WHERE id = ?",
+                             (status, now, table_id))
 
     async def set_host(self, table_id: int, host_id: int) -> None:
         """Hand the table to another seated user."""
@@ -100,35 +122,40 @@ class Repository:
         return await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY joined",
                                (table_id,))
 
-    async def add_seat(self, table_id: int, user_id: int, name: str) -> None:
-        """Seat a user after everyone already seated."""
+    async def add_seat(self, table_id: int, user_id: int, name: str, ai: str | None,
+                       now: float) -> None:
+        """Seat a person (or an AI, with a negative id) after everyone already seated."""
         async with self.transaction() as db:
             await db.execute(
-                "INSERT INTO seats (table_id, user_id, name, joined) VALUES (?, ?, ?, "
-                "(SELECT COALESCE(MAX(joined), -1) + 1 FROM seats WHERE table_id = ?))",
-                (table_id, user_id, name, table_id))
+                "INSERT INTO seats (table_id, user_id, name, joined, ai) VALUES (?, ?, ?, "
+                "(SELECT COALESCE(MAX(joined), -1) + 1 FROM seats WHERE table_id = ?), ?)",
+                (table_id, user_id, name, table_id, ai))
+            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
-    async def remove_seat(self, table_id: int, user_id: int) -> None:
-        """Free a user's lobby seat."""
+    async def remove_seat(self, table_id: int, user_id: int, now: float) -> None:
+        """Free a lobby seat."""
         async with self.transaction() as db:
             await db.execute("DELETE FROM seats WHERE table_id = ? AND user_id = ?",
                              (table_id, user_id))
+            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
     # --- hands and actions -----------------------------------------------------------------
 
     async def start_hand(self, table_id: int, number: int, seed: str, deck: Sequence[str],
                          dealer: int, players: Sequence[int], names: Sequence[str],
-                         variant: Variant) -> int:
+                         ai: Sequence[str | None], variant: Variant, now: float) -> int:
         """Record a new deal and set the table playing, in one transaction."""
         async with self.transaction() as db:
             cursor = await db.execute(
                 "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
-                "last_card, must_beat_in_suit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)",
                 (table_id, number, seed, json.dumps(list(deck)), dealer,
-                 json.dumps(list(players)),
-                 json.dumps(list(names), ensure_ascii=False), variant.last_card,
-                 int(variant.must_beat_in_suit)))
-            await db.execute("UPDATE tables SET status = 'playing' WHERE id = ?", (table_id,))
+                 json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
+                 variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
+                 json.dumps([0] * len(players)), now))
+            await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
+                             (now, table_id))
             hand_id = cursor.lastrowid
         assert hand_id is not None
         return hand_id
@@ -138,24 +165,142 @@ class Repository:
         return await self._one(
             "SELECT * FROM hands WHERE table_id = ? ORDER BY number DESC LIMIT 1", (table_id,))
 
+    async def last_finished_hand_in(self, channel_id: int) -> aiosqlite.Row | None:
+        """The newest finished hand played in a channel, for export."""
+        return await self._one(
+            "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+            "WHERE tables.channel_id = ? AND hands.finished_at IS NOT NULL "
+            "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT 1", (channel_id,))
+
     async def actions(self, hand_id: int) -> list[aiosqlite.Row]:
         """A hand's action log in order."""
         return await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
                                (hand_id,))
 
+    async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,
+                             now: float) -> None:
+        """Store who the AI plays for and the turn clock (e.g. after "I'm back")."""
+        async with self.transaction() as db:
+            await self._write_hand_state(db, hand_id, state)
+            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
+
+    async def _write_hand_state(self, db: aiosqlite.Connection, hand_id: int,
+                                state: HandState) -> None:
+        await db.execute(
+            "UPDATE hands SET away = ?, missed = ?, stand_in = MAX(stand_in, ?), "
+            "turn_started = ? WHERE id = ?",
+            (json.dumps(state.away), json.dumps(state.missed), int(state.stand_in),
+             state.turn_started, hand_id))
+
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
-                            action: Action, user_id: int | None,
-                            outcome: Outcome | None) -> None:
-        """Append an action; if it ended the hand, record the result in the same transaction."""
+                            action: Action, user_id: int | None, by: str, state: HandState,
+                            finished: Finish | None, now: float) -> None:
+        """Append an action with the hand's new state; a hand's result and ratings are
+        written in the same transaction."""
         async with self.transaction() as db:
             await db.execute(
-                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (hand_id, index, seat, action.act,
-                 str(action.card) if action.card is not None else None, action.to, user_id))
-            if outcome is not None:
-                await db.execute(
-                    "UPDATE hands SET loser = ?, finishing_order = ?, finished_at = "
-                    "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
-                    (outcome.loser, json.dumps(list(outcome.order)), hand_id))
-                await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
+                 str(action.card) if action.card is not None else None, action.to, user_id,
+                 by))
+            await self._write_hand_state(db, hand_id, state)
+            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
+            if finished is not None:
+                await self._finish(db, table_id, hand_id, finished)
+
+    async def _finish(self, db: aiosqlite.Connection, table_id: int, hand_id: int,
+                      finished: Finish) -> None:
+        outcome = finished.outcome
+        await db.execute(
+            "UPDATE hands SET loser = ?, finishing_order = ?, rated = ?, finished_at = "
+            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+            (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), hand_id))
+        await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
+        if not finished.rated or finished.guild_id is None:
+            return
+        guild = finished.guild_id
+        order = [finished.players[s] for s in outcome.order]
+        old = []
+        for user in order:
+            async with db.execute("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
+                                  "user_id = ?", (guild, user)) as cursor:
+                row = await cursor.fetchone()
+            old.append(Rating(row["mu"], row["sigma"]) if row else Rating())
+        for place, (user, new) in enumerate(zip(order, rate(old), strict=True), 1):
+            lost = int(place == len(order))
+            name = finished.names[finished.players.index(user)]
+            await db.execute(
+                "INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, losses) "
+                "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
+                "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
+                "hands = hands + 1, losses = losses + excluded.losses",
+                (guild, user, name, new.mu, new.sigma, lost))
+            await db.execute("INSERT INTO results (hand_id, guild_id, user_id, players, place) "
+                             "VALUES (?, ?, ?, ?, ?)", (hand_id, guild, user, len(order), place))
+
+    # --- stats -----------------------------------------------------------------------------
+
+    async def leaderboard(self, guild_id: int, limit: int, offset: int
+                          ) -> list[aiosqlite.Row]:
+        """Rated players by cautious rating (μ − 3σ), with their chance of losing."""
+        return await self._all(
+            "SELECT r.*, (SELECT SUM(1.0 / players) FROM results x WHERE x.guild_id = "
+            "r.guild_id AND x.user_id = r.user_id) AS chance_losses FROM ratings r "
+            "WHERE r.guild_id = ? ORDER BY r.mu - 3 * r.sigma DESC, r.hands DESC, r.user_id "
+            "LIMIT ? OFFSET ?", (guild_id, limit, offset))
+
+    async def rated_players(self, guild_id: int) -> int:
+        row = await self._one("SELECT COUNT(*) FROM ratings WHERE guild_id = ?", (guild_id,))
+        return int(row[0]) if row else 0
+
+    async def rating(self, guild_id: int, user_id: int) -> aiosqlite.Row | None:
+        return await self._one("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ?",
+                               (guild_id, user_id))
+
+    async def results_by_size(self, guild_id: int, user_id: int) -> list[aiosqlite.Row]:
+        """Hands and losses of one player, per table size."""
+        return await self._all(
+            "SELECT players, COUNT(*) AS hands, SUM(place = players) AS losses FROM results "
+            "WHERE guild_id = ? AND user_id = ? GROUP BY players ORDER BY players",
+            (guild_id, user_id))
+
+    # --- server settings -------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int | None) -> GuildSettings:
+        """The server's defaults for new tables."""
+        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        if row is None:
+            return GuildSettings()
+        return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
+                             row["turn_seconds"], bool(row["allow_ai"]))
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
+                "turn_seconds, allow_ai) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO "
+                "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
+                "must_beat_in_suit = excluded.must_beat_in_suit, "
+                "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai",
+                (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
+                 settings.turn_seconds, int(settings.allow_ai)))
+
+    # --- idle tables -----------------------------------------------------------------------
+
+    async def idle_tables(self, before: float) -> list[aiosqlite.Row]:
+        """Open tables with no change since ``before`` (unix time)."""
+        return await self._all(
+            "SELECT * FROM tables WHERE status IN (?, ?, ?) AND COALESCE(active_at, 0) < ?",
+            (*OPEN, before))
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A finished hand's result, and whether it counts towards ratings."""
+
+    outcome: Outcome
+    rated: bool
+    guild_id: int | None
+    players: list[int]
+    names: list[str]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -9,11 +11,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import NoTable, Refusal, Stale, TableExists, WrongState
+from bot.errors import NoTable, NotAllowed, Refusal, Stale, TableExists, WrongState
+from bot.repository import GuildSettings
 from bot.tables import Table, TableService
 from rules import Action, Card, CardError, Variant
 
-from . import render
+from . import render, stats
+from .autoplay import Autoplay
 from .replies import describe, say
 from .updates import TableUpdater
 
@@ -23,6 +27,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
+MIN_TURN_SECONDS = 15
+LAST_CARD_CHOICES = [
+    app_commands.Choice(name="keep — the drawer keeps it (McLeod)", value="keep"),
+    app_commands.Choice(name="free — it may be given away", value="free"),
+]
 
 
 def jump_url(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
@@ -50,32 +59,50 @@ class NLK(commands.Cog):
         self.bot = bot
         self.service: TableService = bot.service
         self.updater = TableUpdater(bot, self.service)
+        self.autoplay = Autoplay(bot, self.service, self.updater, pool=bot.ai_pool,
+                                 ai_delay=bot.ai_delay, budget_ms=bot.ai_budget_ms,
+                                 idle_seconds=bot.idle_seconds)
         bot.nlk_router = self  # where NLK buttons find their handler
 
     async def cog_unload(self) -> None:
+        await self.autoplay.close()
         await self.updater.close()
+
+    def resume(self, tables: list[Table]) -> None:
+        """After a restart: bring every table message up to date and restart the clocks."""
+        for table in tables:
+            self.updater.request(table)
+            self.autoplay.poke(table)
+        self.autoplay.start_idle_sweeps()
 
     # --- slash commands --------------------------------------------------------------------
 
     @nlk.command(name="new")
     @app_commands.describe(
-        seats="How many seats (2–9; six is best)",
+        seats="How many seats (2–9; six is best). Default: the server's setting",
         last_card="Whether the last talon card must be kept (McLeod) or may be given away",
         must_beat_in_suit="Forbid trumping while you can beat in suit (the French rule)",
+        turn_timer="Seconds per turn before a stand-in plays it (0: no timer)",
     )
-    @app_commands.choices(last_card=[
-        app_commands.Choice(name="keep — the drawer keeps it (McLeod)", value="keep"),
-        app_commands.Choice(name="free — it may be given away", value="free"),
-    ])
+    @app_commands.choices(last_card=LAST_CARD_CHOICES)
     async def new(self, interaction: discord.Interaction[Any],
-                  seats: app_commands.Range[int, 2, 9] = 6, last_card: str = "keep",
-                  must_beat_in_suit: bool = False) -> None:
+                  seats: app_commands.Range[int, 2, 9] | None = None,
+                  last_card: str | None = None, must_beat_in_suit: bool | None = None,
+                  turn_timer: app_commands.Range[int, 0, 3600] | None = None) -> None:
         """Open an NLK table in this channel."""
         assert interaction.channel_id is not None
+        defaults = await self.service.repo.guild_settings(interaction.guild_id)
+        variant = Variant(last_card or defaults.last_card,
+                          defaults.must_beat_in_suit if must_beat_in_suit is None
+                          else must_beat_in_suit)
+        timer = defaults.turn_seconds if turn_timer is None else turn_timer
+        if 0 < timer < MIN_TURN_SECONDS:
+            raise WrongState(f"A turn timer needs at least {MIN_TURN_SECONDS} seconds (or 0 "
+                             "for none).")
         try:
             table = await self.service.create(
                 interaction.guild_id, interaction.channel_id, interaction.user.id,
-                display_name(interaction.user), seats, Variant(last_card, must_beat_in_suit))
+                display_name(interaction.user), seats or defaults.seats, variant, timer)
         except TableExists as exists:
             link = jump_url(interaction.guild_id, interaction.channel_id, exists.message_id)
             await say(interaction, f"{exists} It's here: {link}")
@@ -114,6 +141,7 @@ class NLK(commands.Cog):
         async with self.service.lock(table.id):
             await self.service.end(table, interaction.user.id,
                                    moderator=is_moderator(interaction))
+        self.autoplay.poke(table)
         await self.updater.clear_ping(table)
         await interaction.response.send_message(
             f"NLK table {table.id} was ended by {render.name(display_name(interaction.user))}.",
@@ -129,6 +157,89 @@ class NLK(commands.Cog):
             variant = Variant()
         embed = discord.Embed(title="How to play NLK", colour=render.COLOUR,
                               description=render.rules_text(variant))
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name="stats")
+    @app_commands.describe(user="Show one player's numbers instead of the leaderboard")
+    async def stats(self, interaction: discord.Interaction[Any],
+                    user: discord.User | discord.Member | None = None) -> None:
+        """The server's NLK leaderboard, or one player's numbers by table size."""
+        assert interaction.guild_id is not None
+        if user is not None:
+            embed = await stats.player(self.service.repo, interaction.guild_id, user.id,
+                                       display_name(user))
+            await interaction.response.send_message(embed=embed)
+            return
+        embed, view = await stats.leaderboard(self.service.repo, interaction.guild_id, 0)
+        await interaction.response.send_message(embed=embed, view=view)
+
+    @nlk.command(name="export")
+    async def export(self, interaction: discord.Interaction[Any]) -> None:
+        """Attach this channel's last finished hand as an nlk-replay/1 file."""
+        assert interaction.channel_id is not None
+        hand = await self.service.repo.last_finished_hand_in(interaction.channel_id)
+        if hand is None:
+            raise NoTable("No hand has finished in this channel yet: a hand is exported only "
+                          "once it is over.")
+        actions = await self.service.repo.actions(hand["id"])
+        replay = {
+            "format": "nlk-replay/1",
+            "players": json.loads(hand["names"]),
+            "variant": {"last_card": hand["last_card"],
+                        "must_beat_in_suit": bool(hand["must_beat_in_suit"])},
+            "dealer": hand["dealer"],
+            "deck": json.loads(hand["deck"]),
+            "seed": hand["seed"],
+            "actions": [{"seat": a["seat"], "act": a["act"],
+                         **({"card": a["card"]} if a["card"] else {}),
+                         **({"to": a["target"]} if a["target"] is not None else {})}
+                        for a in actions],
+        }
+        data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
+        filename = f"nlk-table{hand['table_id']}-hand{hand['number']}.json"
+        await interaction.response.send_message(
+            f"Hand {hand['number']} of table {hand['table_id']}. Replay it with "
+            f"`python -m rules replay {filename}`.",
+            file=discord.File(io.BytesIO(data), filename=filename))
+
+    @nlk.command(name="settings")
+    @app_commands.describe(
+        seats="Default seats for new tables (2–9)",
+        last_card="Default for the last talon card",
+        must_beat_in_suit="Default for the must-beat-in-suit rule",
+        turn_timer="Default seconds per turn (0: no timer)",
+        allow_ai="Whether hosts may add AI players",
+    )
+    @app_commands.choices(last_card=LAST_CARD_CHOICES)
+    async def settings(self, interaction: discord.Interaction[Any],
+                       seats: app_commands.Range[int, 2, 9] | None = None,
+                       last_card: str | None = None, must_beat_in_suit: bool | None = None,
+                       turn_timer: app_commands.Range[int, 0, 3600] | None = None,
+                       allow_ai: bool | None = None) -> None:
+        """This server's defaults for new NLK tables (needs Manage Server to change)."""
+        assert interaction.guild_id is not None
+        current = await self.service.repo.guild_settings(interaction.guild_id)
+        changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
+                                     "must_beat_in_suit": must_beat_in_suit,
+                                     "turn_seconds": turn_timer, "allow_ai": allow_ai}.items()
+                   if v is not None}
+        if changes:
+            perms = interaction.permissions
+            if not (perms.manage_guild or perms.administrator):
+                raise NotAllowed("Changing the server's NLK settings needs the Manage Server "
+                                 "permission.")
+            if 0 < changes.get("turn_seconds", 0) < MIN_TURN_SECONDS:
+                raise WrongState(f"A turn timer needs at least {MIN_TURN_SECONDS} seconds "
+                                 "(or 0 for none).")
+            current = GuildSettings(**{**current.__dict__, **changes})
+            await self.service.repo.save_guild_settings(interaction.guild_id, current)
+        embed = discord.Embed(title="NLK settings for this server", colour=render.COLOUR,
+                              description="Saved." if changes else "Current defaults:")
+        embed.add_field(name="Seats", value=str(current.seats))
+        embed.add_field(name="Rules", value=render.variant_line(
+            Variant(current.last_card, current.must_beat_in_suit)))
+        embed.add_field(name="Turn timer", value=render.timer_line(current.turn_seconds))
+        embed.add_field(name="AI players", value="allowed" if current.allow_ai else "off")
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
@@ -153,6 +264,12 @@ class NLK(commands.Cog):
         if action == "hand":
             await self._show_hand(interaction, table_id)
             return
+        if action == "stats":
+            assert interaction.guild_id is not None
+            embed, view = await stats.leaderboard(self.service.repo, interaction.guild_id,
+                                                  int(arg or 0))
+            await interaction.response.edit_message(embed=embed, view=view)
+            return
         async with self.service.lock(table_id):
             table = await self.service.get(table_id)
             before = table.user_to_act()
@@ -173,6 +290,13 @@ class NLK(commands.Cog):
                 await self.service.next_hand(table, user.id)
             elif action == "end":
                 await self.service.end(table, user.id, moderator=is_moderator(interaction))
+            elif action == "addai":
+                allowed = (await self.service.repo.guild_settings(table.guild_id)).allow_ai
+                await self.service.add_ai(table, user.id, arg.lower(), allowed=allowed)
+            elif action == "removeai":
+                await self.service.remove_ai(table, user.id)
+            elif action == "back":
+                await self.service.back(table, user.id)
             else:
                 raise Stale("That button is from an older version of the bot.")
             revision = table.revision
@@ -189,6 +313,7 @@ class NLK(commands.Cog):
             self.updater.shown(table, revision)
         else:
             self.updater.request(table)
+        self.autoplay.poke(table)
         await self._after_change(interaction, table, before, after)
 
     async def _after_change(self, interaction: discord.Interaction[Any], table: Table,
@@ -196,16 +321,11 @@ class NLK(commands.Cog):
         """Ping whoever must act now; announce the end of a hand."""
         view = table.public_view()
         if view is not None and view.is_over and table.status == "over" and before is not None:
-            await self.updater.clear_ping(table)
-            assert view.loser is not None
-            order = ", ".join(render.name(view.players[s]) for s in view.out)
-            await interaction.followup.send(
-                f"Hand {table.hand_number} is over: **{render.name(view.players[view.loser])} "
-                f"loses** and deals next. Finishing order: {order}.",
-                allowed_mentions=discord.AllowedMentions.none())
+            await self.updater.announce_end(table, interaction)
         elif not table.is_open or table.status == "lobby":
             await self.updater.clear_ping(table)
-        elif after is not None and after not in (before, interaction.user.id):
+        elif after is not None and after not in (before, interaction.user.id) and \
+                table.ai_to_act() is None:
             await self.updater.ping(table, interaction)
 
     async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.tables import Table
+from bot.tables import Table, commitment
 from rules import Action, Card, SeatView, Variant
 from rules.cards import SUIT_SYMBOLS, SUITS
 from rules.engine import Event
@@ -88,7 +88,8 @@ def table_embed(table: Table) -> discord.Embed:
 
 
 def _lobby_embed(table: Table) -> discord.Embed:
-    seats = "\n".join(f"{i}. {name(s.name)}{' (host)' if s.user_id == table.host_id else ''}"
+    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{name(s.name)}"
+                      f"{' (host)' if s.user_id == table.host_id else ''}"
                       for i, s in enumerate(table.lobby, 1)) or "*empty*"
     embed = discord.Embed(
         title="NLK table — waiting for players",
@@ -97,8 +98,13 @@ def _lobby_embed(table: Table) -> discord.Embed:
                      "The host taps **Start** when everyone is in (two or more players)."),
     )
     embed.add_field(name="Seats", value=seats, inline=False)
-    embed.set_footer(text=f"Table {table.id} · {variant_line(table.variant)}")
+    embed.set_footer(text=f"Table {table.id} · {variant_line(table.variant)} · "
+                          f"{timer_line(table.turn_seconds)}")
     return embed
+
+
+def timer_line(seconds: int) -> str:
+    return f"{seconds} s per turn" if seconds > 0 else "no turn timer"
 
 
 def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
@@ -109,8 +115,11 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
         title += f" · shed · trump {SUIT_SYMBOLS[SUITS.index(view.trump or 'S')]}"
     else:
         title += " · over"
-    embed = discord.Embed(title=title, colour=COLOUR, description=_status(view))
-    embed.add_field(name="Players", value=_seat_lines(view), inline=False)
+    status = _status(view)
+    if table.ai_to_act() and not view.is_over:
+        status += "\n*The AI is thinking…*"
+    embed = discord.Embed(title=title, colour=COLOUR, description=status)
+    embed.add_field(name="Players", value=_seat_lines(table, view), inline=False)
     if view.phase == "shed" and view.trick:
         trick = " → ".join(f"{card.display} ({name(view.players[s])})" for s, card in view.trick)
         embed.add_field(name=f"Trick {len(view.trick)}/{view.trick_size}", value=trick,
@@ -124,8 +133,20 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
     if moves and not view.is_over:
         embed.add_field(name="Last moves", value="\n".join(event_line(view, e) for e in moves),
                         inline=False)
+    if table.seed is not None:
+        digest = commitment(table.seed)
+        if view.is_over:
+            fair = (f"Seed `{table.seed}` — check it: `python -m rules verify {table.seed} "
+                    f"{digest} --players {view.n}`")
+        else:
+            fair = f"Commitment (SHA-256 of the seed, revealed at the end): `{digest}`"
+        embed.add_field(name="Fair deal", value=fair, inline=False)
+    if table.stand_in:
+        embed.add_field(name="Unrated", value="A stand-in played a turn in this hand, so it "
+                        "doesn't count towards ratings.", inline=False)
     dealer = name(view.players[view.dealer]) if view.dealer is not None else "—"
-    embed.set_footer(text=f"Table {table.id} · dealer {dealer} · {variant_line(view.variant)}")
+    embed.set_footer(text=f"Table {table.id} · dealer {dealer} · {variant_line(view.variant)} · "
+                          f"{timer_line(table.turn_seconds)}")
     return embed
 
 
@@ -150,9 +171,11 @@ def _status(view: SeatView) -> str:
     return f"▶ {who} leads."
 
 
-def _seat_lines(view: SeatView) -> str:
+def _seat_lines(table: Table, view: SeatView) -> str:
     lines = []
     for seat, player in enumerate(view.players):
+        robot = "🤖 " if table.seats[seat].ai else ""
+        away = " · away (AI playing)" if seat in table.away else ""
         marker = "▶ " if seat == view.to_act else ""
         count = view.counts[seat]
         if view.phase == "collect":
@@ -166,7 +189,7 @@ def _seat_lines(view: SeatView) -> str:
         else:
             detail = f"{count} card{'s' if count != 1 else ''}"
         dealer = " · dealer" if seat == view.dealer else ""
-        lines.append(f"{marker}{name(player)} — {detail}{dealer}")
+        lines.append(f"{marker}{robot}{name(player)} — {detail}{dealer}{away}")
     return "\n".join(lines)
 
 
@@ -181,6 +204,9 @@ def table_view(table: Table) -> discord.ui.View | None:
                                 discord.ButtonStyle.primary))
         view.add_item(NLKButton(button_id(t, None, "cancel"), "Cancel (host)",
                                 discord.ButtonStyle.danger))
+        view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), "Add AI", row=1))
+        view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), "Add strong AI", row=1))
+        view.add_item(NLKButton(button_id(t, None, "removeai"), "Remove AI", row=1))
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -192,12 +218,16 @@ def table_view(table: Table) -> discord.ui.View | None:
                                 discord.ButtonStyle.danger))
         return view
     if seat_view.phase == "collect":
-        for action in _to_act_legal(table):
-            view.add_item(_collect_button(t, seat_view, action))
+        if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
+            for action in _to_act_legal(table):
+                view.add_item(_collect_button(t, seat_view, action))
         view.add_item(NLKButton(button_id(t, None, "hand"), "My stack"))
     else:
         view.add_item(NLKButton(button_id(t, None, "hand"), "My hand",
                                 discord.ButtonStyle.primary))
+    if table.away:
+        view.add_item(NLKButton(button_id(t, None, "back"), "I'm back",
+                                discord.ButtonStyle.success))
     return view
 
 

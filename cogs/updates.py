@@ -89,11 +89,26 @@ class TableUpdater:
         try:
             await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
         except discord.NotFound:
+            await self._slot(table.channel_id)
             # Someone deleted the table message: post a fresh one so the table stays playable.
             message = await channel.send(embed=embed, view=view)
             await self.service.set_message(table, message.id)
 
-    # --- turn pings ------------------------------------------------------------------------
+    # --- messages in the channel ---------------------------------------------------------
+
+    async def say(self, table: Table, content: str, *, mention: int | None = None,
+                  view: discord.ui.View | None = None) -> discord.Message | None:
+        """A channel message outside any interaction, within the channel's rate."""
+        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
+            discord.Object(mention)] if mention else False)
+        await self._slot(table.channel_id)
+        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        try:
+            return await channel.send(content, view=view or discord.utils.MISSING,
+                                      allowed_mentions=mentions)
+        except discord.HTTPException:
+            log.warning("could not post to the channel of table %s", table.id, exc_info=True)
+            return None
 
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
         """Tell the player to act, mentioning only them, with their cards one tap away."""
@@ -109,21 +124,39 @@ class TableUpdater:
         label = "My stack" if view.phase == "collect" else "My hand"
         buttons.add_item(render.NLKButton(render.button_id(table.id, None, "hand"), label,
                                           discord.ButtonStyle.primary))
-        mentions = discord.AllowedMentions(everyone=False, roles=False,
-                                           users=[discord.Object(user_id)])
-        try:
-            if interaction is not None:
-                message = await interaction.followup.send(content, view=buttons,
-                                                          allowed_mentions=mentions, wait=True)
-            else:
-                channel = self.client.get_partial_messageable(table.channel_id,
-                                                              guild_id=table.guild_id)
-                message = await channel.send(content, view=buttons, allowed_mentions=mentions)
-        except discord.HTTPException:
-            log.warning("could not ping the next player at table %s", table.id, exc_info=True)
-            return
+        if interaction is not None:
+            mentions = discord.AllowedMentions(everyone=False, roles=False,
+                                               users=[discord.Object(user_id)])
+            try:
+                message: discord.Message | None = await interaction.followup.send(
+                    content, view=buttons, allowed_mentions=mentions, wait=True)
+            except discord.HTTPException:
+                log.warning("could not ping at table %s", table.id, exc_info=True)
+                message = None
+        else:
+            message = await self.say(table, content, mention=user_id, view=buttons)
         await self.clear_ping(table)
-        self._pings[table.id] = message.id
+        if message is not None:
+            self._pings[table.id] = message.id
+
+    async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
+                           ) -> None:
+        """Say who lost the hand (the table message shows it too)."""
+        await self.clear_ping(table)
+        view = table.public_view()
+        if view is None or view.loser is None:
+            return
+        order = ", ".join(render.name(view.players[s]) for s in view.out)
+        content = (f"Hand {table.hand_number} is over: **{render.name(view.players[view.loser])}"
+                   f" loses** and deals next. Finishing order: {order}.")
+        if interaction is not None:
+            try:
+                await interaction.followup.send(content,
+                                                allowed_mentions=discord.AllowedMentions.none())
+                return
+            except discord.HTTPException:
+                log.warning("could not announce through the interaction", exc_info=True)
+        await self.say(table, content)
 
     async def clear_ping(self, table: Table) -> None:
         """Delete the table's previous turn ping, so the channel keeps one at most."""

@@ -34,7 +34,8 @@ CREATE TABLE hands (
     id         INTEGER PRIMARY KEY,
     table_id   INTEGER NOT NULL REFERENCES tables (id),
     number     INTEGER NOT NULL,
-    seed       TEXT    NOT NULL,  -- the deck is random.Random(seed) shuffling the pack
+    seed       TEXT    NOT NULL,  -- random.Random(seed) shuffled the pack into the deck
+    deck       TEXT    NOT NULL,  -- JSON list of cards, top first
     dealer     INTEGER NOT NULL,
     players    TEXT    NOT NULL,  -- JSON list of user ids in seat order
     names      TEXT    NOT NULL,  -- JSON list of names in seat order

@@ -90,7 +90,7 @@ def towering_deck():
         talon.append(card)
     seat0 = Card.parse("2S")
     rest = [c for c in cards if c not in talon and c != seat0]
-    return rest + [seat0] + talon  # seats 1..8 then the dealer, seat 0
+    return [*rest, seat0, *talon]  # seats 1..8 then the dealer, seat 0
 
 
 async def test_a_hand_of_more_than_thirty_cards_is_fully_playable(nlk):
