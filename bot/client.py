@@ -35,7 +35,7 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, **options: Any) -> None:
+                 ai_processes: int = 2, channel_edits: int = 4, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
@@ -49,6 +49,7 @@ class NLKBot(commands.Bot):
         self.ai_budget_ms = ai_budget_ms
         self.idle_seconds = idle_seconds
         self.ai_processes = ai_processes
+        self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService

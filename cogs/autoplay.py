@@ -115,8 +115,8 @@ class Autoplay:
         now = self.service.clock()
         assert table.game is not None
         remind_at = deadline - min(REMINDER_SECONDS, table.turn_seconds / 3)
-        if clock.reminded != table.game.version and now < remind_at:
-            return "remind", remind_at - now
+        if clock.reminded != table.game.version and now < deadline:
+            return "remind", remind_at - now  # late (after a restart): remind at once
         return "stand-in", deadline - now
 
     async def _ai_move(self, table: Table, *, stand_in: bool) -> None:

@@ -58,7 +58,7 @@ class NLK(commands.Cog):
     def __init__(self, bot: NLKBot) -> None:
         self.bot = bot
         self.service: TableService = bot.service
-        self.updater = TableUpdater(bot, self.service)
+        self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits)
         self.autoplay = Autoplay(bot, self.service, self.updater, pool=bot.ai_pool,
                                  ai_delay=bot.ai_delay, budget_ms=bot.ai_budget_ms,
                                  idle_seconds=bot.idle_seconds)

@@ -145,8 +145,8 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
         embed.add_field(name="Unrated", value="A stand-in played a turn in this hand, so it "
                         "doesn't count towards ratings.", inline=False)
     dealer = name(view.players[view.dealer]) if view.dealer is not None else "—"
-    embed.set_footer(text=f"Table {table.id} · dealer {dealer} · {variant_line(view.variant)} · "
-                          f"{timer_line(table.turn_seconds)}")
+    embed.set_footer(text=f"Table {table.id} · move {view.version} · dealer {dealer} · "
+                          f"{variant_line(view.variant)} · {timer_line(table.turn_seconds)}")
     return embed
 
 

@@ -29,9 +29,11 @@ WINDOW = 5.0
 class TableUpdater:
     """Coalesced edits of table messages, and the turn pings."""
 
-    def __init__(self, client: discord.Client, service: TableService) -> None:
+    def __init__(self, client: discord.Client, service: TableService, *,
+                 edits_per_window: int = EDITS_PER_WINDOW) -> None:
         self.client = client
         self.service = service
+        self.edits_per_window = edits_per_window
         self._shown: dict[int, int] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._recent: defaultdict[int, deque[float]] = defaultdict(deque)
@@ -72,7 +74,7 @@ class TableUpdater:
             now = time.monotonic()
             while recent and now - recent[0] > WINDOW:
                 recent.popleft()
-            if len(recent) < EDITS_PER_WINDOW:
+            if len(recent) < self.edits_per_window:
                 recent.append(now)
                 return
             await asyncio.sleep(WINDOW - (now - recent[0]) + 0.05)

@@ -11,6 +11,7 @@ import contextlib
 import json
 import random
 import re
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,19 +22,46 @@ from rules import Game, shuffled_deck
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Message
 
+class TimeMachine:
+    """A clock for the bot that tests can move forward; clocks are woken to notice."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+        self.bots: list[NLKBot] = []
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+        for bot in self.bots:
+            if bot.nlk_router is not None:
+                for table in bot.service.cached():
+                    bot.nlk_router.autoplay.poke(table)
+
+
 ACTOR = re.compile(r"▶ \*\*(.+?)\*\*")
 WAITING = re.compile(r"Waiting for \*\*(.+?)\*\*")
 MOVE = re.compile(r"hand (\d+) · move (\d+)")
 
 
 @contextlib.asynccontextmanager
-async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0
-                      ) -> AsyncIterator[NLKBot]:
-    """The NLK bot, in this process, connected to ``fake`` and using ``database``."""
+async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *,
+                      clock: TimeMachine | None = None, ai_processes: int = 0,
+                      **options: object) -> AsyncIterator[NLKBot]:
+    """The NLK bot, in this process, connected to ``fake`` and using ``database``.
+
+    ``seed`` makes the deals reproducible (None: the bot's own random, committed seeds);
+    AI moves are not paced, and think in threads unless ``ai_processes`` is set.
+    """
     previous = fake.sessions[-1] if fake.sessions else None
     settings = Settings(token=fake.token, database=str(database), dev_guild=fake.guild_id,
                         api_base=fake.api_base, log_level="WARNING")
-    bot = NLKBot(settings, guild_ready_timeout=0.05)
+    options = {"ai_delay": 0.01, "ai_budget_ms": 50, **options}
+    bot = NLKBot(settings, guild_ready_timeout=0.05, ai_processes=ai_processes,
+                 **options)  # type: ignore[arg-type]
+    if clock is not None:
+        clock.bots.append(bot)
     task = asyncio.create_task(bot.start(fake.token))
     try:
         await fake.wait_for_bot(timeout=10, after=previous)
@@ -43,6 +71,8 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0
             deals = random.Random(seed)
             bot.service.shuffle = lambda n, _seed: shuffled_deck(n, deals.random())
             bot.service.choose_dealer = deals.randrange
+        if clock is not None:
+            bot.service.clock = clock
         yield bot
     finally:
         await bot.close()
@@ -71,6 +101,13 @@ def actor(message: Message) -> str | None:
     return found[1] if found else None
 
 
+def move_of(message: Message) -> int:
+    """The engine version a table or hand message shows (its footer says ``move N``)."""
+    footer = message.embeds[0].get("footer", {}).get("text", "") if message.embeds else ""
+    found = re.search(r"move (\d+)", footer)
+    return int(found[1]) if found else -1
+
+
 def is_over(message: Message) -> bool:
     return title(message).endswith(" · over")
 
@@ -84,6 +121,15 @@ class Driver:
     take_chance: float = 0.15
     actions: int = 0
     hands_opened: int = 0
+    humans: set[str] | None = None  # None: every seat is a person; others are AI seats
+
+    def is_human(self, name: str | None) -> bool:
+        return name is not None and (self.humans is None or name in self.humans)
+
+    async def wait_for_table(self, table: Message, after_move: int) -> None:
+        """Until the table message shows a later move (AI moves edit it in the background)."""
+        await self.fake.wait_until(lambda: is_over(table) or move_of(table) > after_move,
+                                   timeout=30)
 
     async def new_table(self, host: str, **options: object) -> Message:
         ix = await self.fake.slash(host, None, "nlk", "new", options or None)
@@ -110,7 +156,9 @@ class Driver:
     async def play_hand(self, table: Message, *, limit: int = 20000) -> None:
         """Tap through a whole hand until the table message announces the loser."""
         while not is_over(table) and self.actions < limit:
-            if " · collect" in title(table):
+            if not self.is_human(actor(table)):
+                await self.wait_for_table(table, move_of(table))
+            elif " · collect" in title(table):
                 await self._collect_step(table)
             else:
                 await self._shed_turn(table, actor(table))
@@ -143,12 +191,15 @@ class Driver:
 
     async def _shed_turn(self, table: Message, name: str | None) -> None:
         """One player's turn in phase two, played from their ephemeral hand."""
-        while name is not None and not is_over(table):
+        while self.is_human(name) and not is_over(table):
+            assert name is not None
             hand = await self.open_hand(name, table)
             name = await self._play_from(name, hand)
             if name is None:
                 # The hand ended with this player's action: wait for the table to say so.
                 await self.fake.wait_until(lambda: is_over(table), timeout=10)
+            elif not self.is_human(name):
+                await self.wait_for_table(table, move_of(hand) - 1)
 
     async def _play_from(self, name: str, hand: Message) -> str | None:
         """Play as long as it is this player's turn; return who is next (None: over)."""
@@ -170,10 +221,11 @@ class Driver:
         if take and (self.rng.random() < self.take_chance or not (plays or options)):
             ix = await self.fake.click(name, hand, custom_id=take[0].custom_id)
         elif plays:
-            ix = await self.fake.click(name, hand, custom_id=plays[0].custom_id)
+            # Random, not always the lowest card: fixed strategies can cycle for ever.
+            ix = await self.fake.click(name, hand, custom_id=self.rng.choice(plays).custom_id)
         else:
             assert options, f"no controls on {name}'s hand: {hand.text()}"
-            select, value = options[0]
+            select, value = self.rng.choice(options)
             ix = await self.fake.select(name, hand, select.custom_id, [value])
         response = await ix.wait_response()
         assert response.type == 7, response.data
