@@ -129,10 +129,6 @@ class Table:
     def is_open(self) -> bool:
         return self.status in ("lobby", "playing", "over")
 
-    @property
-    def people(self) -> list[Seat]:
-        return [s for s in (self.seats if self.game else self.lobby) if not s.ai]
-
     def hand_state(self) -> HandState:
         return HandState(sorted(self.away), list(self.missed), self.stand_in, self.turn_started)
 
@@ -208,7 +204,7 @@ class TableService:
             game = Game.from_deck(json.loads(hand["deck"]), hand["dealer"], variant=variant,
                                   names=names)
             for action_row in await self.repo.actions(hand["id"]):
-                game.apply(_stored_action(action_row), action_row["seat"])
+                game.apply(stored_action(action_row), action_row["seat"])
             table.game = game
         return table
 
@@ -440,9 +436,6 @@ class TableService:
         table.revision += 1
 
 
-def _stored_action(row: aiosqlite.Row) -> Action:
-    if row["act"] == "give":
-        return Action.give(Card.parse(row["card"]), row["target"])
-    if row["act"] == "play":
-        return Action.play(Card.parse(row["card"]))
-    return Action.parse(row["act"])
+def stored_action(row: aiosqlite.Row) -> Action:
+    """An action as the ``actions`` table stores it."""
+    return Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})

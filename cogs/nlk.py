@@ -13,8 +13,9 @@ from discord.ext import commands
 
 from bot.errors import NoTable, NotAllowed, Refusal, Stale, TableExists, WrongState
 from bot.repository import GuildSettings
-from bot.tables import Table, TableService
+from bot.tables import Table, TableService, stored_action
 from rules import Action, Card, CardError, Variant
+from rules.replay import Replay
 
 from . import render, stats
 from .autoplay import Autoplay
@@ -182,19 +183,13 @@ class NLK(commands.Cog):
             raise NoTable("No hand has finished in this channel yet: a hand is exported only "
                           "once it is over.")
         actions = await self.service.repo.actions(hand["id"])
-        replay = {
-            "format": "nlk-replay/1",
-            "players": json.loads(hand["names"]),
-            "variant": {"last_card": hand["last_card"],
-                        "must_beat_in_suit": bool(hand["must_beat_in_suit"])},
-            "dealer": hand["dealer"],
-            "deck": json.loads(hand["deck"]),
-            "seed": hand["seed"],
-            "actions": [{"seat": a["seat"], "act": a["act"],
-                         **({"card": a["card"]} if a["card"] else {}),
-                         **({"to": a["target"]} if a["target"] is not None else {})}
-                        for a in actions],
-        }
+        replay = Replay(
+            tuple(json.loads(hand["names"])),
+            Variant(hand["last_card"], bool(hand["must_beat_in_suit"])),
+            {"dealer": hand["dealer"], "deck": json.loads(hand["deck"])},
+            tuple((a["seat"], stored_action(a)) for a in actions),
+        ).to_json()
+        replay["seed"] = hand["seed"]  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
         filename = f"nlk-table{hand['table_id']}-hand{hand['number']}.json"
         await interaction.response.send_message(

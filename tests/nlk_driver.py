@@ -22,6 +22,7 @@ from rules import Game, shuffled_deck
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Message
 
+
 class TimeMachine:
     """A clock for the bot that tests can move forward; clocks are woken to notice."""
 
@@ -233,20 +234,15 @@ class Driver:
 
 def rebuild(hand_row, action_rows, upto: int) -> Game:
     """The hand's state after ``upto`` actions, from the database rows."""
-    from rules import Action, Card, Variant
+    from bot.tables import stored_action
+    from rules import Variant
 
     names = json.loads(hand_row["names"])
     game = Game.from_deck(json.loads(hand_row["deck"]), hand_row["dealer"], names=names,
                           variant=Variant(hand_row["last_card"],
                                           bool(hand_row["must_beat_in_suit"])))
     for row in action_rows[:upto]:
-        if row["act"] == "give":
-            action = Action.give(Card.parse(row["card"]), row["target"])
-        elif row["act"] == "play":
-            action = Action.play(Card.parse(row["card"]))
-        else:
-            action = Action.parse(row["act"])
-        game.apply(action, row["seat"])
+        game.apply(stored_action(row), row["seat"])
     return game
 
 
