@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 
+import aiohttp
 import discord
 
 from .database import DatabaseTooNew
@@ -33,6 +34,10 @@ def main(argv: list[str]) -> int:
         return 1
     except DatabaseTooNew as error:
         print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as error:
+        print(f"error: can't reach Discord ({error}). Check the network, or DISCORD_API_BASE "
+              "if you set it.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

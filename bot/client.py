@@ -22,6 +22,9 @@ from .settings import Settings
 from .tables import TableService
 
 log = logging.getLogger(__name__)
+# NLK has no voice: no warnings about missing voice libraries at start-up.
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
 
 
 class NLKTree(app_commands.CommandTree["NLKBot"]):
@@ -110,6 +113,12 @@ def use_api_base(settings: Settings) -> None:
 
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
+    # Migrate before talking to Discord, so an unusable database fails fast and plainly.
+    db = await connect(settings.database)
+    try:
+        await migrate(db)
+    finally:
+        await db.close()
     use_api_base(settings)
     async with NLKBot(settings, sync_only=sync_only) as bot:
         if sync_only:

@@ -7,6 +7,8 @@ import pytest
 
 from bot.settings import SettingsError, load_settings
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
 
 def test_environment_wins_over_dotenv(tmp_path):
     env_file = tmp_path / ".env"
@@ -40,9 +42,40 @@ def test_bad_values_are_refused_with_the_reason(key, value):
 
 
 def test_running_without_a_token_prints_one_line_and_exits_non_zero(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(__import__("pathlib").Path.cwd())}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "DISCORD_TOKEN" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_sync_publishes_the_commands_globally_and_exits(fake_discord, tmp_path):
+    import asyncio
+    import os
+
+    env = {**os.environ, **fake_discord.env(), "NLK_DATABASE": str(tmp_path / "nlk.sqlite3")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "sync", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    (command,) = fake_discord.commands(global_=True)
+    assert command["name"] == "nlk"
+    subcommands = {o["name"] for o in command["options"]}
+    assert subcommands == {"new", "hand", "leave", "end", "rules", "stats", "export",
+                           "settings"}
+
+
+def test_a_database_from_a_newer_bot_is_refused_at_start(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "nlk.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "DISCORD_TOKEN": "x",
+           "NLK_DATABASE": str(path), "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10"}
+    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "newer version of the bot" in done.stderr and "Traceback" not in done.stderr
