@@ -117,7 +117,7 @@ def test_no_view_shows_another_seats_hand_or_the_talon_order(spec):
     step = 0
     while not game.is_over:
         step += 1
-        if step % 5:
+        if step % 11:  # views copy the whole public history: sample the steps
             pass
         elif game.phase == "shed":
             for seat in [None, *range(game.n)]:
