@@ -45,6 +45,13 @@ def display_name(user: discord.abc.User) -> str:
     return (getattr(user, "display_name", None) or user.name)[:64]
 
 
+def check_timer(seconds: int) -> int:
+    if 0 < seconds < MIN_TURN_SECONDS:
+        raise WrongState(f"A turn timer needs at least {MIN_TURN_SECONDS} seconds (or 0 for "
+                         "none).")
+    return seconds
+
+
 def is_moderator(interaction: discord.Interaction[Any]) -> bool:
     perms = interaction.permissions
     return bool(perms.manage_channels or perms.administrator)
@@ -96,10 +103,7 @@ class NLK(commands.Cog):
         variant = Variant(last_card or defaults.last_card,
                           defaults.must_beat_in_suit if must_beat_in_suit is None
                           else must_beat_in_suit)
-        timer = defaults.turn_seconds if turn_timer is None else turn_timer
-        if 0 < timer < MIN_TURN_SECONDS:
-            raise WrongState(f"A turn timer needs at least {MIN_TURN_SECONDS} seconds (or 0 "
-                             "for none).")
+        timer = check_timer(defaults.turn_seconds if turn_timer is None else turn_timer)
         try:
             table = await self.service.create(
                 interaction.guild_id, interaction.channel_id, interaction.user.id,
@@ -223,9 +227,7 @@ class NLK(commands.Cog):
             if not (perms.manage_guild or perms.administrator):
                 raise NotAllowed("Changing the server's NLK settings needs the Manage Server "
                                  "permission.")
-            if 0 < changes.get("turn_seconds", 0) < MIN_TURN_SECONDS:
-                raise WrongState(f"A turn timer needs at least {MIN_TURN_SECONDS} seconds "
-                                 "(or 0 for none).")
+            check_timer(changes.get("turn_seconds", 0))
             current = GuildSettings(**{**current.__dict__, **changes})
             await self.service.repo.save_guild_settings(interaction.guild_id, current)
         embed = discord.Embed(title="NLK settings for this server", colour=render.COLOUR,
