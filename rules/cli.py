@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Subcommands that live in their own modules, each with ``add_command(subparsers)``.
-_EXTRA_COMMANDS: tuple[str, ...] = ()
+_EXTRA_COMMANDS: tuple[str, ...] = ("arena", "play")
 
 
 def _replay(args: argparse.Namespace) -> int:
