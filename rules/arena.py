@@ -149,7 +149,8 @@ def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--player", choices=LEVELS, default="strong", help="the level measured")
     p.add_argument("--field", choices=LEVELS, default="heuristic", help="everyone else")
     p.add_argument("--budget-ms", type=int, default=None,
-                   help="thinking time per decision (default: each level's own)")
+                   help="thinking time per decision for every AI seat (default: each "
+                   "level's own)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--last-card", choices=("keep", "free"), default="keep")
     p.add_argument("--must-beat-in-suit", action="store_true")

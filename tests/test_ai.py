@@ -70,9 +70,10 @@ def test_from_positions_too():
 def test_knowledge_is_the_real_table(n):
     """From the public history a seat rebuilds every stack, and every hand after a deal."""
     for seed in range(6):
-        full = heuristic_hand(n, seed)
+        variant = VARIANTS[seed % 4]
+        full = heuristic_hand(n, seed, variant)
         for stop in (0, full.version // 5, full.version // 2, full.version - 1):
-            game = heuristic_hand(n, seed, stop=stop)
+            game = heuristic_hand(n, seed, variant, stop=stop)
             talon = set(game.talon)
             for view in views_of(game):
                 know = read(view)
@@ -227,3 +228,23 @@ def test_search_finds_what_the_rule_of_thumb_misses():
     assert read(view).complete
     for seed in range(5):
         assert search(view, random.Random(seed), Budget(3000, 60)) == Action.play(c("JD"))
+
+
+def test_last_card_may_be_given_under_free():
+    """R6.1 free: the drawer of the last card may give it; the rebuilt game agrees."""
+    for seed in range(20):
+        game = Game.deal(5, random.Random(seed), variant=Variant("free"))
+        while game.talon or game.drawn is None:
+            game.apply(decide(game))
+        if len(game.legal_actions()) > 1:
+            break
+    else:
+        raise AssertionError("no deal let the last card be given")
+    view = game.view_for(game.to_act)
+    sample = sample_game(view, read(view), random.Random(1))
+    assert sample.legal_actions() == game.legal_actions() == list(view.legal)
+    for level in LEVELS:
+        assert choose(view, level, seed=seed, budget_ms=10) in view.legal
+    give = next(a for a in view.legal if a.act == "give")
+    sample.apply(give)
+    assert sample.phase == "shed" and sample.trump == give.card.suit

@@ -22,8 +22,9 @@ def choose(view: SeatView, level: str, *, seed: int | str, budget_ms: int | None
            ) -> Action:
     """The action ``level`` takes for ``view.seat``, which must be to act.
 
-    The same view, level, seed and budget give the same action; ``strong`` converts its
-    budget into a count of simulated steps and stops early only if the clock runs out first.
+    The same view, level, seed and budget give the same action. ``strong`` turns its budget
+    into a cap of ``budget_ms * 250`` simulated steps, backed by a wall-clock stop at 85% of
+    the budget; only when the clock stops it first (a busy machine) may the answer differ.
     """
     check_turn(view)
     if level not in LEVELS:

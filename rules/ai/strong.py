@@ -18,8 +18,9 @@ from .base import Budget
 from .heuristic import decide, loop_noise, shed_steps
 from .knowledge import read, sample_game
 
-# Simulated engine steps per millisecond of budget: a heuristic playout runs at about
-# 400 steps per millisecond on a single core, and the search has overheads besides.
+# Simulated engine steps per millisecond of budget. The search simulates about 500 steps per
+# millisecond on one idle core, so the step cap (reproducible) normally ends the search at
+# about half the budget, and the clock (not reproducible) only on a busy or slow machine.
 STEPS_PER_MS = 250
 # The wall-clock stop, as a share of the budget: setup and the last playout come on top.
 TIME_SHARE = 0.85
