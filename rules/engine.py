@@ -70,8 +70,8 @@ class Game:
     """The full state of one hand: the deal plus every action applied to it."""
 
     __slots__ = (
-        "_legal", "_need", "actions", "dealer", "drawn", "events", "has_drawn", "in_count",
-        "is_in", "loser", "n", "names", "out", "phase", "stacks", "start", "talon",
+        "_legal", "_named", "_need", "actions", "dealer", "drawn", "events", "has_drawn",
+        "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start", "talon",
         "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
     )
 
@@ -102,6 +102,7 @@ class Game:
         self.loser: int | None = None
         self.actions: list[tuple[int, Action]] = []
         self.events: list[tuple[int, str, Card, int | None]] = []  # see Event
+        self._named: list[Event] = []  # the events as Events, extended as views ask for them
         self.start: dict[str, Any] = {}
         self._legal: list[Action] | None = None
 
@@ -230,6 +231,13 @@ class Game:
         else:
             self._keep(s)
 
+    def history(self) -> tuple[Event, ...]:
+        """Every public event so far, oldest first (each made into an ``Event`` once)."""
+        named, events = self._named, self.events
+        if len(named) < len(events):
+            named.extend(map(Event._make, events[len(named):]))
+        return tuple(named)
+
     def view_for(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: anyone); see ``rules.views``."""
         from .views import view_for
@@ -250,6 +258,7 @@ class Game:
         g.out = list(self.out)
         g.actions = list(self.actions)
         g.events = list(self.events)
+        g._named = []
         g._legal = self._legal
         return g
 

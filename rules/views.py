@@ -81,7 +81,7 @@ def view_for(game: Game, seat: int | None) -> SeatView:
         trick_size=game.trick_size or None,
         out=tuple(game.out),
         loser=game.loser,
-        history=tuple(Event._make(e) for e in game.events),
+        history=game.history(),
         legal=tuple(game.legal_actions()) if seat is not None and seat == game.to_act else (),
     )
 
