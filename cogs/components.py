@@ -20,6 +20,19 @@ class Router(Protocol):
                            values: list[str]) -> None: ...
 
 
+class Buttons(discord.ui.View):
+    """The buttons of one message, to send and forget.
+
+    Every NLK button is a ``DynamicItem`` found by its custom id, so discord.py need not keep
+    the view once it is sent. The view is stopped at once so that discord.py doesn't: it
+    would otherwise hold each ephemeral hand's view for 15 minutes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+        self.stop()
+
+
 def router_of(interaction: discord.Interaction[Any]) -> Router:
     router: Router = interaction.client.nlk_router  # type: ignore[attr-defined]
     return router

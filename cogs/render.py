@@ -13,7 +13,7 @@ from rules import Action, Card, SeatView, Variant
 from rules.cards import SUIT_SYMBOLS, SUITS
 from rules.engine import Event
 
-from .components import NLKButton, NLKSelect
+from .components import Buttons, NLKButton, NLKSelect
 from .ids import button_id, select_id
 
 COLOUR = discord.Colour(0x2E7D32)
@@ -195,7 +195,7 @@ def _seat_lines(table: Table, view: SeatView) -> str:
 
 def table_view(table: Table) -> discord.ui.View | None:
     """The table message's buttons: lobby controls, the current collect turn, or My hand."""
-    view = discord.ui.View(timeout=None)
+    view = Buttons()
     t = table.id
     if table.status == "lobby":
         view.add_item(NLKButton(button_id(t, None, "join"), "Join", discord.ButtonStyle.success))
@@ -260,7 +260,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None
     """The player's stack or hand, and in phase two their controls."""
     view = table.view_for(user_id)
     seat = table.seat_of(user_id)
-    buttons = discord.ui.View(timeout=None)
+    buttons = Buttons()
     if view is None or seat is None:
         embed = discord.Embed(title="Your cards", colour=COLOUR,
                               description="You're not playing at this table.")

@@ -7,7 +7,7 @@ import discord
 from bot.ratings import PROVISIONAL_HANDS, Rating
 from bot.repository import Repository
 
-from .components import NLKButton
+from .components import Buttons, NLKButton
 from .ids import button_id
 from .render import COLOUR, name
 
@@ -39,7 +39,7 @@ async def leaderboard(repo: Repository, guild_id: int, page: int
         "stand-in don't count.")
     embed.set_footer(text=f"Page {page + 1}/{pages} · rating μ ± 2σ (Plackett–Luce over the "
                           f"finishing order) · provisional under {PROVISIONAL_HANDS} hands")
-    view = discord.ui.View(timeout=None)
+    view = Buttons()
     if pages > 1:
         view.add_item(NLKButton(button_id(0, None, "stats", str(max(page - 1, 0))), "◀ Previous"))
         view.add_item(NLKButton(button_id(0, None, "stats", str(min(page + 1, pages - 1))),

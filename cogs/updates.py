@@ -19,6 +19,7 @@ import discord
 from bot.tables import Table, TableService
 
 from . import render
+from .components import Buttons
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class TableUpdater:
         where = ("the buttons are on the table message" if view.phase == "collect"
                  else "tap **My hand** to play")
         content = f"<@{user_id}> your turn at NLK table {table.id}: {where}."
-        buttons = discord.ui.View(timeout=None)
+        buttons = Buttons()
         label = "My stack" if view.phase == "collect" else "My hand"
         buttons.add_item(render.NLKButton(render.button_id(table.id, None, "hand"), label,
                                           discord.ButtonStyle.primary))
