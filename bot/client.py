@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -124,4 +127,9 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return
+        # A service manager stops the bot with SIGTERM: close the gateway and the database
+        # cleanly, as on Ctrl-C.
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
         await bot.start(settings.token)

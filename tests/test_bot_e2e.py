@@ -255,6 +255,32 @@ async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
     fake.assert_clean()
 
 
+async def test_sigterm_closes_the_bot_cleanly(fake_discord, tmp_path):
+    """A service manager's stop: the bot leaves the gateway, closes its database, exits 0."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(path),
+           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        session = await fake.wait_for_bot(timeout=30)
+        table = await Driver(fake, random.Random(5)).seat_and_start("ann", ["bob"])
+        process.terminate()
+        output, _ = await asyncio.wait_for(process.communicate(), 20)
+        await fake.wait_for_disconnect(session)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 0, output.decode()
+    assert b"Traceback" not in output
+    # Closed, not abandoned: the last connection checkpointed and removed the write-ahead log.
+    assert not Path(f"{path}-wal").exists()
+    hands, _ = database_rows(path, table_id_of(table))
+    assert len(hands) == 1 and hands[0]["loser"] is None
+
+
 async def test_next_hand_is_dealt_by_the_loser(nlk):
     fake, bot, driver, path = nlk
     table = await driver.seat_and_start("ann", ["bob"])
