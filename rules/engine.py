@@ -373,14 +373,16 @@ class Game:
             self.is_in[s] = False
             self.out.append(s)
             self.in_count -= 1
-            if self.in_count == 1:  # R4.9, even in the middle of a trick
-                self._finish()
-                return
         if len(trick) == self.trick_size:  # R4.6
             trick.clear()
             self.trick_seats.clear()
             self.trick_size = 0
-            self.to_act = s if self.is_in[s] else self._next_in(s)
+            if self.in_count == 1:  # R4.9
+                self._finish()
+            else:
+                self.to_act = s if self.is_in[s] else self._next_in(s)
+        elif self.in_count == 1:  # R4.9: even in the middle of a trick, which stays as it lay
+            self._finish()
         else:
             self.to_act = self._next_in(s)
 
@@ -408,9 +410,6 @@ class Game:
         self.phase = OVER
         self.loser = next((i for i in range(self.n) if self.is_in[i]), None)
         self.to_act = None
-        self.trick.clear()
-        self.trick_seats.clear()
-        self.trick_size = 0
 
     # --- refusals --------------------------------------------------------------------------
 

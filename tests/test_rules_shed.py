@@ -130,6 +130,22 @@ def test_r4_9_hand_ends_when_one_player_is_in_even_mid_trick():
     assert game.to_act is None and game.legal_actions() == []
 
 
+def test_r4_9_a_hand_ended_mid_trick_leaves_the_trick_as_it_lay():
+    game = shed(["9S", "TS", "JS"], "H")
+    play_all(game, "play 9S; play TS")
+    state = state_json(game)
+    assert state["phase"] == "over" and state["trick"] == ["9S", "TS"]
+    assert state["loser"] == 2 and state["to_act"] is None and state["legal"] == []
+
+
+def test_r4_9_a_trick_filled_as_the_hand_ends_is_set_aside_as_usual():
+    game = shed(["9S", "TS KC", "JS"], "H")
+    play_all(game, "play 9S; play TS; play JS")  # seat 2's last card fills the trick of 3
+    state = state_json(game)
+    assert state["phase"] == "over" and state["trick"] == [] and state["loser"] == 1
+    assert state["out"] == [0, 2]
+
+
 def test_r4_9_two_players_one_card_each_the_leader_wins_whatever_the_other_holds():
     game = shed(["7S", "AH", "", ""], "H", to_act=0)
     play_all(game, "play 7S")
