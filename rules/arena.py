@@ -37,6 +37,13 @@ class Setup:
     field: str
     budget_ms: int | None
     variant: Variant
+    field_budget_ms: int | None = None  # None: the same as budget_ms
+
+    def budget_of(self, level: str, measured: bool) -> int:
+        """The thinking time per decision of the measured seat or of a field seat."""
+        budget = self.budget_ms if measured or self.field_budget_ms is None else \
+            self.field_budget_ms
+        return DEFAULT_BUDGET_MS[level] if budget is None else budget
 
 
 def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
@@ -54,6 +61,7 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
         s = game.to_act
         assert s is not None
         level = setup.player if s == seat else setup.field
+        budget = setup.budget_of(level, s == seat)
         ai_seed = f"{setup.seed}:{deal}:{seat}:{s}"
         if level == "random" and s != seat:
             # What choose(view, "random") does, without building a view (and its history,
@@ -63,10 +71,10 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
         view = game.view_for(s)
         if s == seat and len(view.legal) > 1:
             started = time.perf_counter()
-            action = choose(view, level, seed=ai_seed, budget_ms=setup.budget_ms)
+            action = choose(view, level, seed=ai_seed, budget_ms=budget)
             times.append((time.perf_counter() - started) * 1000)
         else:
-            action = choose(view, level, seed=ai_seed, budget_ms=setup.budget_ms)
+            action = choose(view, level, seed=ai_seed, budget_ms=budget)
         game.apply(action, s)
     return game.loser == seat, times
 
@@ -106,13 +114,13 @@ def run_arena(setup: Setup, games: int, jobs: int = 1) -> dict[str, object]:
                 times.extend(t)
     played = len(tasks)
     times.sort()
-    budget = setup.budget_ms if setup.budget_ms is not None else DEFAULT_BUDGET_MS[setup.player]
     return {
         "players": n,
         "games": played,
         "player": setup.player,
         "field": setup.field,
-        "budget_ms": budget,
+        "budget_ms": setup.budget_of(setup.player, True),
+        "field_budget_ms": setup.budget_of(setup.field, False),
         "losses": losses,
         "loss_rate": round(losses / played, 4),
         "ci95": [round(x, 4) for x in wilson(losses, played)],
@@ -149,8 +157,10 @@ def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--player", choices=LEVELS, default="strong", help="the level measured")
     p.add_argument("--field", choices=LEVELS, default="heuristic", help="everyone else")
     p.add_argument("--budget-ms", type=int, default=None,
-                   help="thinking time per decision for every AI seat (default: each "
-                   "level's own)")
+                   help="thinking time per decision of the measured seat, and of the field "
+                   "unless --field-budget-ms is given (default: each level's own)")
+    p.add_argument("--field-budget-ms", type=int, default=None,
+                   help="thinking time per decision of the field's seats")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--last-card", choices=("keep", "free"), default="keep")
     p.add_argument("--must-beat-in-suit", action="store_true")
@@ -159,11 +169,12 @@ def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def _run(args: argparse.Namespace) -> int:
     check_players(args.players)
-    if args.games < 1 or args.jobs < 1 or (args.budget_ms is not None and args.budget_ms < 0):
-        print("error: --games and --jobs must be at least 1, --budget-ms at least 0",
-              file=sys.stderr)
+    budgets = (args.budget_ms, args.field_budget_ms)
+    if args.games < 1 or args.jobs < 1 or any(b is not None and b < 0 for b in budgets):
+        print("error: --games and --jobs must be at least 1, --budget-ms and "
+              "--field-budget-ms at least 0", file=sys.stderr)
         return 2
     setup = Setup(args.players, str(args.seed), args.player, args.field, args.budget_ms,
-                  Variant(args.last_card, args.must_beat_in_suit))
+                  Variant(args.last_card, args.must_beat_in_suit), args.field_budget_ms)
     print(json.dumps(run_arena(setup, args.games, args.jobs)))
     return 0

@@ -32,13 +32,14 @@ def test_hands_rotate_the_seat_over_the_same_deals():
     setup = Setup(4, "t", "heuristic", "random", None, Variant())
     report = run_arena(setup, games=7, jobs=1)
     assert report["games"] == 8  # rounded up to whole deals: every seat plays each deal
-    assert set(report) == {"players", "games", "player", "field", "budget_ms", "losses",
-                           "loss_rate", "ci95", "chance", "decision_ms_p50",
-                           "decision_ms_p99"}
+    assert set(report) == {"players", "games", "player", "field", "budget_ms",
+                           "field_budget_ms", "losses", "loss_rate", "ci95", "chance",
+                           "decision_ms_p50", "decision_ms_p99"}
     assert 0 <= report["losses"] <= 8
     lo, hi = report["ci95"]
     assert lo <= report["loss_rate"] <= hi
     assert report["chance"] == 0.25 and report["budget_ms"] == 50
+    assert report["field_budget_ms"] == 0  # the random level does not think
     lost, times = play_hand(setup, 0, 2)
     assert isinstance(lost, bool) and times and all(t >= 0 for t in times)
 
@@ -63,6 +64,21 @@ def test_command_line(capsys):
     assert report["players"] == 3 and report["games"] == 3 and report["budget_ms"] == 5
     assert report["player"] == "strong" and report["field"] == "heuristic"
     assert main(["arena", "--games", "0"]) == 2
+    assert main(["arena", "--field-budget-ms", "-1"]) == 2
+
+
+def test_the_field_may_think_for_another_time(capsys):
+    """--field-budget-ms sets the field's budget only; the measured seat keeps its own."""
+    setup = Setup(3, "f", "strong", "strong", 7, Variant(), field_budget_ms=2)
+    assert setup.budget_of("strong", True) == 7 and setup.budget_of("strong", False) == 2
+    assert Setup(3, "f", "strong", "heuristic", 7, Variant()).budget_of("heuristic", False) == 7
+    assert Setup(3, "f", "strong", "heuristic", None, Variant()).budget_of("heuristic",
+                                                                          False) == 50
+    code = main(["arena", "--players", "3", "--games", "3", "--player", "strong", "--field",
+                 "strong", "--budget-ms", "4", "--field-budget-ms", "1"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["budget_ms"] == 4 and report["field_budget_ms"] == 1
 
 
 def test_random_seats_play_as_the_random_level_would():
