@@ -339,6 +339,9 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
             midpoint.resume.set()
             results = await asyncio.gather(*jobs, return_exceptions=True)
             seconds = time.perf_counter() - started
+            # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
+            # way: let them land before the interactions are swept away for good.
+            await asyncio.sleep(2.0)
             end_cpu = cpu_seconds(pid)
             sweeper.cancel()
             ticker.cancel()
@@ -366,6 +369,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         "unanswered": housekeeper.unanswered,
         "harness_lag_ms": percentiles(lags),
         "_failures": failures,
+        "_violations": [str(v) for v in fake.violations],
         "_bot_log": bot_log,
     }
 
@@ -391,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
                                   think_ms=args.think, timeout=args.timeout))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
+    for violation in report["_violations"][:5]:
+        print(f"the fake refused: {violation}", file=sys.stderr)
     if report["_bot_log"].strip() and not args.json:
         print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
     print(json.dumps(public(report), indent=None if args.json else 2))
