@@ -26,7 +26,10 @@ run is a saturation test: it measures how the bot queues when offered more than 
 **Memory per active table** (``memory_per_table_kb``): the bot process's resident memory
 (``VmRSS``) with all N tables paused mid-hand, minus its resident memory with one warm-up
 table paused at the same point, divided by N. Everything counts: Python objects, discord.py's
-caches, SQLite's page cache and allocator slack. Linux only (null elsewhere).
+caches, SQLite's page cache and allocator slack. Resident memory seldom shrinks, so with
+``--think 0`` the figure also holds the peak of the queued work (hundreds of interactions
+parsed and waiting at once); ``--think`` shows what a table costs at a human pace. Linux only
+(null elsewhere).
 
 ``harness_lag_ms`` is how late a 5 ms timer fired in this process: if it is large, the
 harness (not the bot) was the bottleneck and the latency figures are upper bounds.
