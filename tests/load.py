@@ -325,8 +325,8 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
             # One warm-up table pays for one-time costs (imports, caches, first queries)
             # before the baseline, and stays paused mid-hand while memory is measured.
             warm_up, midpoint = Midpoint(1), Midpoint(tables)
-            warm = _driver(fake, 999, seed, 0.0, warm_up)
-            jobs = [asyncio.create_task(play_table(warm, _names(999, players), 1))]
+            warm = _driver(fake, tables, seed, 0.0, warm_up)  # numbered after the others
+            jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
             await _until(warm_up.all_reached, jobs, timeout)
             await asyncio.sleep(1.0)  # let its table edits and pings land
             base_rss, base_cpu, base_count = rss_bytes(pid), cpu_seconds(pid), \
