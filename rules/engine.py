@@ -373,16 +373,15 @@ class Game:
             self.is_in[s] = False
             self.out.append(s)
             self.in_count -= 1
-        if len(trick) == self.trick_size:  # R4.6
+        full = len(trick) == self.trick_size
+        if full:  # R4.6
             trick.clear()
             self.trick_seats.clear()
             self.trick_size = 0
-            if self.in_count == 1:  # R4.9
-                self._finish()
-            else:
-                self.to_act = s if self.is_in[s] else self._next_in(s)
-        elif self.in_count == 1:  # R4.9: even in the middle of a trick, which stays as it lay
+        if self.in_count == 1:  # R4.9: even in the middle of a trick, which stays as it lay
             self._finish()
+        elif full:
+            self.to_act = s if self.is_in[s] else self._next_in(s)
         else:
             self.to_act = self._next_in(s)
 
