@@ -61,7 +61,6 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
         s = game.to_act
         assert s is not None
         level = setup.player if s == seat else setup.field
-        budget = setup.budget_of(level, s == seat)
         ai_seed = f"{setup.seed}:{deal}:{seat}:{s}"
         if level == "random" and s != seat:
             # What choose(view, "random") does, without building a view (and its history,
@@ -69,6 +68,7 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
             game.apply(pick(game.legal_actions(), seeded(level, ai_seed, s, game.version)), s)
             continue
         view = game.view_for(s)
+        budget = setup.budget_of(level, s == seat)
         if s == seat and len(view.legal) > 1:
             started = time.perf_counter()
             action = choose(view, level, seed=ai_seed, budget_ms=budget)
