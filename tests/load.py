@@ -57,10 +57,7 @@ from typing import Any
 
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Message
-from tests.nlk_driver import Driver, actor, is_over, title
-
-ROOT = Path(__file__).resolve().parent.parent
-
+from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
 
@@ -187,11 +184,8 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
 @contextlib.asynccontextmanager
 async def bot_process(fake: FakeDiscord, folder: Path) -> AsyncIterator[int]:
     """``python -m bot`` against the fake; yields its pid. Its log goes to ``bot.log``."""
-    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(folder / "load.sqlite3"),
-           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
     with open(folder / "bot.log", "wb") as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=ROOT, env=env, stdout=log, stderr=log)
+        process = await spawn_bot(fake, folder / "load.sqlite3", stdout=log, stderr=log)
     try:
         await fake.wait_for_bot(timeout=60)
         yield process.pid

@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -21,6 +23,8 @@ from bot.settings import Settings
 from rules import Game, shuffled_deck
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Message
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class TimeMachine:
@@ -79,6 +83,20 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
         await bot.close()
         with contextlib.suppress(Exception):
             await task
+
+
+async def spawn_bot(fake: FakeDiscord, database: Path, *, stdout: object = None,
+                    stderr: object = None) -> asyncio.subprocess.Process:
+    """``python -m bot`` as deployed, in a process of its own, connected to ``fake``.
+
+    ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded).
+    """
+    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(database),
+           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
+    quiet = asyncio.subprocess.DEVNULL
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=quiet if stdout is None else stdout, stderr=quiet if stderr is None else stderr)
 
 
 def title(message: Message) -> str:

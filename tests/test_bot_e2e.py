@@ -2,9 +2,7 @@
 
 import asyncio
 import json
-import os
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +16,9 @@ from tests.nlk_driver import (
     description,
     is_over,
     running_bot,
+    spawn_bot,
     title,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -225,16 +222,8 @@ async def test_restart_mid_hand_keeps_every_table_and_old_button(fake_discord, t
 
 async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(path),
-           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
-
-    async def spawn():
-        return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=ROOT, env=env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-
     driver = Driver(fake, random.Random(3))
-    process = await spawn()
+    process = await spawn_bot(fake, path)
     try:
         session = await fake.wait_for_bot(timeout=30)
         table = await driver.seat_and_start("ann", ["bob", "cy"])
@@ -243,7 +232,7 @@ async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
         process.kill()  # SIGKILL, right after the last answer
         await process.wait()
         await fake.wait_for_disconnect(session)
-        process = await spawn()
+        process = await spawn_bot(fake, path)
         await fake.wait_for_bot(timeout=30, after=session)
         await driver.play_hand(table)
     finally:
@@ -258,11 +247,8 @@ async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
 async def test_sigterm_closes_the_bot_cleanly(fake_discord, tmp_path):
     """A service manager's stop: the bot leaves the gateway, closes its database, exits 0."""
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(path),
-           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    process = await spawn_bot(fake, path, stdout=asyncio.subprocess.PIPE,
+                              stderr=asyncio.subprocess.STDOUT)
     try:
         session = await fake.wait_for_bot(timeout=30)
         table = await Driver(fake, random.Random(5)).seat_and_start("ann", ["bob"])
