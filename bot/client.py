@@ -7,6 +7,7 @@ import contextlib
 import logging
 import multiprocessing
 import signal
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -60,6 +61,26 @@ class NLKBot(commands.Bot):
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
         self.nlk_router: Any = None
+        self.accepting = True  # False once shutting down: new interactions are not taken
+        self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
+        self._stopping: asyncio.Task[None] | None = None
+        # Shutting down starts by no longer taking interactions. discord.py has no public
+        # switch for that, so the gateway's INTERACTION_CREATE parser is wrapped.
+        parsers = self._connection.parsers
+        parse_interaction = parsers["INTERACTION_CREATE"]
+
+        def take_interaction(data: Any) -> None:
+            if self.accepting:
+                parse_interaction(data)
+            else:
+                log.info("shutting down: an interaction was not taken")
+
+        parsers["INTERACTION_CREATE"] = take_interaction
+
+    def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run ``hook`` while shutting down, after interactions in flight have finished and
+        before the HTTP session and the database close (hooks run last-registered first)."""
+        self._stop_hooks.append(hook)
 
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
@@ -94,10 +115,21 @@ class NLKBot(commands.Bot):
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(data["url"])
 
     async def close(self) -> None:
+        """Stop in order: take no new interactions, let those in flight finish (or cancel
+        them), stop every background task, and only then close HTTP and the database."""
+        if self._stopping is None:
+            self._stopping = asyncio.create_task(self._stop(), name="nlk-shutdown")
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
+        self.accepting = False
         try:
-            if self.nlk_router is not None:
-                await self.nlk_router.autoplay.close()
-                await self.nlk_router.updater.close()
+            await _finish_or_cancel(_interaction_tasks(), DRAIN_SECONDS)
+            for hook in reversed(self._stop_hooks):
+                try:
+                    await hook()
+                except Exception:
+                    log.exception("a shutdown step failed")
             await super().close()
         finally:
             if self.ai_pool is not None:
@@ -106,6 +138,27 @@ class NLKBot(commands.Bot):
             if self.db is not None:
                 await self.db.close()
                 self.db = None
+
+
+DRAIN_SECONDS = 5.0
+
+
+def _interaction_tasks() -> list[asyncio.Task[Any]]:
+    """discord.py's tasks that answer interactions: slash commands, buttons and selects."""
+    current = asyncio.current_task()
+    return [task for task in asyncio.all_tasks() if task is not current and not task.done()
+            and (task.get_name() == "CommandTree-invoker"
+                 or task.get_name().startswith("discord-ui-"))]
+
+
+async def _finish_or_cancel(tasks: list[asyncio.Task[Any]], seconds: float) -> None:
+    """Give ``tasks`` up to ``seconds``, cancel the rest, and wait for all of them."""
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=seconds)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def use_api_base(settings: Settings) -> None:
@@ -129,7 +182,13 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
             return
         # A service manager stops the bot with SIGTERM: close the gateway and the database
         # cleanly, as on Ctrl-C.
+        stopping: set[asyncio.Task[None]] = set()
+
+        def stop() -> None:
+            task = asyncio.ensure_future(bot.close())
+            stopping.add(task)  # keep a reference until the shutdown is done
+            task.add_done_callback(stopping.discard)
+
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
-            asyncio.get_running_loop().add_signal_handler(
-                signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
         await bot.start(settings.token)

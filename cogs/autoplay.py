@@ -66,9 +66,12 @@ class Autoplay:
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
         self._idle_task: asyncio.Task[None] | None = None
+        self.closed = False
 
     def poke(self, table: Table) -> None:
         """The table changed: start or wake its clock."""
+        if self.closed:
+            return
         clock = self._clocks.setdefault(table.id, _Clock())
         if clock.task is None or clock.task.done():
             clock.task = asyncio.create_task(self._run(table, clock))
@@ -80,6 +83,7 @@ class Autoplay:
             self._idle_task = asyncio.create_task(self._sweep_idle())
 
     async def close(self) -> None:
+        self.closed = True
         tasks = [c.task for c in self._clocks.values() if c.task] + (
             [self._idle_task] if self._idle_task else [])
         for task in tasks:

@@ -71,10 +71,15 @@ class NLK(commands.Cog):
                                  ai_delay=bot.ai_delay, budget_ms=bot.ai_budget_ms,
                                  idle_seconds=bot.idle_seconds)
         bot.nlk_router = self  # where NLK buttons find their handler
+        bot.on_stop(self.stop)
 
-    async def cog_unload(self) -> None:
+    async def stop(self) -> None:
+        """Stop the clocks first (they post and edit), then the message updates."""
         await self.autoplay.close()
         await self.updater.close()
+
+    async def cog_unload(self) -> None:
+        await self.stop()
 
     def resume(self, tables: list[Table]) -> None:
         """After a restart: bring every table message up to date and restart the clocks."""

@@ -39,6 +39,7 @@ class TableUpdater:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._recent: defaultdict[int, deque[float]] = defaultdict(deque)
         self._pings: dict[int, int] = {}  # table id → message id of its live turn ping
+        self.closed = False
 
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
@@ -46,13 +47,20 @@ class TableUpdater:
 
     def request(self, table: Table) -> None:
         """Bring the table message up to date soon."""
+        if self.closed:
+            return  # shutting down: the next start redraws what is out of date
         task = self._tasks.get(table.id)
         if task is None or task.done():
             self._tasks[table.id] = asyncio.create_task(self._run(table))
 
     async def close(self) -> None:
-        for task in self._tasks.values():
+        """Cancel the pending edits and wait until they have stopped."""
+        self.closed = True
+        tasks = [task for task in self._tasks.values() if not task.done()]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.clear()
 
     async def _run(self, table: Table) -> None:
         try:

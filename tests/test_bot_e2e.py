@@ -267,6 +267,46 @@ async def test_sigterm_closes_the_bot_cleanly(fake_discord, tmp_path):
     assert len(hands) == 1 and hands[0]["loser"] is None
 
 
+async def test_sigterm_waits_for_work_in_flight_then_closes(fake_discord, tmp_path):
+    """Posts, pings and edits caught in flight by SIGTERM finish or are cancelled before the
+    HTTP session closes: no "Session is closed", no traceback, exit 0."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    process = await spawn_bot(fake, path, stdout=asyncio.subprocess.PIPE,
+                              stderr=asyncio.subprocess.STDOUT)
+    holds = []
+    try:
+        session = await fake.wait_for_bot(timeout=30)
+        driver = Driver(fake, random.Random(6))
+        table = await driver.seat_and_start("ann", ["bob", "cy"])
+        # From now on every channel post, edit, delete and follow-up waits in the fake.
+        holds = [fake.hold(method, pattern) for method, pattern in (
+            ("POST", r"/channels/\d+/messages"), ("PATCH", r"/channels/\d+/messages/"),
+            ("DELETE", r"/channels/\d+/messages/"), ("POST", r"/webhooks/"),
+            ("PATCH", r"/webhooks/"))]
+        held = asyncio.ensure_future(asyncio.wait(
+            [asyncio.ensure_future(h.reached.wait()) for h in holds],
+            return_when=asyncio.FIRST_COMPLETED))
+        while not held.done() and not is_over(table):
+            await driver._collect_step(table)  # each turn change pings the next player
+        assert any(h.count for h in holds), "no background request was caught in flight"
+        process.terminate()
+        await asyncio.sleep(0.5)
+        for hold in holds[: len(holds) // 2]:
+            hold.release()  # some requests answer during the shutdown, the rest never do
+        output, _ = await asyncio.wait_for(process.communicate(), 30)
+        await fake.wait_for_disconnect(session)
+    finally:
+        for hold in holds:
+            hold.release()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = output.decode()
+    assert process.returncode == 0, text
+    assert "Traceback" not in text and "ERROR" not in text and "Session is closed" not in text
+    assert not Path(f"{path}-wal").exists()
+
+
 async def test_next_hand_is_dealt_by_the_loser(nlk):
     fake, bot, driver, path = nlk
     table = await driver.seat_and_start("ann", ["bob"])

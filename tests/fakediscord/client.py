@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,7 @@ from .interactions import (
 )
 from .models import Channel, ChannelType, Guild, Member, Message, User
 from .ratelimit import ChannelRateLimiter
-from .server import API, RestAPI
+from .server import API, Hold, RestAPI
 from .state import State
 
 log = logging.getLogger("fakediscord")
@@ -136,6 +137,12 @@ class FakeDiscord:
             "DISCORD_GATEWAY_URL": self.gateway_url,
             "DISCORD_TOKEN": self.token,
         }
+
+    def hold(self, method: str, path: str) -> Hold:
+        """Make requests ``method`` to a path matching the regex ``path`` wait for ``release()``."""
+        hold = Hold(method.upper(), re.compile(path))
+        self.rest.holds.append(hold)
+        return hold
 
     def patch_discord(self) -> DiscordPatch:
         """Point in-process discord.py at this fake now; use as a context manager to undo."""

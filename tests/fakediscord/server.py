@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -45,6 +48,20 @@ def snowflake(request: web.Request, name: str) -> int:
         raise APIError(400, 50035, "Invalid Form Body", errors=errors) from None
 
 
+@dataclass
+class Hold:
+    """Requests matching ``method`` and ``path`` wait until released (to test in-flight work)."""
+
+    method: str
+    path: re.Pattern[str]
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    count: int = 0
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class RestAPI:
     """Route handlers. Every refusal becomes a :class:`Violation` in the middleware."""
 
@@ -56,6 +73,7 @@ class RestAPI:
         self.limiter = limiter
         self.token = token
         self.advertise_ratelimits = False
+        self.holds: list[Hold] = []
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[self.middleware], client_max_size=64 * 1024 * 1024)
@@ -135,6 +153,11 @@ class RestAPI:
             authorised = request.headers.get("Authorization") == f"Bot {self.token}"
             if bot_route and path != API + "/gateway" and not authorised:
                 raise APIError(401, 0, "401: Unauthorized", kind="auth")
+            for hold in self.holds:
+                if hold.method == request.method and hold.path.search(path):
+                    hold.count += 1
+                    hold.reached.set()
+                    await hold.released.wait()
             response: web.StreamResponse = await handler(request)
             return response
         except APIError as exc:
