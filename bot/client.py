@@ -1,4 +1,8 @@
-"""The bot: start-up order, the command tree's error reply, resuming tables."""
+"""The bot: start-up order, the table service and clocks, and a clean shutdown.
+
+``bot/`` never imports ``cogs/``: the NLK cog registers its own buttons, error replies and
+table resumption when it loads, and a shutdown step through ``on_stop``.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +18,11 @@ from typing import Any
 import aiosqlite
 import discord
 import yarl
-from discord import app_commands
 from discord.ext import commands
 
-from cogs.components import NLKButton, NLKSelect
-from cogs.replies import reply_error
-
+from .clocks import Clocks
 from .database import connect, migrate
+from .guilds import GuildService
 from .repository import Repository
 from .settings import Settings
 from .tables import TableService
@@ -29,12 +31,6 @@ log = logging.getLogger(__name__)
 # NLK has no voice: no warnings about missing voice libraries at start-up.
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
-
-
-class NLKTree(app_commands.CommandTree["NLKBot"]):
-    async def on_error(self, interaction: discord.Interaction[Any],
-                       error: app_commands.AppCommandError) -> None:
-        await reply_error(interaction, getattr(error, "original", error))
 
 
 class NLKBot(commands.Bot):
@@ -46,7 +42,7 @@ class NLKBot(commands.Bot):
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
-                         tree_cls=NLKTree, help_command=None,
+                         help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
                          chunk_guilds_at_startup=False,
                          member_cache_flags=discord.MemberCacheFlags.none(), **options)
@@ -60,7 +56,8 @@ class NLKBot(commands.Bot):
         self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
-        self.nlk_router: Any = None
+        self.servers: GuildService
+        self.clocks: Clocks
         self.accepting = True  # False once shutting down: new interactions are not taken
         self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopping: asyncio.Task[None] | None = None
@@ -88,13 +85,18 @@ class NLKBot(commands.Bot):
         self.db = await connect(self.settings.database)
         version = await migrate(self.db)
         log.info("database %s at schema version %s", self.settings.database, version)
-        self.service = TableService(Repository(self.db))
+        repo = Repository(self.db)
+        self.service = TableService(repo)
+        self.servers = GuildService(repo)
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             self.ai_pool = ProcessPoolExecutor(self.ai_processes,
                                                mp_context=multiprocessing.get_context("spawn"))
+        self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
+                             budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
+        # The cog registers its buttons, its error replies and its part of resuming tables.
         await self.load_extension("cogs.nlk")
-        self.add_dynamic_items(NLKButton, NLKSelect)
+        self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild:
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
@@ -105,7 +107,8 @@ class NLKBot(commands.Bot):
             return
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
-        self.nlk_router.resume(tables)
+        self.clocks.resume(tables)
+        self.dispatch("tables_resumed", tables)
 
     async def _use_api_gateway(self) -> None:
         """Behind an API proxy, connect to the gateway that the API names."""

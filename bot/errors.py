@@ -1,44 +1,120 @@
-"""Polite refusals: each message is shown to the user as it is, and nothing has changed."""
+"""Polite refusals: a request the bot turns down, and nothing has changed.
+
+Every refusal is one precise class carrying the facts a reply needs (a name, a number, a
+rule), never a sentence: the cogs turn them into sentences through one table
+(``cogs/replies.py``), so the wording lives in one place and can be translated.
+The engine's own refusals (``rules.IllegalAction``) reach players as ``AgainstTheRules``,
+keeping their rule number.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class Refusal(Exception):
-    """A request the bot turns down; ``str()`` is the sentence the user sees."""
+    """Base of every request the bot turns down; ``reason`` picks a wording, ``details``
+    fill it in."""
+
+    def __init__(self, reason: str = "", **details: Any) -> None:
+        super().__init__(reason, details)
+        self.reason = reason
+        self.details = details
+
+    def __str__(self) -> str:
+        facts = ", ".join(f"{k}={v!r}" for k, v in self.details.items())
+        return f"{type(self).__name__}({self.reason}{'; ' if facts else ''}{facts})"
+
+
+class InputError(Refusal):
+    """A malformed button id, option or command context (forged, or from an old bot)."""
 
 
 class NoTable(Refusal):
-    """There is no open table where the user asked."""
+    """There is no open table where the user asked (``reason``: here, gone, export)."""
 
 
 class TableExists(Refusal):
-    """The channel already has an open table."""
+    """The channel already has an open table (``table_id``, ``message_id``)."""
 
-    def __init__(self, message: str, table_id: int, message_id: int | None) -> None:
-        super().__init__(message)
+    def __init__(self, table_id: int, message_id: int | None) -> None:
+        super().__init__("", table_id=table_id, message_id=message_id)
         self.table_id = table_id
         self.message_id = message_id
 
 
 class NotSeated(Refusal):
-    """The user has no seat at this table."""
+    """The user has no seat at this table (``turn_of``: who is to act, if anyone)."""
 
 
 class NotAllowed(Refusal):
-    """Only the host (or a moderator) may do this."""
+    """Only the host, a moderator or the seat's owner may do this (``reason`` says what)."""
 
 
-class WrongState(Refusal):
-    """The table is not in the state this needs (lobby, playing, over)."""
+class TableFull(Refusal):
+    """Every seat is taken (``seats``)."""
 
 
-class NotYourTurn(Refusal):
-    """Someone else is to act."""
+class AlreadySeated(Refusal):
+    """The user is already seated at this table."""
+
+
+class AlreadyStarted(Refusal):
+    """The lobby is closed: the table has started (``reason``: join, start, cancel, ai)."""
+
+
+class TooFewPlayers(Refusal):
+    """A hand needs at least two players."""
+
+
+class NoAIToRemove(Refusal):
+    """There is no AI seat to free."""
+
+
+class SeatStays(Refusal):
+    """A seat cannot be left in the middle of a hand."""
+
+
+class HandNotOver(Refusal):
+    """The next hand can only be dealt once this one is over."""
+
+
+class NotPlaying(Refusal):
+    """The table is not in a hand (``reason``: lobby, over, ended)."""
+
+
+class NotAway(Refusal):
+    """The seat is not being played by the AI."""
+
+
+class BadSetting(Refusal):
+    """A table or server setting out of range (``reason``: seats, timer; ``value``)."""
+
+
+class WaitYourTurn(Refusal):
+    """Someone else is to act (``name``)."""
 
 
 class Stale(Refusal):
     """The button was made for an earlier state of the table."""
 
 
-class Illegal(Refusal):
-    """The rules do not allow that action now; the sentence cites the rule."""
+class WrongChannel(Refusal):
+    """A click or command about a table that lives in another channel."""
+
+
+class AgainstTheRules(Refusal):
+    """The rules do not allow that action now (``rule`` such as R3.2, ``message``)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__("", rule=rule, message=message)
+        self.rule = rule
+        self.message = message
+
+
+class StorageUnavailable(Refusal):
+    """The database refuses writes (disk full or read-only): nothing was saved."""
+
+
+class BotLacksPermissions(Refusal):
+    """The bot cannot post in this channel (``missing``: the permissions it lacks)."""

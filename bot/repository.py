@@ -1,4 +1,8 @@
-"""All SQL the bot runs, one named method each."""
+"""All SQL the bot runs, one named method each; it returns typed records, never rows.
+
+This is the only module that speaks SQL: another backend would implement the same methods.
+JSON columns are decoded here and nowhere else.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +10,56 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
 
-from rules import Action, Outcome, Variant
+from rules import Action, Variant
 
 from .ratings import Rating, rate
+from .records import (
+    OPEN,
+    ActionRecord,
+    By,
+    Finish,
+    GuildSettings,
+    HandRecord,
+    HandState,
+    RatingRecord,
+    SeatRecord,
+    SizeRecord,
+    StoredHand,
+    TableRecord,
+    TableStatus,
+)
 
-OPEN = ("lobby", "playing", "over")
+
+def _table(row: aiosqlite.Row) -> TableRecord:
+    return TableRecord(
+        id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+        host_id=row["host_id"], max_seats=row["max_seats"],
+        variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])),
+        status=TableStatus(row["status"]), message_id=row["message_id"],
+        turn_seconds=row["turn_seconds"])
 
 
-@dataclass(frozen=True)
-class HandState:
-    """What changes on a hand besides its action log: who the AI plays for, the clock."""
+def _hand(row: aiosqlite.Row) -> HandRecord:
+    players = json.loads(row["players"])
+    state = None
+    if row["turn_started"] is not None:
+        state = HandState(json.loads(row["away"]), json.loads(row["missed"]) or
+                          [0] * len(players), bool(row["stand_in"]), row["turn_started"])
+    return HandRecord(
+        id=row["id"], table_id=row["table_id"], number=row["number"], seed=row["seed"],
+        deck=json.loads(row["deck"]), dealer=row["dealer"], players=players,
+        names=json.loads(row["names"]), ai=json.loads(row["ai"]) or [None] * len(players),
+        variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])), state=state,
+        loser=row["loser"], finished=row["finished_at"] is not None)
 
-    away: list[int]
-    missed: list[int]
-    stand_in: bool
-    turn_started: float
 
-
-@dataclass(frozen=True)
-class GuildSettings:
-    seats: int = 6
-    last_card: str = "keep"
-    must_beat_in_suit: bool = False
-    turn_seconds: int = 90
-    allow_ai: bool = True
+def _action(row: aiosqlite.Row) -> ActionRecord:
+    action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
+    return ActionRecord(row["seat"], action, By(row["by"]))
 
 
 class Repository:
@@ -83,20 +108,23 @@ class Repository:
                              "VALUES (?, ?, ?, 0)", (table_id, host_id, host_name))
         return table_id
 
-    async def table(self, table_id: int) -> aiosqlite.Row | None:
+    async def table(self, table_id: int) -> TableRecord | None:
         """One table by id."""
-        return await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return _table(row) if row else None
 
-    async def open_table_in(self, channel_id: int) -> aiosqlite.Row | None:
+    async def open_table_in(self, channel_id: int) -> TableRecord | None:
         """The channel's open table (lobby, playing or over), if any."""
-        return await self._one(
+        row = await self._one(
             "SELECT * FROM tables WHERE channel_id = ? AND status IN (?, ?, ?)",
             (channel_id, *OPEN))
+        return _table(row) if row else None
 
-    async def open_tables(self) -> list[aiosqlite.Row]:
+    async def open_tables(self) -> list[TableRecord]:
         """Every open table, for resuming after a restart."""
-        return await self._all("SELECT * FROM tables WHERE status IN (?, ?, ?) ORDER BY id",
+        rows = await self._all("SELECT * FROM tables WHERE status IN (?, ?, ?) ORDER BY id",
                                OPEN)
+        return [_table(row) for row in rows]
 
     async def set_message(self, table_id: int, message_id: int) -> None:
         """Remember the table message."""
@@ -104,11 +132,11 @@ class Repository:
             await db.execute("UPDATE tables SET message_id = ? WHERE id = ?",
                              (message_id, table_id))
 
-    async def set_status(self, table_id: int, status: str, now: float) -> None:
+    async def set_status(self, table_id: int, status: TableStatus, now: float) -> None:
         """Move a table to ``status``."""
         async with self.transaction() as db:
             await db.execute("UPDATE tables SET status = ?, active_at = ? WHERE id = ?",
-                             (status, now, table_id))
+                             (str(status), now, table_id))
 
     async def set_host(self, table_id: int, host_id: int) -> None:
         """Hand the table to another seated user."""
@@ -117,10 +145,11 @@ class Repository:
 
     # --- seats -----------------------------------------------------------------------------
 
-    async def seats(self, table_id: int) -> list[aiosqlite.Row]:
+    async def seats(self, table_id: int) -> list[SeatRecord]:
         """The lobby's seats in join order."""
-        return await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY joined",
+        rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY joined",
                                (table_id,))
+        return [SeatRecord(row["user_id"], row["name"], row["ai"]) for row in rows]
 
     async def add_seat(self, table_id: int, user_id: int, name: str, ai: str | None,
                        now: float) -> None:
@@ -160,22 +189,29 @@ class Repository:
         assert hand_id is not None
         return hand_id
 
-    async def last_hand(self, table_id: int) -> aiosqlite.Row | None:
-        """The table's most recent hand."""
-        return await self._one(
+    async def last_hand(self, table_id: int) -> StoredHand | None:
+        """The table's most recent hand, with its action log."""
+        row = await self._one(
             "SELECT * FROM hands WHERE table_id = ? ORDER BY number DESC LIMIT 1", (table_id,))
+        return await self._stored(row) if row else None
 
-    async def last_finished_hand_in(self, channel_id: int) -> aiosqlite.Row | None:
+    async def last_finished_hand_in(self, channel_id: int) -> StoredHand | None:
         """The newest finished hand played in a channel, for export."""
-        return await self._one(
+        row = await self._one(
             "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
             "WHERE tables.channel_id = ? AND hands.finished_at IS NOT NULL "
             "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT 1", (channel_id,))
+        return await self._stored(row) if row else None
 
-    async def actions(self, hand_id: int) -> list[aiosqlite.Row]:
-        """A hand's action log in order."""
-        return await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
-                               (hand_id,))
+    async def replay(self, hand_id: int) -> StoredHand | None:
+        """One hand and its action log: ``.game()`` rebuilds it, ``.replay()`` exports it."""
+        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
+        return await self._stored(row) if row else None
+
+    async def _stored(self, row: aiosqlite.Row) -> StoredHand:
+        actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
+                                  (row["id"],))
+        return StoredHand(_hand(row), [_action(a) for a in actions])
 
     async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,
                              now: float) -> None:
@@ -193,7 +229,7 @@ class Repository:
              state.turn_started, hand_id))
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
-                            action: Action, user_id: int | None, by: str, state: HandState,
+                            action: Action, user_id: int | None, by: By, state: HandState,
                             finished: Finish | None, now: float) -> None:
         """Append an action with the hand's new state; a hand's result and ratings are
         written in the same transaction."""
@@ -203,7 +239,7 @@ class Repository:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (hand_id, index, seat, action.act,
                  str(action.card) if action.card is not None else None, action.to, user_id,
-                 by))
+                 str(by)))
             await self._write_hand_state(db, hand_id, state)
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
             if finished is not None:
@@ -242,28 +278,33 @@ class Repository:
     # --- stats -----------------------------------------------------------------------------
 
     async def leaderboard(self, guild_id: int, limit: int, offset: int
-                          ) -> list[aiosqlite.Row]:
+                          ) -> list[RatingRecord]:
         """Rated players by cautious rating (μ − 3σ), with their chance of losing."""
-        return await self._all(
+        rows = await self._all(
             "SELECT r.*, (SELECT SUM(1.0 / players) FROM results x WHERE x.guild_id = "
             "r.guild_id AND x.user_id = r.user_id) AS chance_losses FROM ratings r "
             "WHERE r.guild_id = ? ORDER BY r.mu - 3 * r.sigma DESC, r.hands DESC, r.user_id "
             "LIMIT ? OFFSET ?", (guild_id, limit, offset))
+        return [_rating(row) for row in rows]
 
     async def rated_players(self, guild_id: int) -> int:
         row = await self._one("SELECT COUNT(*) FROM ratings WHERE guild_id = ?", (guild_id,))
         return int(row[0]) if row else 0
 
-    async def rating(self, guild_id: int, user_id: int) -> aiosqlite.Row | None:
-        return await self._one("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ?",
-                               (guild_id, user_id))
+    async def rating(self, guild_id: int, user_id: int) -> RatingRecord | None:
+        """One player's rating on a server."""
+        row = await self._one(
+            "SELECT r.*, 0.0 AS chance_losses FROM ratings r WHERE guild_id = ? AND user_id = ?",
+            (guild_id, user_id))
+        return _rating(row) if row else None
 
-    async def results_by_size(self, guild_id: int, user_id: int) -> list[aiosqlite.Row]:
+    async def results_by_size(self, guild_id: int, user_id: int) -> list[SizeRecord]:
         """Hands and losses of one player, per table size."""
-        return await self._all(
+        rows = await self._all(
             "SELECT players, COUNT(*) AS hands, SUM(place = players) AS losses FROM results "
             "WHERE guild_id = ? AND user_id = ? GROUP BY players ORDER BY players",
             (guild_id, user_id))
+        return [SizeRecord(row["players"], row["hands"], row["losses"]) for row in rows]
 
     # --- server settings -------------------------------------------------------------------
 
@@ -288,19 +329,14 @@ class Repository:
 
     # --- idle tables -----------------------------------------------------------------------
 
-    async def idle_tables(self, before: float) -> list[aiosqlite.Row]:
+    async def idle_tables(self, before: float) -> list[int]:
         """Open tables with no change since ``before`` (unix time)."""
-        return await self._all(
-            "SELECT * FROM tables WHERE status IN (?, ?, ?) AND COALESCE(active_at, 0) < ?",
+        rows = await self._all(
+            "SELECT id FROM tables WHERE status IN (?, ?, ?) AND COALESCE(active_at, 0) < ?",
             (*OPEN, before))
+        return [row["id"] for row in rows]
 
 
-@dataclass(frozen=True)
-class Finish:
-    """A finished hand's result, and whether it counts towards ratings."""
-
-    outcome: Outcome
-    rated: bool
-    guild_id: int | None
-    players: list[int]
-    names: list[str]
+def _rating(row: aiosqlite.Row) -> RatingRecord:
+    return RatingRecord(row["user_id"], row["name"], row["mu"], row["sigma"], row["hands"],
+                        row["losses"], row["chance_losses"] or 0.0)

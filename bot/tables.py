@@ -1,62 +1,72 @@
-"""Tables: the bridge between Discord users and the engine, persisted as it happens.
+"""Tables, and the one place where a table changes.
 
-Every change takes the table's lock, checks who may do what, writes to the database and only
-then changes the cached state, so a crash at any moment loses nothing: the cache is rebuilt by
-replaying the stored deal and actions.
+Every change goes through ``TableService``: it takes the table's lock, loads the table (from
+the cache, or rebuilt from the database by replaying its hand), checks the request, writes it
+to the database and only then updates the cached table, so a crash at any moment loses
+nothing. Each change returns a ``Change``: a snapshot of the table afterwards and what
+happened (who acts now and who acted before, whether the hand ended or the table closed).
+The cogs render from it and the clocks schedule from it; nothing else takes a table lock.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
+import dataclasses
 import logging
 import secrets
 import sqlite3
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-import aiosqlite
-
-from rules import Action, Card, Game, IllegalAction, SeatView, Variant, shuffled_deck
+from rules import Action, Card, Game, SeatView, Variant, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 
 from .errors import (
-    Illegal,
+    AgainstTheRules,
+    AlreadySeated,
+    AlreadyStarted,
+    BadSetting,
+    HandNotOver,
+    NoAIToRemove,
     NoTable,
     NotAllowed,
+    NotAway,
+    NotPlaying,
     NotSeated,
-    NotYourTurn,
+    SeatStays,
     Stale,
     TableExists,
-    WrongState,
+    TableFull,
+    TooFewPlayers,
+    WaitYourTurn,
+    WrongChannel,
 )
-from .repository import Finish, HandState, Repository
+from .records import By, Finish, HandState, SeatRecord, TableRecord, TableStatus
+from .repository import Repository
 
 log = logging.getLogger(__name__)
 
 AI_LEVELS = ("heuristic", "strong")
 STAND_IN_LEVEL = "heuristic"
 MISSES_BEFORE_AWAY = 2
+MIN_TURN_SECONDS = 15
+MAX_TURN_SECONDS = 3600
+
+Seat = SeatRecord
 
 
-def commitment(seed: str) -> str:
-    """The SHA-256 of a deal's seed: shown at the deal, checked when the seed is revealed."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True)
-class Seat:
-    user_id: int  # negative for AI seats
-    name: str
-    ai: str | None = None
+def check_timer(seconds: int) -> int:
+    """A turn timer's seconds, if usable: 0 (none) or 15 to 3600."""
+    if seconds != 0 and not MIN_TURN_SECONDS <= seconds <= MAX_TURN_SECONDS:
+        raise BadSetting("timer", value=seconds, least=MIN_TURN_SECONDS)
+    return seconds
 
 
 @dataclass(eq=False)
 class Table:
-    """One table's cached state; the database is the truth."""
+    """One table's state; the database is the truth, and this is rebuilt from it."""
 
     id: int
     guild_id: int | None
@@ -64,7 +74,7 @@ class Table:
     host_id: int
     max_seats: int
     variant: Variant
-    status: str
+    status: TableStatus
     message_id: int | None
     turn_seconds: int = 90
     lobby: list[Seat] = field(default_factory=list)
@@ -72,12 +82,23 @@ class Table:
     hand_number: int = 0
     seed: str | None = None
     seats: list[Seat] = field(default_factory=list)  # the current hand's, in seat order
-    game: Game | None = None
-    away: set[int] = field(default_factory=set)  # seats the AI plays until "I'm back"
-    missed: list[int] = field(default_factory=list)  # missed turns in a row, per seat
+    game: Game | None = None  # replaced, never changed in place, so snapshots stay true
+    away: frozenset[int] = frozenset()  # seats the AI plays until "I'm back"
+    missed: tuple[int, ...] = ()  # missed turns in a row, per seat
     stand_in: bool = False  # a stand-in played this hand: it is not rated
     turn_started: float = 0.0
     revision: int = 0  # bumped on every change the table message shows
+
+    @classmethod
+    def from_record(cls, record: TableRecord) -> Table:
+        return cls(id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,
+                   host_id=record.host_id, max_seats=record.max_seats, variant=record.variant,
+                   status=record.status, message_id=record.message_id,
+                   turn_seconds=record.turn_seconds)
+
+    def snapshot(self) -> Table:
+        """A copy that later changes leave alone (the game is never changed in place)."""
+        return dataclasses.replace(self, lobby=list(self.lobby), seats=list(self.seats))
 
     def seat_of(self, user_id: int) -> int | None:
         """The user's seat in the current hand."""
@@ -93,7 +114,7 @@ class Table:
         """What anyone may see of the current hand."""
         return self.game.view_for(None) if self.game else None
 
-    def view_for(self, user_id: int) -> SeatView | None:
+    def view_of_user(self, user_id: int) -> SeatView | None:
         """The current hand as ``user_id`` may see it (a spectator's view if not seated)."""
         if self.game is None:
             return None
@@ -103,16 +124,22 @@ class Table:
         assert self.game is not None
         return self.game.view_for(seat)
 
+    def name_to_act(self) -> str | None:
+        game = self.game
+        if game is None or game.to_act is None or self.status is not TableStatus.PLAYING:
+            return None
+        return self.seats[game.to_act].name
+
     def user_to_act(self) -> int | None:
         game = self.game
-        if game is None or game.to_act is None or self.status != "playing":
+        if game is None or game.to_act is None or self.status is not TableStatus.PLAYING:
             return None
         return self.seats[game.to_act].user_id
 
     def ai_to_act(self) -> str | None:
         """The AI level that plays the seat to act now (an AI seat, or a seat that is away)."""
         game = self.game
-        if game is None or game.to_act is None or self.status != "playing":
+        if game is None or game.to_act is None or self.status is not TableStatus.PLAYING:
             return None
         seat = self.seats[game.to_act]
         if seat.ai:
@@ -127,196 +154,266 @@ class Table:
 
     @property
     def is_open(self) -> bool:
-        return self.status in ("lobby", "playing", "over")
+        return self.status.is_open
 
     def hand_state(self) -> HandState:
         return HandState(sorted(self.away), list(self.missed), self.stand_in, self.turn_started)
 
 
+@dataclass(frozen=True)
+class Change:
+    """What one change did: the table afterwards (render from it) and what happened."""
+
+    table: Table
+    before: int | None  # the user who was to act before (None: nobody)
+    after: int | None  # the user to act now
+    by: By | None = None  # who made the move, if this was a move
+    hand_over: bool = False  # this change ended the hand
+    closed: bool = False  # this change closed the table
+    dealt: bool = False  # this change dealt a hand
+
+    @property
+    def revision(self) -> int:
+        return self.table.revision
+
+    @property
+    def turn_moved(self) -> bool:
+        """Someone else is to act now (or nobody)."""
+        return self.after != self.before
+
+
+@dataclass(frozen=True)
+class AITurn:
+    """What the clocks need to let the AI think about a seat's move."""
+
+    table: Table
+    seat: int
+    version: int
+    level: str
+    by: By
+
+
 class TableService:
-    """Creates, loads and changes tables; raises ``Refusal`` for anything not allowed."""
+    """Creates, loads and changes tables; raises a ``Refusal`` for anything not allowed."""
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
         self._cache: dict[int, Table] = {}
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._locks: dict[int, asyncio.Lock] = {}
         # How a new hand is dealt and what time it is; tests may swap these.
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
         self.clock: Callable[[], float] = time.time
 
-    def lock(self, table_id: int) -> asyncio.Lock:
-        return self._locks[table_id]
+    # --- reading ---------------------------------------------------------------------------
+
+    async def get(self, table_id: int, *, channel_id: int | None = None) -> Table:
+        """A snapshot of the table (refused if it is not in ``channel_id``, when given)."""
+        async with self._changing(table_id, channel_id) as table:
+            return table.snapshot()
+
+    async def in_channel(self, channel_id: int) -> Table:
+        """A snapshot of the channel's open table, or a ``NoTable`` refusal."""
+        record = await self.repo.open_table_in(channel_id)
+        if record is None:
+            raise NoTable("here")
+        return await self.get(record.id)
+
+    async def open_tables(self) -> list[Table]:
+        """Every open table, loaded (after a restart)."""
+        return [await self.get(record.id) for record in await self.repo.open_tables()]
 
     def cached(self) -> list[Table]:
-        return list(self._cache.values())
+        return [table.snapshot() for table in self._cache.values()]
 
-    # --- loading ---------------------------------------------------------------------------
+    def tracked(self) -> int:
+        """How many tables the service holds state for (they are freed when they close)."""
+        return len(self._cache) + len(self._locks)
 
-    async def get(self, table_id: int) -> Table:
-        """The table, from the cache or rebuilt from the database."""
+    # --- the one way in --------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _changing(self, table_id: int, channel_id: int | None
+                        ) -> AsyncIterator[Table]:
+        """Lock the table and load it; the caller changes it (database first)."""
+        lock = self._locks.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            try:
+                table = await self._load(table_id)
+                if channel_id is not None and table.channel_id != channel_id:
+                    raise WrongChannel()
+                yield table
+            finally:
+                if table_id not in self._cache and not lock._waiters:
+                    self._locks.pop(table_id, None)  # closed or never open: free it
+
+    async def _change(self, table_id: int, channel_id: int | None,
+                      apply: Callable[[Table], Awaitable[By | None]]) -> Change:
+        async with self._changing(table_id, channel_id) as table:
+            before, status, hand = table.user_to_act(), table.status, table.hand_number
+            by = await apply(table)
+            return Change(
+                table.snapshot(), before, table.user_to_act(), by,
+                hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
+                closed=status.is_open and not table.is_open,
+                dealt=table.hand_number != hand)
+
+    async def _load(self, table_id: int) -> Table:
         table = self._cache.get(table_id)
         if table is not None:
             return table
-        row = await self.repo.table(table_id)
-        if row is None:
-            raise NoTable("That table no longer exists.")
-        table = await self._load(row)
+        record = await self.repo.table(table_id)
+        if record is None:
+            raise NoTable("gone")
+        table = Table.from_record(record)
+        table.lobby = await self.repo.seats(table.id)
+        stored = await self.repo.last_hand(table.id) \
+            if table.status in (TableStatus.PLAYING, TableStatus.OVER, TableStatus.ENDED) \
+            else None
+        if stored is not None:
+            hand = stored.hand
+            table.seats = [Seat(u, n, a) for u, n, a in
+                           zip(hand.players, hand.names, hand.ai, strict=True)]
+            table.hand_id, table.hand_number, table.seed = hand.id, hand.number, hand.seed
+            if hand.state is not None:
+                table.away = frozenset(hand.state.away)
+                table.missed = tuple(hand.state.missed)
+                table.stand_in = hand.state.stand_in
+            else:
+                table.missed = (0,) * len(hand.players)
+            # The clock restarts on resume: time while the bot was down is nobody's fault.
+            table.turn_started = self.clock()
+            table.game = stored.game()
         if table.is_open:
             self._cache[table_id] = table
         return table
 
-    async def in_channel(self, channel_id: int) -> Table:
-        """The channel's open table, or a ``NoTable`` refusal."""
-        row = await self.repo.open_table_in(channel_id)
-        if row is None:
-            raise NoTable("There is no NLK table in this channel. Start one with `/nlk new`.")
-        return await self.get(row["id"])
-
-    async def open_tables(self) -> list[Table]:
-        """Every open table, loaded (after a restart)."""
-        return [await self.get(row["id"]) for row in await self.repo.open_tables()]
-
-    async def _load(self, row: aiosqlite.Row) -> Table:
-        table = Table(
-            id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
-            host_id=row["host_id"], max_seats=row["max_seats"],
-            variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])),
-            status=row["status"], message_id=row["message_id"],
-            turn_seconds=row["turn_seconds"])
-        table.lobby = [Seat(s["user_id"], s["name"], s["ai"])
-                       for s in await self.repo.seats(table.id)]
-        hand = await self.repo.last_hand(table.id) if table.status in ("playing", "over") \
-            else None
-        if hand is not None:
-            players = json.loads(hand["players"])
-            names = json.loads(hand["names"])
-            ai = json.loads(hand["ai"]) or [None] * len(players)
-            table.seats = [Seat(u, n, a) for u, n, a in zip(players, names, ai, strict=True)]
-            table.hand_id = hand["id"]
-            table.hand_number = hand["number"]
-            table.seed = hand["seed"]
-            table.away = set(json.loads(hand["away"]))
-            table.missed = json.loads(hand["missed"]) or [0] * len(players)
-            table.stand_in = bool(hand["stand_in"])
-            table.turn_started = hand["turn_started"] or self.clock()
-            variant = Variant(hand["last_card"], bool(hand["must_beat_in_suit"]))
-            game = Game.from_deck(json.loads(hand["deck"]), hand["dealer"], variant=variant,
-                                  names=names)
-            for action_row in await self.repo.actions(hand["id"]):
-                game.apply(stored_action(action_row), action_row["seat"])
-            table.game = game
-        return table
-
-    def _forget(self, table: Table) -> None:
-        self._cache.pop(table.id, None)
-
     # --- the lobby -------------------------------------------------------------------------
 
     async def create(self, guild_id: int | None, channel_id: int, user_id: int, name: str,
-                     seats: int, variant: Variant, turn_seconds: int = 90) -> Table:
-        """Open a lobby in the channel with the user seated as host."""
+                     seats: int, variant: Variant, turn_seconds: int = 90, *,
+                     moderator: bool = False) -> Change:
+        """Open a lobby in the channel with the user seated as host.
+
+        A finished hand's table still open in the channel is closed first, but only by one
+        of its players or a moderator: a passer-by must not end it under its players.
+        """
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise WrongState(f"A table has 2 to 9 seats, not {seats}.")
+            raise BadSetting("seats", value=seats)
+        check_timer(turn_seconds)
         existing = await self.repo.open_table_in(channel_id)
-        if existing is not None and existing["status"] == "over":
-            # A finished hand nobody closed should not block a new table.
-            await self.close(await self.get(existing["id"]), "ended")
-            existing = None
+        if existing is not None and existing.status is TableStatus.OVER:
+            old = await self.get(existing.id)
+            if old.seat_of(user_id) is not None or moderator:
+                await self._change(existing.id, None, self._closer(TableStatus.ENDED))
+                existing = None
         if existing is not None:
-            raise TableExists("This channel already has an NLK table. Join that one, or its "
-                              "host can cancel it.", existing["id"], existing["message_id"])
+            raise TableExists(existing.id, existing.message_id)
         try:
             table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
                                                     variant, turn_seconds, self.clock())
         except sqlite3.IntegrityError:
-            raise TableExists("This channel already has an NLK table.", 0, None) from None
-        return await self.get(table_id)
+            raise TableExists(0, None) from None
+        async with self._changing(table_id, None) as table:
+            return Change(table.snapshot(), None, None)
 
-    async def set_message(self, table: Table, message_id: int) -> None:
-        await self.repo.set_message(table.id, message_id)
-        table.message_id = message_id
+    async def set_message(self, table_id: int, message_id: int) -> None:
+        """Remember the table message (posted, or posted again)."""
+        async with self._changing(table_id, None) as table:
+            await self.repo.set_message(table.id, message_id)
+            table.message_id = message_id
 
-    async def join(self, table: Table, user_id: int, name: str) -> None:
-        self._lobby_open(table)
-        if table.in_lobby(user_id):
-            raise WrongState("You're already seated at this table.")
-        await self._seat(table, Seat(user_id, name))
+    async def join(self, table_id: int, user_id: int, name: str, *,
+                   channel_id: int | None = None) -> Change:
+        async def apply(table: Table) -> None:
+            _lobby_open(table, "join")
+            if table.in_lobby(user_id):
+                raise AlreadySeated()
+            await self._seat(table, Seat(user_id, name))
+        return await self._change(table_id, channel_id, apply)
 
-    async def add_ai(self, table: Table, user_id: int, level: str, *, allowed: bool) -> None:
+    async def add_ai(self, table_id: int, user_id: int, level: str, *, allowed: bool,
+                     channel_id: int | None = None) -> Change:
         """The host fills a seat with an AI player."""
-        self._lobby_open(table)
-        if user_id != table.host_id:
-            raise NotAllowed("Only the host can add AI players.")
-        if not allowed:
-            raise NotAllowed("AI players are switched off on this server (`/nlk settings`).")
-        if level not in AI_LEVELS:
-            raise WrongState(f"Unknown AI level {level!r}.")
-        number = 1 + sum(1 for s in table.lobby if s.ai)
-        ai_id = -min([0, *(s.user_id for s in table.lobby)]) + 1
-        await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
+        async def apply(table: Table) -> None:
+            _lobby_open(table, "ai")
+            if user_id != table.host_id:
+                raise NotAllowed("add_ai")
+            if not allowed:
+                raise NotAllowed("ai_off")
+            if level not in AI_LEVELS:
+                raise BadSetting("ai", value=level)
+            number = 1 + sum(1 for s in table.lobby if s.ai)
+            ai_id = -min([0, *(s.user_id for s in table.lobby)]) + 1
+            await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
+        return await self._change(table_id, channel_id, apply)
 
-    async def remove_ai(self, table: Table, user_id: int) -> None:
+    async def remove_ai(self, table_id: int, user_id: int, *,
+                        channel_id: int | None = None) -> Change:
         """The host frees the last AI seat."""
-        self._lobby_open(table)
-        if user_id != table.host_id:
-            raise NotAllowed("Only the host can remove AI players.")
-        ai = [s for s in table.lobby if s.ai]
-        if not ai:
-            raise WrongState("There is no AI player to remove.")
-        await self.repo.remove_seat(table.id, ai[-1].user_id, self.clock())
-        table.lobby.remove(ai[-1])
-        table.revision += 1
-
-    def _lobby_open(self, table: Table) -> None:
-        if table.status != "lobby":
-            raise WrongState("This table's hand has already started: watch, or join the "
-                             "next table.")
+        async def apply(table: Table) -> None:
+            _lobby_open(table, "ai")
+            if user_id != table.host_id:
+                raise NotAllowed("remove_ai")
+            ai = [s for s in table.lobby if s.ai]
+            if not ai:
+                raise NoAIToRemove()
+            await self.repo.remove_seat(table.id, ai[-1].user_id, self.clock())
+            table.lobby = [s for s in table.lobby if s is not ai[-1]]
+            table.revision += 1
+        return await self._change(table_id, channel_id, apply)
 
     async def _seat(self, table: Table, seat: Seat) -> None:
         if len(table.lobby) >= table.max_seats:
-            raise WrongState(f"This table is full ({table.max_seats} seats).")
+            raise TableFull(seats=table.max_seats)
         await self.repo.add_seat(table.id, seat.user_id, seat.name, seat.ai, self.clock())
-        table.lobby.append(seat)
+        table.lobby = [*table.lobby, seat]
         table.revision += 1
 
-    async def leave(self, table: Table, user_id: int) -> None:
+    async def leave(self, table_id: int, user_id: int, *,
+                    channel_id: int | None = None) -> Change:
         """Leave the lobby; the host's seat passes on, and a lobby without people closes."""
-        if not table.in_lobby(user_id) and table.seat_of(user_id) is None:
-            raise NotSeated("You're not seated at this table.")
-        if table.status != "lobby":
-            raise WrongState("The hand is under way, so your seat stays yours until it ends. "
-                             "The host (or a moderator) can stop the table with `/nlk end`.")
-        await self.repo.remove_seat(table.id, user_id, self.clock())
-        table.lobby = [s for s in table.lobby if s.user_id != user_id]
-        table.revision += 1
-        people = [s for s in table.lobby if not s.ai]
-        if not people:
-            await self.close(table, "cancelled")
-        elif user_id == table.host_id:
-            table.host_id = people[0].user_id
-            await self.repo.set_host(table.id, table.host_id)
+        async def apply(table: Table) -> None:
+            if not table.in_lobby(user_id) and table.seat_of(user_id) is None:
+                raise NotSeated()
+            if table.status is not TableStatus.LOBBY:
+                raise SeatStays()
+            await self.repo.remove_seat(table.id, user_id, self.clock())
+            table.lobby = [s for s in table.lobby if s.user_id != user_id]
+            table.revision += 1
+            people = [s for s in table.lobby if not s.ai]
+            if not people:
+                await self._close(table, TableStatus.CANCELLED)
+            elif user_id == table.host_id:
+                table.host_id = people[0].user_id
+                await self.repo.set_host(table.id, table.host_id)
+        return await self._change(table_id, channel_id, apply)
 
-    async def start(self, table: Table, user_id: int) -> None:
+    async def start(self, table_id: int, user_id: int, *,
+                    channel_id: int | None = None) -> Change:
         """Deal the first hand; the first dealer is random (R2.1)."""
-        if table.status != "lobby":
-            raise WrongState("This table has already started.")
-        if user_id != table.host_id:
-            raise NotAllowed("Only the host can start the table.")
-        if len(table.lobby) < MIN_PLAYERS:
-            raise WrongState("NLK needs at least two players: wait for someone to join, or "
-                             "add an AI player.")
-        await self._deal(table, list(table.lobby), self.choose_dealer(len(table.lobby)))
+        async def apply(table: Table) -> None:
+            if table.status is not TableStatus.LOBBY:
+                raise AlreadyStarted("start")
+            if user_id != table.host_id:
+                raise NotAllowed("start")
+            if len(table.lobby) < MIN_PLAYERS:
+                raise TooFewPlayers()
+            await self._deal(table, list(table.lobby), self.choose_dealer(len(table.lobby)))
+        return await self._change(table_id, channel_id, apply)
 
-    async def next_hand(self, table: Table, user_id: int) -> None:
+    async def next_hand(self, table_id: int, user_id: int, *,
+                        channel_id: int | None = None) -> Change:
         """Deal again at the same seats; the loser deals (R5.1)."""
-        if table.status != "over" or table.game is None:
-            raise WrongState("The current hand isn't over yet.")
-        if table.seat_of(user_id) is None:
-            raise NotSeated("Only the players at this table can deal the next hand.")
-        outcome = table.game.outcome()
-        assert outcome is not None
-        await self._deal(table, list(table.seats), outcome.loser)
+        async def apply(table: Table) -> None:
+            if table.status is not TableStatus.OVER or table.game is None:
+                raise HandNotOver()
+            if table.seat_of(user_id) is None:
+                raise NotSeated("next")
+            outcome = table.game.outcome()
+            assert outcome is not None
+            await self._deal(table, list(table.seats), outcome.loser)
+        return await self._change(table_id, channel_id, apply)
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
         seed = secrets.token_hex(16)
@@ -328,78 +425,104 @@ class TableService:
         hand_id = await self.repo.start_hand(
             table.id, number, seed, [str(c) for c in deck], dealer,
             [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now)
-        table.status = "playing"
+        table.status = TableStatus.PLAYING
         table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
         table.game = game
-        table.away, table.missed, table.stand_in = set(), [0] * len(seats), False
+        table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
         table.turn_started = now
         table.revision += 1
 
-    async def cancel(self, table: Table, user_id: int) -> None:
-        if table.status != "lobby":
-            raise WrongState("The table has started: use `/nlk end` to stop it.")
-        if user_id != table.host_id:
-            raise NotAllowed("Only the host can cancel the table.")
-        await self.close(table, "cancelled")
+    async def cancel(self, table_id: int, user_id: int, *,
+                     channel_id: int | None = None) -> Change:
+        async def apply(table: Table) -> None:
+            if table.status is not TableStatus.LOBBY:
+                raise AlreadyStarted("cancel")
+            if user_id != table.host_id:
+                raise NotAllowed("cancel")
+            await self._close(table, TableStatus.CANCELLED)
+        return await self._change(table_id, channel_id, apply)
 
-    async def end(self, table: Table, user_id: int, *, moderator: bool) -> None:
+    async def end(self, table_id: int, user_id: int, *, moderator: bool,
+                  channel_id: int | None = None) -> Change:
         """Stop the table for good (host, or anyone who can manage the channel)."""
-        if not table.is_open:
-            raise WrongState("This table has already ended.")
-        if user_id != table.host_id and not moderator:
-            raise NotAllowed("Only the host, or someone who can manage this channel, can end "
-                             "the table.")
-        await self.close(table, "ended" if table.status != "lobby" else "cancelled")
+        async def apply(table: Table) -> None:
+            if not table.is_open:
+                raise NotPlaying("ended")
+            if user_id != table.host_id and not moderator:
+                raise NotAllowed("end")
+            await self._close(table, TableStatus.ENDED if table.status is not TableStatus.LOBBY
+                              else TableStatus.CANCELLED)
+        return await self._change(table_id, channel_id, apply)
 
-    async def close(self, table: Table, status: str) -> None:
+    async def end_idle(self, idle_seconds: float) -> list[Change]:
+        """Close tables nobody touched for ``idle_seconds``; their results stay."""
+        changes = []
+        for table_id in await self.repo.idle_tables(self.clock() - idle_seconds):
+            async def apply(table: Table) -> None:
+                if table.is_open:
+                    await self._close(table, TableStatus.CANCELLED
+                                      if table.status is TableStatus.LOBBY
+                                      else TableStatus.ENDED)
+            change = await self._change(table_id, None, apply)
+            if change.closed:
+                changes.append(change)
+        return changes
+
+    def _closer(self, status: TableStatus) -> Callable[[Table], Awaitable[None]]:
+        async def apply(table: Table) -> None:
+            await self._close(table, status)
+        return apply
+
+    async def _close(self, table: Table, status: TableStatus) -> None:
         await self.repo.set_status(table.id, status, self.clock())
         table.status = status
         table.revision += 1
-        self._forget(table)
+        self._cache.pop(table.id, None)
 
     # --- play ------------------------------------------------------------------------------
 
-    async def act(self, table: Table, user_id: int, version: int, action: Action,
-                  by: str = "player") -> None:
+    async def act(self, table_id: int, user_id: int, version: int, action: Action,
+                  by: By = By.PLAYER, *, channel_id: int | None = None) -> Change:
         """Apply an action: checked, then written, then shown (never the reverse).
 
-        ``by`` is ``player`` for a person's tap, ``ai`` for an AI seat or an away seat, and
-        ``stand-in`` for the AI taking one turn whose timer ran out.
+        ``by`` is ``PLAYER`` for a person's tap, ``AI`` for an AI seat or an away seat, and
+        ``STAND_IN`` for the AI taking one turn whose timer ran out.
         """
+        async def apply(table: Table) -> By:
+            await self._act(table, user_id, version, action, by)
+            return by
+        return await self._change(table_id, channel_id, apply)
+
+    async def _act(self, table: Table, user_id: int, version: int, action: Action,
+                   by: By) -> None:
         game = table.game
         if not table.is_open:
-            raise WrongState("This table has ended.")
-        if table.status == "lobby" or game is None:
-            raise WrongState("The hand hasn't started yet.")
+            raise NotPlaying("ended")
+        if table.status is TableStatus.LOBBY or game is None:
+            raise NotPlaying("lobby")
         if game.is_over:
-            raise WrongState("This hand is over.")
+            raise NotPlaying("over")
         seat = table.seat_of(user_id)
         assert game.to_act is not None
         if seat is None:
-            raise NotSeated(f"You're not playing at this table. It's "
-                            f"{table.seats[game.to_act].name}'s turn.")
+            raise NotSeated(turn_of=table.seats[game.to_act].name)
         if seat != game.to_act:
-            raise NotYourTurn(f"It's {table.seats[game.to_act].name}'s turn.")
-        if by == "player" and seat in table.away:
-            raise NotAllowed("An AI is playing your seat while you're away: tap **I'm back** "
-                             "on the table message first.")
+            raise WaitYourTurn(name=table.seats[game.to_act].name)
+        if by is By.PLAYER and seat in table.away:
+            raise NotAllowed("away")
         if version != game.version:
-            raise Stale("That button is out of date: the table has moved on, so nothing "
-                        "changed. Use the buttons as they are now.")
-        if action not in game.legal_actions():
-            try:
-                game.apply(action, seat)
-            except IllegalAction as refused:
-                raise Illegal(str(refused)) from None
-            raise AssertionError("an unlisted action was applied")  # pragma: no cover
+            raise Stale()
+        refusal = game._refusal(action, seat) if action not in game.legal_actions() else None
+        if refusal is not None:
+            raise AgainstTheRules(refusal.rule, refusal.message)
         assert table.hand_id is not None
         trial = game.copy()
         trial.apply(action, seat)
         now = self.clock()
         away, missed, stand_in = set(table.away), list(table.missed), table.stand_in
-        if by == "player":
+        if by is By.PLAYER:
             missed[seat] = 0
-        elif by == "stand-in":
+        elif by is By.STAND_IN:
             stand_in = True
             missed[seat] += 1
             if missed[seat] >= MISSES_BEFORE_AWAY:
@@ -414,28 +537,44 @@ class TableService:
         await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
                                       by, state, finished, now)
         table.game = trial
-        table.away, table.missed, table.stand_in, table.turn_started = away, missed, \
-            stand_in, now
+        table.away, table.missed, table.stand_in, table.turn_started = frozenset(away), \
+            tuple(missed), stand_in, now
         if trial.is_over:
-            table.status = "over"
+            table.status = TableStatus.OVER
         table.revision += 1
 
-    async def back(self, table: Table, user_id: int) -> None:
+    async def ai_turn(self, table_id: int, *, stand_in: bool = False) -> AITurn | None:
+        """The seat the AI should play now, or None (nobody, or a person's turn)."""
+        async with self._changing(table_id, None) as table:
+            game = table.game
+            level = STAND_IN_LEVEL if stand_in else table.ai_to_act()
+            if game is None or game.to_act is None or level is None or \
+                    table.status is not TableStatus.PLAYING:
+                return None
+            seat = game.to_act
+            by = By.AI if table.seats[seat].ai or seat in table.away else By.STAND_IN
+            return AITurn(table.snapshot(), seat, game.version, level, by)
+
+    async def back(self, table_id: int, user_id: int, *,
+                   channel_id: int | None = None) -> Change:
         """The owner of an away seat takes it back from the AI."""
-        seat = table.seat_of(user_id)
-        if seat is None:
-            raise NotSeated("You're not playing at this table.")
-        if seat not in table.away:
-            raise WrongState("You're not away: your seat is yours.")
-        assert table.hand_id is not None
-        table.away.discard(seat)
-        table.missed[seat] = 0
-        table.turn_started = self.clock()
-        await self.repo.set_hand_state(table.id, table.hand_id, table.hand_state(),
-                                       table.turn_started)
-        table.revision += 1
+        async def apply(table: Table) -> None:
+            seat = table.seat_of(user_id)
+            if seat is None:
+                raise NotSeated()
+            if seat not in table.away:
+                raise NotAway()
+            assert table.hand_id is not None
+            missed = list(table.missed)
+            missed[seat] = 0
+            now = self.clock()
+            state = HandState(sorted(table.away - {seat}), missed, table.stand_in, now)
+            await self.repo.set_hand_state(table.id, table.hand_id, state, now)
+            table.away, table.missed, table.turn_started = table.away - {seat}, tuple(missed), now
+            table.revision += 1
+        return await self._change(table_id, channel_id, apply)
 
 
-def stored_action(row: aiosqlite.Row) -> Action:
-    """An action as the ``actions`` table stores it."""
-    return Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
+def _lobby_open(table: Table, what: str) -> None:
+    if table.status is not TableStatus.LOBBY:
+        raise AlreadyStarted(what)

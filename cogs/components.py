@@ -1,7 +1,7 @@
 """Buttons and selects that survive restarts: their custom ids carry the table and version.
 
-They are ``DynamicItem``s registered once in ``setup_hook``, so any NLK button ever sent —
-before or after a restart — reaches the cog's router.
+They are ``DynamicItem``s the NLK cog registers when it loads, so any NLK button ever sent —
+before or after a restart — reaches the cog's router, found by ``get_cog``.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import re
 from typing import Any, Protocol
 
 import discord
+from discord.ext import commands
 
 from . import ids
 
 
 class Router(Protocol):
-    async def on_component(self, interaction: discord.Interaction[Any], table_id: int,
-                           version: int | None, action: str, arg: str,
+    async def on_component(self, interaction: discord.Interaction[Any], custom_id: str,
                            values: list[str]) -> None: ...
 
 
@@ -33,8 +33,15 @@ class Buttons(discord.ui.View):
         self.stop()
 
 
+ROUTER_COG = "NLK"
+
+
 def router_of(interaction: discord.Interaction[Any]) -> Router:
-    router: Router = interaction.client.nlk_router  # type: ignore[attr-defined]
+    client = interaction.client
+    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
+    if cog is None:
+        raise RuntimeError("the NLK cog is not loaded")
+    router: Router = cog  # type: ignore[assignment]
     return router
 
 
@@ -55,8 +62,7 @@ class NLKButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.BUT
                    button.style if button else discord.ButtonStyle.secondary)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        table, version, action, arg = ids.parse(self.item.custom_id or "")
-        await router_of(interaction).on_component(interaction, table, version, action, arg, [])
+        await router_of(interaction).on_component(interaction, self.item.custom_id or "", [])
 
 
 class NLKSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SELECT_TEMPLATE):
@@ -76,6 +82,5 @@ class NLKSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SEL
         return cls(match.string, (select.placeholder if select else None) or "", options)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        table, version, action, arg = ids.parse(self.item.custom_id or "")
-        await router_of(interaction).on_component(interaction, table, version, action, arg,
+        await router_of(interaction).on_component(interaction, self.item.custom_id or "",
                                                   list(self.item.values))

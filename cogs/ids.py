@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from bot.errors import InputError
+
 BUTTON_TEMPLATE = (r"nlk:(?P<table>[0-9]{1,20}):(?P<version>[0-9]{1,7}|-):"
                    r"(?P<action>[a-z]{1,10})(?:\.(?P<arg>[0-9A-Z.]{1,20}))?")
 SELECT_TEMPLATE = "nlks" + BUTTON_TEMPLATE[3:]
@@ -32,15 +34,19 @@ def _make(prefix: str, table: int, version: int | None, action: str, arg: str) -
     return f"{text}.{arg}" if arg else text
 
 
+MAX_ID = 2**63 - 1  # Discord snowflakes and SQLite integers stop here
+
+
 def parse(custom_id: str) -> tuple[int, int | None, str, str]:
-    """``(table, version, action, arg)``; raises ``ValueError`` for anything else."""
+    """``(table, version, action, arg)``; raises ``InputError`` for anything else.
+
+    >>> parse("nlk:99999999999999999999:-:join")
+    Traceback (most recent call last):
+    bot.errors.InputError: InputError(id)
+    """
     match = _ANY.fullmatch(custom_id)
-    if match is None:
-        raise ValueError(f"not an NLK custom id: {custom_id!r}")
-    return from_match(match)
-
-
-def from_match(match: re.Match[str]) -> tuple[int, int | None, str, str]:
+    if match is None or int(match["table"]) > MAX_ID:
+        raise InputError("id")
     version = match["version"]
     return (int(match["table"]), None if version == "-" else int(version), match["action"],
             match["arg"] or "")

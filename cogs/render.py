@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import discord
 
-from bot.tables import Table, commitment
+from bot.tables import Table
 from rules import Action, Card, SeatView, Variant
 from rules.cards import SUIT_SYMBOLS, SUITS
+from rules.cli import commitment
 from rules.engine import Event
 
 from .components import Buttons, NLKButton, NLKSelect
@@ -22,7 +23,7 @@ MAX_PLAY_BUTTONS = 20  # four rows of five; the fifth row holds Take and Refresh
 NAME_LIMIT = 32
 
 
-def name(text: str) -> str:
+def safe_name(text: str) -> str:
     """A player's name made safe for an embed."""
     short = text if len(text) <= NAME_LIMIT else text[:NAME_LIMIT - 1] + "…"
     return discord.utils.escape_markdown(discord.utils.escape_mentions(short))
@@ -44,11 +45,11 @@ def ordinal(n: int) -> str:
 
 
 def event_line(view: SeatView, event: Event) -> str:
-    who = name(view.players[event.seat])
+    who = safe_name(view.players[event.seat])
     card = event.card.display
     if event.act == "give":
         assert event.to is not None
-        return f"{who} gave {card} to {name(view.players[event.to])}"
+        return f"{who} gave {card} to {safe_name(view.players[event.to])}"
     return {"draw": f"{who} drew {card}", "keep": f"{who} kept {card}",
             "play": f"{who} played {card}", "take": f"{who} took {card}",
             "deal": f"{who} was dealt {card}"}[event.act]
@@ -88,7 +89,7 @@ def table_embed(table: Table) -> discord.Embed:
 
 
 def _lobby_embed(table: Table) -> discord.Embed:
-    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{name(s.name)}"
+    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{safe_name(s.name)}"
                       f"{' (host)' if s.user_id == table.host_id else ''}"
                       for i, s in enumerate(table.lobby, 1)) or "*empty*"
     embed = discord.Embed(
@@ -121,12 +122,13 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     embed.add_field(name="Players", value=_seat_lines(table, view), inline=False)
     if view.phase == "shed" and view.trick:
-        trick = " → ".join(f"{card.display} ({name(view.players[s])})" for s, card in view.trick)
+        trick = " → ".join(f"{card.display} ({safe_name(view.players[s])})"
+                           for s, card in view.trick)
         embed.add_field(name=f"Trick {len(view.trick)}/{view.trick_size}", value=trick,
                         inline=False)
     if view.out:
         order = list(view.out) + ([view.loser] if view.loser is not None else [])
-        lines = [f"{i}. {name(view.players[s])}" + (" — **loses**" if s == view.loser else "")
+        lines = [f"{i}. {safe_name(view.players[s])}" + (" — **loses**" if s == view.loser else "")
                  for i, s in enumerate(order, 1)]
         embed.add_field(name="Finishing order", value="\n".join(lines), inline=False)
     moves = [e for e in view.history if e.act != "deal"][-MOVES_SHOWN:]
@@ -144,7 +146,7 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
     if table.stand_in:
         embed.add_field(name="Unrated", value="A stand-in played a turn in this hand, so it "
                         "doesn't count towards ratings.", inline=False)
-    dealer = name(view.players[view.dealer]) if view.dealer is not None else "—"
+    dealer = safe_name(view.players[view.dealer]) if view.dealer is not None else "—"
     embed.set_footer(text=f"Table {table.id} · move {view.version} · dealer {dealer} · "
                           f"{variant_line(view.variant)} · {timer_line(table.turn_seconds)}")
     return embed
@@ -153,10 +155,10 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
 def _status(view: SeatView) -> str:
     if view.is_over:
         assert view.loser is not None
-        return (f"**{name(view.players[view.loser])} loses this hand** and deals the next. "
+        return (f"**{safe_name(view.players[view.loser])} loses this hand** and deals the next. "
                 "Tap **Next hand** to play again.")
     assert view.to_act is not None
-    who = f"**{name(view.players[view.to_act])}**"
+    who = f"**{safe_name(view.players[view.to_act])}**"
     if view.phase == "collect":
         talon = f"Talon: **{view.talon}** card{'s' if view.talon != 1 else ''}"
         if view.drawn is not None:
@@ -189,11 +191,11 @@ def _seat_lines(table: Table, view: SeatView) -> str:
         else:
             detail = f"{count} card{'s' if count != 1 else ''}"
         dealer = " · dealer" if seat == view.dealer else ""
-        lines.append(f"{marker}{robot}{name(player)} — {detail}{dealer}{away}")
+        lines.append(f"{marker}{robot}{safe_name(player)} — {detail}{dealer}{away}")
     return "\n".join(lines)
 
 
-def table_view(table: Table) -> discord.ui.View | None:
+def table_view(table: Table) -> discord.ui.View:
     """The table message's buttons: lobby controls, the current collect turn, or My hand."""
     view = Buttons()
     t = table.id
@@ -210,7 +212,7 @@ def table_view(table: Table) -> discord.ui.View | None:
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
-        return None
+        return view  # no buttons: the table is closed
     if table.status == "over" or seat_view.is_over:
         view.add_item(NLKButton(button_id(t, None, "next"), "Next hand",
                                 discord.ButtonStyle.success))
@@ -236,7 +238,7 @@ def _to_act_legal(table: Table) -> tuple[Action, ...]:
     game_view = table.public_view()
     if game_view is None or game_view.to_act is None:
         return ()
-    return table.view_for(table.seats[game_view.to_act].user_id).legal  # type: ignore[union-attr]
+    return table.seat_view(game_view.to_act).legal
 
 
 def _collect_button(t: int, view: SeatView, action: Action) -> NLKButton:
@@ -258,7 +260,7 @@ def _collect_button(t: int, view: SeatView, action: Action) -> NLKButton:
 def hand_message(table: Table, user_id: int, note: str | None = None
                  ) -> tuple[discord.Embed, discord.ui.View]:
     """The player's stack or hand, and in phase two their controls."""
-    view = table.view_for(user_id)
+    view = table.view_of_user(user_id)
     seat = table.seat_of(user_id)
     buttons = Buttons()
     if view is None or seat is None:
@@ -297,7 +299,7 @@ def _hand_status(view: SeatView) -> str:
         assert view.seat is not None
         return f"You finished {ordinal(view.out.index(view.seat) + 1)}."
     assert view.to_act is not None
-    waiting = f"Waiting for **{name(view.players[view.to_act])}**."
+    waiting = f"Waiting for **{safe_name(view.players[view.to_act])}**."
     if view.seat in view.out:
         return f"You're out ({ordinal(view.out.index(view.seat) + 1)}). Well played! {waiting}"
     if not view.my_turn:

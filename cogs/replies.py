@@ -1,4 +1,8 @@
-"""The one place that turns errors into replies: polite refusals, and a code for the rest."""
+"""The one place that turns errors into replies: polite refusals, and a code for the rest.
+
+``REPLIES`` maps each refusal (its class, and its ``reason`` where one class has several
+wordings) to a sentence; the refusal's details fill it in, names escaped.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,89 @@ from typing import Any
 
 import discord
 
-from bot.errors import Refusal
+from bot import errors
+from bot.tables import MIN_TURN_SECONDS
 
-log = logging.getLogger("cogs.errors")
+from .render import safe_name
+
+log = logging.getLogger(__name__)
+
+Key = type[errors.Refusal] | tuple[type[errors.Refusal], str]
+
+REPLIES: dict[Key, str] = {
+    errors.InputError: "That button or option doesn't make sense any more; nothing changed.",
+    (errors.InputError, "dm"): "NLK is played in server channels: use this command in a "
+                               "server's channel, not in a direct message.",
+    (errors.NoTable, "here"): "There is no NLK table in this channel. Start one with "
+                              "`/nlk new`.",
+    (errors.NoTable, "gone"): "That table no longer exists.",
+    (errors.NoTable, "export"): "No hand has finished in this channel yet: a hand is exported "
+                                "only once it is over.",
+    errors.TableExists: "This channel already has an NLK table. Join that one, or its host "
+                        "can cancel it.",
+    errors.NotSeated: "You're not playing at this table.",
+    (errors.NotSeated, "next"): "Only the players at this table can deal the next hand.",
+    (errors.NotAllowed, "add_ai"): "Only the host can add AI players.",
+    (errors.NotAllowed, "remove_ai"): "Only the host can remove AI players.",
+    (errors.NotAllowed, "start"): "Only the host can start the table.",
+    (errors.NotAllowed, "cancel"): "Only the host can cancel the table.",
+    (errors.NotAllowed, "end"): "Only the host, or someone who can manage this channel, can "
+                                "end the table.",
+    (errors.NotAllowed, "settings"): "Changing the server's NLK settings needs the Manage "
+                                     "Server permission.",
+    (errors.NotAllowed, "ai_off"): "AI players are switched off on this server "
+                                   "(`/nlk settings`).",
+    (errors.NotAllowed, "away"): "An AI is playing your seat while you're away: tap **I'm "
+                                 "back** on the table message first.",
+    errors.TableFull: "This table is full ({seats} seats).",
+    errors.AlreadySeated: "You're already seated at this table.",
+    (errors.AlreadyStarted, "join"): "This table's hand has already started: watch, or join "
+                                     "the next table.",
+    (errors.AlreadyStarted, "ai"): "This table's hand has already started: watch, or join the "
+                                   "next table.",
+    (errors.AlreadyStarted, "start"): "This table has already started.",
+    (errors.AlreadyStarted, "cancel"): "The table has started: use `/nlk end` to stop it.",
+    errors.TooFewPlayers: "NLK needs at least two players: wait for someone to join, or add "
+                          "an AI player.",
+    errors.NoAIToRemove: "There is no AI player to remove.",
+    errors.SeatStays: "The hand is under way, so your seat stays yours until it ends. The host "
+                      "(or a moderator) can stop the table with `/nlk end`.",
+    errors.HandNotOver: "The current hand isn't over yet.",
+    (errors.NotPlaying, "lobby"): "The hand hasn't started yet.",
+    (errors.NotPlaying, "over"): "This hand is over.",
+    (errors.NotPlaying, "ended"): "This table has ended.",
+    errors.NotAway: "You're not away: your seat is yours.",
+    (errors.BadSetting, "seats"): "A table has 2 to 9 seats, not {value}.",
+    (errors.BadSetting, "timer"): f"A turn timer needs at least {MIN_TURN_SECONDS} seconds, and at "
+                                  "most 3600 (or 0 for none).",
+    (errors.BadSetting, "ai"): "There is no AI level called {value}.",
+    errors.WaitYourTurn: "It's {name}'s turn.",
+    errors.Stale: "That button is out of date: the table has moved on, so nothing changed. "
+                  "Use the buttons as they are now.",
+    errors.WrongChannel: "That button belongs to a table in another channel, so nothing "
+                         "changed.",
+    errors.AgainstTheRules: "{message} ({rule})",
+    errors.BotLacksPermissions: "I can't run a table in this channel: I'm missing {missing}. "
+                                "Ask a moderator to give me these permissions here.",
+    errors.StorageUnavailable: "The bot can't save moves right now (its disk refuses writes), "
+                               "so nothing changed. Please try again in a while.",
+}
+
+NAMES = ("name", "turn_of")  # details that are players' names: escaped before use
+
+
+def sentence(refusal: errors.Refusal) -> str:
+    """The refusal as the sentence a player reads."""
+    template = REPLIES.get((type(refusal), refusal.reason)) or REPLIES.get(type(refusal))
+    if template is None:  # a subclass: look up its parents
+        template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES),
+                        "That can't be done now; nothing changed.")
+    details = {k: safe_name(v) if k in NAMES else v for k, v in refusal.details.items()}
+    text = template.format(**details)
+    turn_of = details.get("turn_of")
+    if isinstance(refusal, errors.NotSeated) and turn_of:
+        text += f" It's {turn_of}'s turn."
+    return text
 
 
 async def say(interaction: discord.Interaction[Any], text: str) -> None:
@@ -26,8 +110,10 @@ async def say(interaction: discord.Interaction[Any], text: str) -> None:
 
 def describe(error: BaseException) -> tuple[str, bool]:
     """``(sentence, expected)``: refusals speak for themselves; anything else gets a code."""
-    if isinstance(error, Refusal):
-        return str(error), True
+    if isinstance(error, errors.Refusal):
+        return sentence(error), True
+    if isinstance(error, discord.app_commands.NoPrivateMessage):
+        return REPLIES[(errors.InputError, "dm")], True
     if isinstance(error, discord.app_commands.CheckFailure):
         return "You can't use that command here.", True
     code = secrets.token_hex(3).upper()
@@ -37,5 +123,6 @@ def describe(error: BaseException) -> tuple[str, bool]:
 
 
 async def reply_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
-    text, _ = describe(error)
+    """The command tree's error handler: the reply for whatever a command raised."""
+    text, _ = describe(getattr(error, "original", error))
     await say(interaction, text)

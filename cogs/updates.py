@@ -1,4 +1,7 @@
-"""Keeping table messages current without tripping Discord's per-channel edit limit.
+"""What players see happen: table messages kept current, turn pings, the end of a hand.
+
+This is the cog's side of ``bot.clocks.Notifier``, and the one place that decides, after any
+change, whether to ping the next player or announce the end of the hand.
 
 Most changes are shown by the interaction that caused them (``response.edit_message``). The
 rest — a play made from someone's hand, a restart — ask for a coalesced edit: at most a few
@@ -16,10 +19,11 @@ from typing import Any
 
 import discord
 
-from bot.tables import Table, TableService
+from bot.tables import Change, Table, TableService
 
 from . import render
-from .components import Buttons
+from .components import Buttons, NLKButton
+from .ids import button_id
 
 log = logging.getLogger(__name__)
 
@@ -35,23 +39,36 @@ class TableUpdater:
         self.client = client
         self.service = service
         self.edits_per_window = edits_per_window
+        self._latest: dict[int, Table] = {}  # table id → newest snapshot not yet shown
         self._shown: dict[int, int] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._recent: defaultdict[int, deque[float]] = defaultdict(deque)
         self._pings: dict[int, int] = {}  # table id → message id of its live turn ping
         self.closed = False
 
+    def tracked(self) -> int:
+        """How many tables and channels the updater holds state for (freed when done)."""
+        return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
+            len(self._recent)
+
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
         self._shown[table.id] = max(self._shown.get(table.id, -1), revision)
+        latest = self._latest.get(table.id)
+        if latest is not None and latest.revision <= revision:
+            del self._latest[table.id]
+        self._forget_if_closed(table)
 
     def request(self, table: Table) -> None:
         """Bring the table message up to date soon."""
         if self.closed:
             return  # shutting down: the next start redraws what is out of date
+        latest = self._latest.get(table.id)
+        if latest is None or latest.revision <= table.revision:
+            self._latest[table.id] = table
         task = self._tasks.get(table.id)
         if task is None or task.done():
-            self._tasks[table.id] = asyncio.create_task(self._run(table))
+            self._tasks[table.id] = asyncio.create_task(self._run(table.id))
 
     async def close(self) -> None:
         """Cancel the pending edits and wait until they have stopped."""
@@ -62,24 +79,65 @@ class TableUpdater:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
 
-    async def _run(self, table: Table) -> None:
+    # --- the bot's clocks tell us -----------------------------------------------------------
+
+    async def table_changed(self, change: Change) -> None:
+        """A change made without an interaction (an AI move, a stand-in, the idle sweep)."""
+        self.request(change.table)
+        await self.after(change, None)
+
+    async def remind(self, table: Table, user_id: int, deadline: float) -> None:
+        left = max(1, round(deadline - self.service.clock()))
+        await self.say(
+            table, f"⏰ <@{user_id}> {left} s left on your turn at NLK table {table.id} — then "
+            "a stand-in plays it for you.", mention=user_id)
+
+    async def after(self, change: Change, interaction: discord.Interaction[Any] | None
+                    ) -> None:
+        """Ping whoever must act now, or announce the end of the hand, or clear the ping."""
+        table = change.table
+        actor = interaction.user.id if interaction is not None else None
+        if change.hand_over:
+            await self.announce_end(table, interaction)
+        elif not table.is_open or table.status == "lobby":
+            await self.clear_ping(table)
+        elif change.after is not None and change.turn_moved and change.after != actor and \
+                table.ai_to_act() is None:
+            await self.ping(table, interaction)
+
+    # --- the table message -----------------------------------------------------------------
+
+    async def _run(self, table_id: int) -> None:
         try:
-            while self._shown.get(table.id, -1) < table.revision:
-                await self._slot(table.channel_id)
-                if self._shown.get(table.id, -1) >= table.revision:
+            while True:
+                table = self._latest.get(table_id)
+                if table is None or self._shown.get(table_id, -1) >= table.revision:
                     break
-                revision = table.revision
+                await self._slot(table.channel_id)
+                table = self._latest.get(table_id)
+                if table is None or self._shown.get(table_id, -1) >= table.revision:
+                    break
                 await self._edit(table)
-                self.shown(table, revision)
+                self.shown(table, table.revision)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("could not update the message of table %s", table.id)
+            log.exception("could not update the message of table %s", table_id)
+        finally:
+            if self._tasks.get(table_id) is asyncio.current_task():
+                del self._tasks[table_id]
+
+    def _forget_if_closed(self, table: Table) -> None:
+        if not table.is_open and table.id not in self._latest:
+            self._shown.pop(table.id, None)
+            recent = self._recent.get(table.channel_id)
+            if recent is not None and not recent:
+                del self._recent[table.channel_id]
 
     async def _slot(self, channel_id: int) -> None:
         """Wait until another channel-message edit fits in the window."""
-        recent = self._recent[channel_id]
         while True:
+            recent = self._recent[channel_id]
             now = time.monotonic()
             while recent and now - recent[0] > WINDOW:
                 recent.popleft()
@@ -95,7 +153,8 @@ class TableUpdater:
                                                       guild_id=table.guild_id)
         if table.message_id is None:
             message = await channel.send(embed=embed, view=view)
-            await self.service.set_message(table, message.id)
+            await self.service.set_message(table.id, message.id)
+            table.message_id = message.id
             return
         try:
             await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
@@ -103,7 +162,8 @@ class TableUpdater:
             await self._slot(table.channel_id)
             # Someone deleted the table message: post a fresh one so the table stays playable.
             message = await channel.send(embed=embed, view=view)
-            await self.service.set_message(table, message.id)
+            await self.service.set_message(table.id, message.id)
+            table.message_id = message.id
 
     # --- messages in the channel ---------------------------------------------------------
 
@@ -133,7 +193,7 @@ class TableUpdater:
         content = f"<@{user_id}> your turn at NLK table {table.id}: {where}."
         buttons = Buttons()
         label = "My stack" if view.phase == "collect" else "My hand"
-        buttons.add_item(render.NLKButton(render.button_id(table.id, None, "hand"), label,
+        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), label,
                                           discord.ButtonStyle.primary))
         if interaction is not None:
             mentions = discord.AllowedMentions(everyone=False, roles=False,
@@ -157,8 +217,9 @@ class TableUpdater:
         view = table.public_view()
         if view is None or view.loser is None:
             return
-        order = ", ".join(render.name(view.players[s]) for s in view.out)
-        content = (f"Hand {table.hand_number} is over: **{render.name(view.players[view.loser])}"
+        order = ", ".join(render.safe_name(view.players[s]) for s in view.out)
+        content = (f"Hand {table.hand_number} is over: **"
+                   f"{render.safe_name(view.players[view.loser])}"
                    f" loses** and deals next. Finishing order: {order}.")
         if interaction is not None:
             try:

@@ -40,9 +40,9 @@ class TimeMachine:
     def advance(self, seconds: float) -> None:
         self.offset += seconds
         for bot in self.bots:
-            if bot.nlk_router is not None:
+            if hasattr(bot, "clocks"):
                 for table in bot.service.cached():
-                    bot.nlk_router.autoplay.poke(table)
+                    bot.clocks.poke(table)
 
 
 ACTOR = re.compile(r"▶ \*\*(.+?)\*\*")
@@ -252,15 +252,15 @@ class Driver:
 
 def rebuild(hand_row, action_rows, upto: int) -> Game:
     """The hand's state after ``upto`` actions, from the database rows."""
-    from bot.tables import stored_action
-    from rules import Variant
+    from rules import Action, Variant
 
     names = json.loads(hand_row["names"])
     game = Game.from_deck(json.loads(hand_row["deck"]), hand_row["dealer"], names=names,
                           variant=Variant(hand_row["last_card"],
                                           bool(hand_row["must_beat_in_suit"])))
     for row in action_rows[:upto]:
-        game.apply(stored_action(row), row["seat"])
+        action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
+        game.apply(action, row["seat"])
     return game
 
 

@@ -193,7 +193,7 @@ async def test_idle_tables_end_on_their_own_and_keep_their_results(fake_discord,
         table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
         await driver.play_hand(table)
         clock.advance(601)
-        ended = await bot.nlk_router.autoplay.end_idle_tables()
+        ended = await bot.clocks.end_idle_tables()
         assert ended == [table_id_of(table)]
         await fake.wait_until(lambda: table.buttons() == [], timeout=10)
         assert " · over" in title(table)

@@ -2,6 +2,7 @@
 
 import json
 
+from bot.records import TableStatus
 from bot.tables import Seat, Table
 from cogs import render
 from rules import Game, Variant
@@ -14,8 +15,9 @@ def shed_table(hands, trump="H", to_act=0):
                                           range(len(hands))])
     seats = [Seat(1000 + i, game.names[i]) for i in range(len(hands))]
     return Table(id=7, guild_id=1, channel_id=2, host_id=1000, max_seats=len(hands),
-                 variant=Variant(), status="playing", message_id=3, seats=seats, game=game,
-                 hand_number=1, seed="ab" * 16, missed=[0] * len(hands))
+                 variant=Variant(), status=TableStatus.PLAYING, message_id=3, seats=seats,
+                 game=game,
+                 hand_number=1, seed="ab" * 16, missed=(0,) * len(hands))
 
 
 def components(view):

@@ -5,7 +5,21 @@ import random
 import pytest
 
 from bot.database import connect, migrate
-from bot.errors import Illegal, NotAllowed, NotSeated, NotYourTurn, Stale, TableExists, WrongState
+from bot.errors import (
+    AgainstTheRules,
+    AlreadySeated,
+    NotAllowed,
+    NotPlaying,
+    NotSeated,
+    SeatStays,
+    Stale,
+    TableExists,
+    TableFull,
+    TooFewPlayers,
+    WaitYourTurn,
+    WrongChannel,
+)
+from bot.records import TableStatus
 from bot.repository import Repository
 from bot.tables import TableService
 from rules import Variant
@@ -21,104 +35,117 @@ async def service(tmp_path):
 
 
 async def lobby(service, players=4, channel=100):
-    table = await service.create(1, channel, 10, "Ann", 6, Variant())
+    table = (await service.create(1, channel, 10, "Ann", 6, Variant())).table
     for i in range(1, players):
-        await service.join(table, 10 + i, f"P{i}")
-    return table
+        await service.join(table.id, 10 + i, f"P{i}")
+    return table.id
 
 
 async def test_one_open_table_per_channel(service):
     await lobby(service, 2)
     with pytest.raises(TableExists):
         await service.create(1, 100, 99, "Zed", 4, Variant())
-    other = await service.create(1, 101, 99, "Zed", 4, Variant())
+    other = (await service.create(1, 101, 99, "Zed", 4, Variant())).table
     assert other.channel_id == 101
 
 
 async def test_lobby_rules_join_leave_full_host(service):
-    table = await service.create(1, 100, 10, "Ann", 2, Variant())
-    with pytest.raises(WrongState, match="already seated"):
-        await service.join(table, 10, "Ann")
-    await service.join(table, 11, "Bob")
-    with pytest.raises(WrongState, match="full"):
-        await service.join(table, 12, "Cy")
+    table = (await service.create(1, 100, 10, "Ann", 2, Variant())).table
+    with pytest.raises(AlreadySeated):
+        await service.join(table.id, 10, "Ann")
+    await service.join(table.id, 11, "Bob")
+    with pytest.raises(TableFull):
+        await service.join(table.id, 12, "Cy")
     with pytest.raises(NotAllowed):
-        await service.start(table, 11)
-    await service.leave(table, 10)  # the host leaves: Bob hosts now
-    assert table.host_id == 11
-    with pytest.raises(WrongState, match="at least two"):
-        await service.start(table, 11)
+        await service.start(table.id, 11)
+    change = await service.leave(table.id, 10)  # the host leaves: Bob hosts now
+    assert change.table.host_id == 11
+    with pytest.raises(TooFewPlayers):
+        await service.start(table.id, 11)
 
 
 async def test_actions_are_checked_in_order_turn_version_rules(service):
-    table = await lobby(service)
-    await service.start(table, 10)
+    table_id = await lobby(service)
+    table = (await service.start(table_id, 10)).table
     game = table.game
     actor = table.seats[game.to_act].user_id
     other = next(s.user_id for s in table.seats if s.user_id != actor)
     draw = next(a for a in game.legal_actions() if a.act == "draw")
     with pytest.raises(NotSeated):
-        await service.act(table, 999, game.version, draw)
-    with pytest.raises(NotYourTurn, match="turn"):
-        await service.act(table, other, game.version, draw)
+        await service.act(table_id, 999, game.version, draw)
+    with pytest.raises(WaitYourTurn):
+        await service.act(table_id, other, game.version, draw)
     with pytest.raises(Stale):
-        await service.act(table, actor, game.version + 1, draw)
+        await service.act(table_id, actor, game.version + 1, draw)
+    with pytest.raises(WrongChannel):
+        await service.act(table_id, actor, game.version, draw, channel_id=555)
     from rules import KEEP
 
-    with pytest.raises(Illegal, match="R3.3"):
-        await service.act(table, actor, game.version, KEEP)
-    assert table.game.version == 0
-    await service.act(table, actor, 0, draw)
-    assert table.game.version == 1
+    with pytest.raises(AgainstTheRules) as refused:
+        await service.act(table_id, actor, game.version, KEEP)
+    assert refused.value.rule == "R3.3"
+    assert (await service.get(table_id)).game.version == 0
+    change = await service.act(table_id, actor, 0, draw)
+    assert change.table.game.version == 1 and change.before == actor
     with pytest.raises(Stale):  # the same click again
-        await service.act(table, actor, 0, draw)
+        await service.act(table_id, actor, 0, draw)
 
 
 async def test_a_table_is_rebuilt_from_the_database_exactly(service, tmp_path):
-    table = await lobby(service, 5)
-    await service.start(table, 10)
+    table_id = await lobby(service, 5)
+    table = (await service.start(table_id, 10)).table
     rng = random.Random(5)
     for _ in range(120):
         game = table.game
         if game.is_over:
             break
         legal = game.legal_actions()
-        await service.act(table, table.seats[game.to_act].user_id, game.version,
-                          legal[rng.randrange(len(legal))])
+        table = (await service.act(table_id, table.seats[game.to_act].user_id, game.version,
+                                   legal[rng.randrange(len(legal))])).table
     fresh = TableService(service.repo)  # a restart: nothing cached
-    again = await fresh.get(table.id)
+    again = await fresh.get(table_id)
     assert state_json(again.game) == state_json(table.game)
     assert [s.user_id for s in again.seats] == [s.user_id for s in table.seats]
     assert again.status == table.status
 
 
 async def test_a_finished_hand_is_recorded_and_the_loser_deals_next(service):
-    table = await lobby(service, 3)
-    await service.start(table, 10)
+    table_id = await lobby(service, 3)
+    change = await service.start(table_id, 10)
     rng = random.Random(9)
-    while not table.game.is_over:
-        game = table.game
+    while not change.table.game.is_over:
+        game, table = change.table.game, change.table
         legal = game.legal_actions()
-        await service.act(table, table.seats[game.to_act].user_id, game.version,
-                          legal[rng.randrange(len(legal))])
-    assert table.status == "over"
+        change = await service.act(table_id, table.seats[game.to_act].user_id, game.version,
+                                   legal[rng.randrange(len(legal))])
+    table = change.table
+    assert table.status == TableStatus.OVER and change.hand_over
     loser = table.game.outcome().loser
-    hand = await service.repo.last_hand(table.id)
-    assert hand["loser"] == loser and hand["finished_at"] is not None
+    stored = await service.repo.last_hand(table_id)
+    assert stored.hand.loser == loser and stored.hand.finished
     with pytest.raises(NotSeated):
-        await service.next_hand(table, 999)
-    await service.next_hand(table, 11)
-    assert table.game.dealer == loser and table.hand_number == 2 and table.status == "playing"
+        await service.next_hand(table_id, 999)
+    table = (await service.next_hand(table_id, 11)).table
+    assert table.game.dealer == loser and table.hand_number == 2
+    assert table.status == TableStatus.PLAYING
 
 
 async def test_leaving_mid_hand_is_refused_and_end_needs_host_or_moderator(service):
-    table = await lobby(service, 3)
-    await service.start(table, 10)
-    with pytest.raises(WrongState, match="seat stays yours"):
-        await service.leave(table, 11)
+    table_id = await lobby(service, 3)
+    table = (await service.start(table_id, 10)).table
+    with pytest.raises(SeatStays):
+        await service.leave(table_id, 11)
     with pytest.raises(NotAllowed):
-        await service.end(table, 11, moderator=False)
-    await service.end(table, 12, moderator=True)
-    assert table.status == "ended"
-    with pytest.raises(WrongState):
-        await service.act(table, 10, 0, table.game.legal_actions()[0])
+        await service.end(table_id, 11, moderator=False)
+    change = await service.end(table_id, 12, moderator=True)
+    assert change.table.status == TableStatus.ENDED and change.closed
+    with pytest.raises(NotPlaying):
+        await service.act(table_id, 10, 0, table.game.legal_actions()[0])
+
+
+async def test_closed_tables_free_their_state(service):
+    for channel in range(200, 260):
+        table_id = await lobby(service, 2, channel)
+        await service.start(table_id, 10)
+        await service.end(table_id, 10, moderator=False)
+    assert service.tracked() == 0

@@ -1,0 +1,152 @@
+"""What the database holds, as typed values: the repository returns these, never rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules import Action, Game, Outcome, Variant
+from rules.replay import Replay
+
+
+class TableStatus(StrEnum):
+    """lobby → playing → over (a hand finished) → playing … → ended; or cancelled."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
+    ENDED = "ended"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_open(self) -> bool:
+        return self in OPEN
+
+
+OPEN = (TableStatus.LOBBY, TableStatus.PLAYING, TableStatus.OVER)
+
+
+class By(StrEnum):
+    """Who made a move for a seat."""
+
+    PLAYER = "player"  # the person, by a tap
+    AI = "ai"  # an AI seat, or the AI keeping an away person's seat
+    STAND_IN = "stand-in"  # the AI playing one turn whose timer ran out
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    max_seats: int
+    variant: Variant
+    status: TableStatus
+    message_id: int | None
+    turn_seconds: int
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    user_id: int  # negative for AI seats
+    name: str
+    ai: str | None = None
+
+
+@dataclass(frozen=True)
+class HandState:
+    """What changes on a hand besides its action log: who the AI plays for, the clock."""
+
+    away: list[int]
+    missed: list[int]
+    stand_in: bool
+    turn_started: float
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One dealt hand: the deal, its seats, and the state around its action log."""
+
+    id: int
+    table_id: int
+    number: int
+    seed: str
+    deck: list[str]
+    dealer: int
+    players: list[int]
+    names: list[str]
+    ai: list[str | None]
+    variant: Variant
+    state: HandState | None  # None: the clock was never started (an old row)
+    loser: int | None
+    finished: bool
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    seat: int
+    action: Action
+    by: By
+
+
+@dataclass(frozen=True)
+class StoredHand:
+    """A hand and its action log, as stored: replay it to rebuild the game."""
+
+    hand: HandRecord
+    actions: list[ActionRecord]
+
+    def replay(self) -> Replay:
+        """The hand as an ``nlk-replay/1`` replay."""
+        return Replay(tuple(self.hand.names), self.hand.variant,
+                      {"dealer": self.hand.dealer, "deck": list(self.hand.deck)},
+                      tuple((a.seat, a.action) for a in self.actions))
+
+    def game(self) -> Game:
+        """The game as it stands after every stored action (raises if one is refused)."""
+        replay = self.replay()
+        game = replay.new_game()
+        for seat, action in replay.actions:
+            game.apply(action, seat)
+        return game
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A finished hand's result, and whether it counts towards ratings."""
+
+    outcome: Outcome
+    rated: bool
+    guild_id: int | None
+    players: list[int]
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    seats: int = 6
+    last_card: str = "keep"
+    must_beat_in_suit: bool = False
+    turn_seconds: int = 90
+    allow_ai: bool = True
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    user_id: int
+    name: str
+    mu: float
+    sigma: float
+    hands: int
+    losses: int
+    chance_losses: float  # the losses expected by chance at the tables played
+
+
+@dataclass(frozen=True)
+class SizeRecord:
+    """One player's hands and losses at one table size."""
+
+    players: int
+    hands: int
+    losses: int
