@@ -217,7 +217,7 @@ class FakeDiscord:
     def assert_clean(self) -> None:
         """Fail if the bot sent anything Discord would have refused or rate limited."""
         problems = [str(v) for v in self.violations] + [
-            f"429 on {h.method} {h.path} (retry after {h.retry_after:.2f}s)"
+            f"429 ({h.scope}) on {h.method} {h.path} (retry after {h.retry_after:.2f}s)"
             for h in self.rate_limited
         ]
         assert not problems, "the bot misbehaved:\n  " + "\n  ".join(problems)
