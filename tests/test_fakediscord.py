@@ -101,6 +101,7 @@ class DemoBot(commands.Bot):
         self.gate = asyncio.Event()
         self.results: dict[str, Any] = {}
         self.tree.add_command(build_demo_group(self), guild=self.guild)
+        self.tree.add_command(ping)  # global, so it also works in DMs
 
     async def setup_hook(self) -> None:
         # A non-sharded client ignores /gateway/bot's URL and uses DEFAULT_GATEWAY.
@@ -109,9 +110,19 @@ class DemoBot(commands.Bot):
         self.add_view(PanelButtons())
         self.add_dynamic_items(CounterButton)
         await self.tree.sync(guild=self.guild)
+        await self.tree.sync()
 
     def record(self, key: str, exc: discord.HTTPException) -> None:
         self.results[key] = (exc.status, exc.code)
+
+
+@app_commands.command(description="Where am I, and in which language")
+async def ping(interaction: discord.Interaction) -> None:
+    where = "dm" if isinstance(interaction.channel, discord.DMChannel) else "guild"
+    await interaction.response.send_message(
+        f"pong {where} guild={interaction.guild_id} locale={interaction.locale.value} "
+        f"guild_locale={interaction.guild_locale and interaction.guild_locale.value}"
+    )
 
 
 def build_demo_group(bot: DemoBot) -> app_commands.Group:
@@ -186,6 +197,36 @@ def build_demo_group(bot: DemoBot) -> app_commands.Group:
         except discord.HTTPException as exc:
             bot.record(kind, exc)
         await interaction.followup.send("tried")
+
+    @demo.command(description="Post in this channel, and report app_permissions")
+    @app_commands.choices(
+        kind=[app_commands.Choice(name=k, value=k) for k in ("text", "embed", "file", "edit")]
+    )
+    async def probe(interaction: discord.Interaction, kind: str) -> None:
+        await interaction.response.defer(ephemeral=True)
+        channel = interaction.channel
+        try:
+            if kind == "text":
+                bot.results["last"] = await channel.send("probe")
+            elif kind == "embed":
+                await channel.send(embed=discord.Embed(title="probe"))
+            elif kind == "file":
+                await channel.send(file=discord.File(io.BytesIO(b"x"), filename="x.txt"))
+            elif kind == "edit":
+                await bot.results["last"].edit(content="probe edited")
+            bot.results[kind] = "ok"
+        except discord.HTTPException as exc:
+            bot.record(kind, exc)
+        mine = channel.permissions_for(channel.guild.me).value
+        await interaction.followup.send(f"app={interaction.app_permissions.value} mine={mine}")
+
+    @demo.command(description="Post some messages, then delete them")
+    async def sweep(interaction: discord.Interaction, count: int) -> None:
+        await interaction.response.defer(ephemeral=True)
+        posted = [await interaction.channel.send(f"sweep {n}") for n in range(count)]
+        for message in posted:
+            await message.delete()
+        await interaction.followup.send("swept")
 
     @demo.command(description="Answer the same interaction twice")
     async def twice(interaction: discord.Interaction) -> None:
@@ -636,6 +677,303 @@ async def test_unknown_routes_are_loud(fake_discord: FakeDiscord) -> None:
         assert await resp.json() == {"message": "404: Not Found", "code": 0}
     assert fake_discord.violations[0].kind == "unknown_route"
     fake_discord.violations.clear()
+
+
+# -- the bot's permissions -------------------------------------------------------
+
+
+async def probe(fake: FakeDiscord, kind: str, channel: int | None = None) -> str:
+    ix = await fake.slash("alice", channel, "demo", "probe", {"kind": kind})
+    (report,) = await ix.wait_followups(1)
+    return report.content
+
+
+async def test_bot_permissions_reach_app_permissions_and_are_enforced(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    fake_discord.set_channel_rate_limit(50, 1.0)  # refused posts use up the bucket too
+    everything = fake_discord.bot_permissions()
+    assert everything & Perm.SEND_MESSAGES and everything & Perm.EMBED_LINKS
+    assert await probe(fake_discord, "text") == f"app={everything} mine={everything}"
+
+    # Read-only: interaction replies and followups still work, channel posts do not.
+    read_only = discord.Permissions(view_channel=True, read_message_history=True)
+    fake_discord.set_bot_permissions(fake_discord.channel_id, read_only)
+    assert await probe(fake_discord, "text") == f"app={read_only.value} mine={read_only.value}"
+    assert bot.results["text"] == (403, 50013)
+    assert await probe(fake_discord, "edit")  # the bot may still edit its own message
+    assert bot.results["edit"] == "ok"
+
+    no_extras = discord.Permissions(view_channel=True, send_messages=True)
+    fake_discord.set_bot_permissions(fake_discord.channel_id, no_extras)
+    await probe(fake_discord, "embed")
+    await probe(fake_discord, "file")
+    assert bot.results["embed"] == bot.results["file"] == (403, 50013)
+    await probe(fake_discord, "text")
+    assert bot.results["text"] == "ok"
+    refused = [v for v in fake_discord.violations if v.path.endswith("/messages")]
+    assert [(v.status, v.code) for v in refused] == [(403, 50013)] * 3
+    assert all(v.message == "Missing Permissions" for v in refused)
+
+    fake_discord.set_bot_permissions(fake_discord.channel_id, None)
+    assert fake_discord.bot_permissions() == everything
+    fake_discord.violations.clear()
+
+
+async def test_guild_wide_bot_permissions_and_threads(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    thread = fake_discord.add_channel("table-1", type=11)
+    no_threads = discord.Permissions(
+        view_channel=True, send_messages=True, embed_links=True, read_message_history=True
+    )
+    fake_discord.set_bot_permissions(None, no_threads)  # guild-wide, despite @everyone
+    assert fake_discord.bot_permissions() == no_threads.value
+    await probe(fake_discord, "text")
+    assert bot.results["text"] == "ok"
+    await probe(fake_discord, "text", thread)
+    assert bot.results["text"] == (403, 50013)  # no Send Messages in Threads
+    with pytest.raises(ValueError, match="parent"):
+        fake_discord.set_bot_permissions(thread, no_threads)
+    other = fake_discord.add_channel("other")
+    assert fake_discord.bot_permissions(other) == no_threads.value
+    fake_discord.set_bot_permissions(None, None)
+    await probe(fake_discord, "text", thread)
+    assert bot.results["text"] == "ok"
+    assert [v.code for v in fake_discord.violations] == [50013]
+    fake_discord.violations.clear()
+
+
+async def test_message_deleted_by_a_moderator_cannot_be_edited(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    await probe(fake_discord, "text")
+    posted = fake_discord.find_message(bot.results["last"].id)
+    fake_discord.delete_message(posted)
+    await fake_discord.wait_until(lambda: posted.id not in {m.id for m in bot.cached_messages})
+    await probe(fake_discord, "edit")
+    assert bot.results["edit"] == (404, 10008)
+    assert posted.deleted and posted.content == "probe"
+    # A click on it that arrives after the delete cannot update it either.
+    click = await fake_discord.forge_component("bob", "demo:close", message=posted)
+    await click.wait_until(lambda ix: ix.rejections, what="the refused update")
+    assert [v.code for v in click.rejections] == [10008]
+    fake_discord.violations.clear()
+
+
+# -- forged clicks, DMs and locales ---------------------------------------------
+
+
+async def test_forged_clicks(fake_discord: FakeDiscord, bot: DemoBot) -> None:
+    hello = await (
+        await fake_discord.slash("alice", None, "demo", "hello", {"name": "x"})
+    ).wait_message()
+
+    # A custom_id no view knows: discord.py drops it and the user sees a failure.
+    unknown = await fake_discord.forge_component("mallory", "nlk:steal:1", message=hello)
+    assert unknown.payload["message"]["id"] == str(hello.id)
+    assert unknown.payload["data"] == {"custom_id": "nlk:steal:1", "component_type": 2}
+    with pytest.raises(AssertionError, match="This interaction failed"):
+        await unknown.wait_response(timeout=0.3)
+
+    # A real handler reached from a message that never carried its button.
+    close = await fake_discord.forge_component("mallory", "demo:close", message=hello)
+    await close.wait_response()
+    assert hello.content == "closed"
+
+    # A message from another channel, and a message id that does not exist.
+    other = fake_discord.add_channel("other")
+    moved = await fake_discord.forge_component("mallory", "demo:peek", channel=other, message=hello)
+    assert moved.payload["channel_id"] == str(other)
+    assert moved.payload["message"]["channel_id"] == str(fake_discord.channel_id)
+    await moved.wait_response()
+    ghost = await fake_discord.forge_component("mallory", "demo:close", message=12345)
+    assert ghost.payload["message"]["id"] == "12345"
+    await ghost.wait_until(lambda ix: ix.rejections, what="the refused update")
+    assert ghost.rejections[0].code == 10008
+
+    select = await fake_discord.forge_component(
+        "mallory", "nlk:pick", component_type=3, values=["A♠", 7]
+    )
+    assert select.payload["data"]["values"] == ["A♠", "7"]
+    assert select.payload["data"]["component_type"] == 3
+    fake_discord.violations.clear()
+
+
+async def test_slash_in_a_dm(fake_discord: FakeDiscord, bot: DemoBot) -> None:
+    ix = await fake_discord.slash_dm("dora", "ping")
+    message = await ix.wait_message()
+    assert message.content == "pong dm guild=None locale=en-US guild_locale=None"
+    payload = ix.payload
+    assert "guild_id" not in payload and "member" not in payload and "guild_locale" not in payload
+    assert payload["user"]["username"] == "dora" and payload["channel"]["type"] == 1
+    assert int(payload["app_permissions"]) & Perm.SEND_MESSAGES
+    with pytest.raises(ValueError, match="guild command"):
+        await fake_discord.slash_dm("dora", "demo", "secret")  # guild-only command
+
+
+async def test_locales_reach_the_bot(fake_discord: FakeDiscord, bot: DemoBot) -> None:
+    fake_discord.add_user("hanna")
+    fake_discord.set_locale("hanna", "hu")
+    fake_discord.set_guild_locale("fr")
+    await fake_discord.wait_until(
+        lambda: bot.get_guild(fake_discord.guild_id).preferred_locale.value == "fr"
+    )
+    ix = await fake_discord.slash("hanna", None, "ping")
+    expected = f"pong guild guild={fake_discord.guild_id} locale=hu guild_locale=fr"
+    assert (await ix.wait_message()).content == expected
+    ix = await fake_discord.slash("alice", None, "ping")
+    assert ix.payload["locale"] == "en-US" and ix.payload["guild_locale"] == "fr"
+    with pytest.raises(ValueError, match="not a Discord locale"):
+        fake_discord.set_locale("hanna", "hu-HU")
+
+
+# -- rate limits ------------------------------------------------------------------
+
+
+async def test_global_rate_limit_is_enforced_and_counted(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    assert fake_discord.rate_limited == []
+    fake_discord.set_global_rate_limit(3, 0.2)
+    channels = await asyncio.gather(
+        *(bot.fetch_channel(fake_discord.channel_id) for _ in range(10))
+    )
+    assert {c.id for c in channels} == {fake_discord.channel_id}
+    hits = fake_discord.rate_limited
+    assert hits and all(h.scope == "global" and h.channel_id is None for h in hits)
+    assert fake_discord.rate_limit_counts == {"GET /channels/{channel_id}": len(hits)}
+    before = len(hits)
+
+    # The wire format: discord.py needs Via, and the global flag in body and headers.
+    url = f"{fake_discord.api_base}/channels/{fake_discord.channel_id}"
+    headers = {"Authorization": f"Bot {fake_discord.token}"}
+    fake_discord.set_global_rate_limit(1, 60)
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url, headers=headers) as resp:
+            assert resp.status == 200
+        async with session.get(url, headers=headers) as resp:
+            assert resp.status == 429
+            assert resp.headers["Content-Type"] == "application/json"
+            assert resp.headers["Via"] == "1.1 google"
+            assert resp.headers["X-RateLimit-Global"] == "true"
+            assert resp.headers["X-RateLimit-Scope"] == "global"
+            body = await resp.json()
+    assert body["global"] is True and body["message"] == "You are being rate limited."
+    assert 59 < body["retry_after"] <= 60
+
+    # Interaction callbacks and followups do not count against it.
+    ix = await fake_discord.slash("alice", None, "demo", "slow")
+    assert len(await ix.wait_followups(2)) == 2
+    assert len(fake_discord.rate_limited) == before + 1  # only the raw request above
+    fake_discord.set_global_rate_limit()
+    fake_discord.rate_limited.clear()
+
+
+async def test_deletes_have_their_own_channel_bucket(
+    fake_discord: FakeDiscord, bot: DemoBot
+) -> None:
+    fake_discord.set_channel_rate_limit(50, 1.0)
+    fake_discord.set_delete_rate_limit(2, 0.2)
+    ix = await fake_discord.slash("alice", None, "demo", "sweep", {"count": 6})
+    await ix.wait_followups(1, timeout=5)
+    assert [m for m in fake_discord.public_messages() if m.content.startswith("sweep")] == []
+    route = "DELETE /channels/{channel_id}/messages/{message_id}"
+    assert set(fake_discord.rate_limit_counts) == {route}
+    assert all(h.channel_id == fake_discord.channel_id for h in fake_discord.rate_limited)
+    fake_discord.rate_limited.clear()
+
+
+# -- command syncs ------------------------------------------------------------------
+
+
+async def test_command_syncs_are_recorded(fake_discord: FakeDiscord, bot: DemoBot) -> None:
+    assert fake_discord.command_sync_count() == 1
+    assert fake_discord.command_sync_count(global_=True) == 1
+    assert {(s.guild_id, tuple(s.names)) for s in fake_discord.command_syncs} == {
+        (fake_discord.guild_id, ("demo",)),
+        (None, ("ping",)),
+    }
+    await bot.tree.sync(guild=bot.guild)
+    assert fake_discord.command_sync_count() == 2
+    assert len(fake_discord.command_syncs) == 3
+
+
+def _cmd(**extra: Any) -> dict[str, Any]:
+    return {"name": "nlk", "description": "Play NLK", "type": 1, **extra}
+
+
+def _opt(**extra: Any) -> dict[str, Any]:
+    return {"name": "seats", "description": "How many", "type": 4, **extra}
+
+
+BAD_COMMANDS = {
+    "capital name": (_cmd(name="Nlk"), "0.name"),
+    "space in name": (_cmd(name="new game"), "0.name"),
+    "33-char name": (_cmd(name="n" * 33), "0.name"),
+    "empty description": (_cmd(description=""), "0.description"),
+    "101-char description": (_cmd(description="d" * 101), "0.description"),
+    "unknown locale": (_cmd(name_localizations={"hu-HU": "nlk"}), "name_localizations.hu-HU"),
+    "capital localized name": (_cmd(name_localizations={"hu": "Új"}), "name_localizations.hu"),
+    "long localized description": (
+        _cmd(description_localizations={"fr": "d" * 101}),
+        "description_localizations.fr",
+    ),
+    "bad option name": (_cmd(options=[_opt(name="Seats")]), "options.0.name"),
+    "bad option locale": (
+        _cmd(options=[_opt(description_localizations={"xx": "x"})]),
+        "options.0.description_localizations.xx",
+    ),
+    "26 options": (
+        _cmd(options=[_opt(name=f"o{i}") for i in range(26)]),
+        "0.options",
+    ),
+    "26 choices": (
+        _cmd(options=[_opt(choices=[{"name": str(i), "value": i} for i in range(26)])]),
+        "options.0.choices",
+    ),
+    "101-char choice": (
+        _cmd(options=[_opt(type=3, choices=[{"name": "c" * 101, "value": "c"}])]),
+        "choices.0.name",
+    ),
+    "empty localized choice": (
+        _cmd(
+            options=[
+                _opt(
+                    type=3, choices=[{"name": "c", "value": "c", "name_localizations": {"de": ""}}]
+                )
+            ]
+        ),
+        "choices.0.name_localizations.de",
+    ),
+}
+
+
+@pytest.mark.parametrize(("command", "where"), BAD_COMMANDS.values(), ids=BAD_COMMANDS.keys())
+async def test_invalid_commands_are_refused(
+    fake_discord: FakeDiscord, bot: DemoBot, command: dict[str, Any], where: str
+) -> None:
+    app_id, before = fake_discord.application_id, len(fake_discord.command_syncs)
+    with pytest.raises(discord.HTTPException) as caught:
+        await bot.http.bulk_upsert_guild_commands(app_id, fake_discord.guild_id, [command])
+    assert (caught.value.status, caught.value.code) == (400, 50035)
+    (violation,) = fake_discord.violations
+    assert any(path.endswith(where) for path, _, _ in violation.errors), violation.errors
+    assert len(fake_discord.command_syncs) == before
+    fake_discord.violations.clear()
+
+
+async def test_localized_commands_are_accepted(fake_discord: FakeDiscord, bot: DemoBot) -> None:
+    command = _cmd(
+        name_localizations={"hu": "új-játék", "hi": "खेल", "th": "เกม"},
+        description_localizations={"hu": "NLK játék", "en-GB": "Play NLK"},
+        options=[_opt(choices=[{"name": "két", "value": 2, "name_localizations": {"de": "zwei"}}])],
+    )
+    await bot.http.bulk_upsert_guild_commands(
+        fake_discord.application_id, fake_discord.guild_id, [command]
+    )
+    assert fake_discord.command_syncs[-1].names == ["nlk"]
+    assert fake_discord.commands()[0]["name_localizations"]["hu"] == "új-játék"
 
 
 async def run_from_environment() -> None:

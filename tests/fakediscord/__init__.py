@@ -15,7 +15,12 @@ the bot did so tests can assert on it::
 A bot under test needs three things pointed at the fake: ``discord.http.Route.BASE``
 (``fake.api_base``), ``DiscordWebSocket.DEFAULT_GATEWAY`` (the ``url`` from
 ``GET {api_base}/gateway``) and the token (``fake.token``). ``fake.env()`` has
-them as environment variables for a bot run as a subprocess. Give the bot a small
+them as environment variables for a bot run as a subprocess.
+
+Rate limits are enforced by default: 50 requests a second per bot across
+bot-token routes (``set_global_rate_limit``), 5 message creates/edits per 5 s per
+channel (``set_channel_rate_limit``) and 5 message deletes per 5 s per channel
+(``set_delete_rate_limit``). Every 429 lands in ``rate_limited``. Give the bot a small
 ``guild_ready_timeout`` (e.g. 0.05): discord.py always waits that long after the
 last GUILD_CREATE before firing ``on_ready``.
 """
@@ -27,7 +32,9 @@ from .gateway import BotSession
 from .interactions import Edit, Interaction, Response
 from .models import (
     ALL_PERMISSIONS,
+    DEFAULT_BOT_PERMISSIONS,
     DEFAULT_MEMBER_PERMISSIONS,
+    DM_PERMISSIONS,
     EPHEMERAL,
     Attachment,
     Channel,
@@ -39,16 +46,20 @@ from .models import (
     Perm,
     User,
 )
+from .state import CommandSync
 
 __all__ = [
     "ALL_PERMISSIONS",
+    "DEFAULT_BOT_PERMISSIONS",
     "DEFAULT_MEMBER_PERMISSIONS",
+    "DM_PERMISSIONS",
     "EPHEMERAL",
     "Attachment",
     "BotSession",
     "Channel",
     "ChannelType",
     "Clock",
+    "CommandSync",
     "Component",
     "DiscordPatch",
     "Edit",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -23,16 +24,27 @@ from .interactions import (
     MODAL_SUBMIT,
     Interaction,
 )
-from .models import Channel, ChannelType, Guild, Member, Message, User
-from .ratelimit import ChannelRateLimiter
+from .models import LOCALES, Channel, ChannelType, Guild, Member, Message, User
+from .ratelimit import (
+    DELETE_LIMIT,
+    DELETE_PER,
+    GLOBAL_LIMIT,
+    GLOBAL_PER,
+    MESSAGE_LIMIT,
+    MESSAGE_PER,
+    ChannelRateLimiter,
+    GlobalRateLimiter,
+)
 from .server import API, Hold, RestAPI
-from .state import State
+from .state import CommandSync, State
 
 log = logging.getLogger("fakediscord")
 
 UserRef = int | str | User
 ChannelRef = int | Channel | None
 MessageRef = int | Message
+# A permission integer, or anything with an integer ``value`` (discord.Permissions).
+Permissions = int | discord.Permissions
 
 
 class DiscordPatch:
@@ -79,7 +91,18 @@ class FakeDiscord:
         self.gateway = Gateway(self.state, token)
         self.state.set_emitter(self.gateway.broadcast)
         self.limiter = ChannelRateLimiter(self.clock)
-        self.rest = RestAPI(self.state, self.gateway, self.limiter, token)
+        self.delete_limiter = ChannelRateLimiter(
+            self.clock, DELETE_LIMIT, DELETE_PER, bucket="channel-message-deletes"
+        )
+        self.global_limiter = GlobalRateLimiter(self.clock)
+        self.rest = RestAPI(
+            self.state,
+            self.gateway,
+            self.limiter,
+            token,
+            global_limiter=self.global_limiter,
+            delete_limiter=self.delete_limiter,
+        )
         guild = self.state.add_guild(guild_name)
         self.guild_id = guild.id
         self.channel_id = self.state.add_channel(guild, channel_name, ChannelType.TEXT).id
@@ -149,15 +172,26 @@ class FakeDiscord:
         return DiscordPatch(self.api_base, self.gateway_url)
 
     def set_channel_rate_limit(
-        self, limit: int = 5, per: float = 5.0, *, advertise: bool = False
+        self, limit: int = MESSAGE_LIMIT, per: float = MESSAGE_PER, *, advertise: bool = False
     ) -> None:
-        """Tune the per-channel message limit.
+        """Tune the per-channel message limit (creates and edits share it).
 
         By default successful responses carry no bucket headers, so discord.py cannot
         throttle pre-emptively and every burst shows up in ``rate_limited``.
         """
         self.limiter.configure(limit, per)
         self.rest.advertise_ratelimits = advertise
+
+    def set_delete_rate_limit(self, limit: int = DELETE_LIMIT, per: float = DELETE_PER) -> None:
+        """Tune the per-channel message delete bucket (default 5 per 5 s)."""
+        self.delete_limiter.configure(limit, per)
+
+    def set_global_rate_limit(self, limit: int = GLOBAL_LIMIT, per: float = GLOBAL_PER) -> None:
+        """Tune the per-bot global limit (default 50 requests per second).
+
+        Requests under ``/interactions/`` and ``/webhooks/`` never count.
+        """
+        self.global_limiter.configure(limit, per)
 
     # -- what went wrong -----------------------------------------------------------
     @property
@@ -166,12 +200,31 @@ class FakeDiscord:
 
     @property
     def rate_limited(self) -> list[RateLimitHit]:
+        """Every 429 the fake sent, oldest first (clear it once a test has checked it)."""
         return self.state.rate_limited
+
+    @property
+    def rate_limit_counts(self) -> Counter[str]:
+        """429s sent per route, keyed like ``"PATCH /channels/{channel_id}/messages/{message_id}"``.
+
+        A global 429 counts under the route that was refused.
+        """
+        return Counter(hit.route for hit in self.state.rate_limited)
+
+    @property
+    def command_syncs(self) -> list[CommandSync]:
+        """Every accepted bulk overwrite of commands (``guild_id`` None for global)."""
+        return self.state.command_syncs
+
+    def command_sync_count(self, guild: int | None = None, *, global_: bool = False) -> int:
+        """Bulk overwrites for ``guild`` (default guild) or, with ``global_``, global ones."""
+        scope = None if global_ else guild or self.guild_id
+        return sum(1 for sync in self.state.command_syncs if sync.guild_id == scope)
 
     def assert_clean(self) -> None:
         """Fail if the bot sent anything Discord would have refused or rate limited."""
         problems = [str(v) for v in self.violations] + [
-            f"429 on {h.method} {h.path} (retry after {h.retry_after:.2f}s)"
+            f"429 ({h.scope}) on {h.method} {h.path} (retry after {h.retry_after:.2f}s)"
             for h in self.rate_limited
         ]
         assert not problems, "the bot misbehaved:\n  " + "\n  ".join(problems)
@@ -244,6 +297,53 @@ class FakeDiscord:
         member.roles.append(self.state.permission_role(g, int(permissions)).id)
         self.state.emit("GUILD_MEMBER_UPDATE", {"guild_id": str(g.id), **member.to_dict()})
 
+    def set_bot_permissions(
+        self, channel: ChannelRef, permissions: Permissions | None, *, guild: int | None = None
+    ) -> None:
+        """Set what the bot may do in ``channel`` or, with ``channel=None``, guild-wide.
+
+        ``permissions`` is a permission integer or a ``discord.Permissions``; ``None``
+        restores the default (``DEFAULT_BOT_PERMISSIONS`` via the bot's role). A
+        channel setting wins over the guild one; threads follow their parent. The
+        bot sees the change as role/channel overwrite updates, and interactions
+        carry it as ``app_permissions``.
+        """
+        value = None if permissions is None else int(getattr(permissions, "value", permissions))
+        if channel is None:
+            self.state.set_bot_permissions(self.guild(guild), None, value)
+            return
+        ch = self.channel(channel)
+        owner = self.state.guild_of(ch)
+        if owner is None:
+            raise ValueError("the bot's permissions in a DM are fixed by Discord")
+        self.state.set_bot_permissions(owner, ch, value)
+
+    def bot_permissions(self, channel: ChannelRef = None) -> int:
+        """The bot's effective permissions in ``channel``, as sent in ``app_permissions``."""
+        return self.state.bot_permissions(self.channel(channel))
+
+    def set_locale(self, user: UserRef, locale: str) -> None:
+        """The client language of ``user``, sent as ``locale`` in their interactions."""
+        self.user(user).locale = _locale(locale)
+
+    def set_guild_locale(self, locale: str, *, guild: int | None = None) -> None:
+        """The guild's preferred locale (``guild_locale`` in interactions)."""
+        g = self.guild(guild)
+        g.locale = _locale(locale)
+        self.state.emit("GUILD_UPDATE", payloads.guild_update(self.state, g))
+
+    def delete_message(self, message: MessageRef) -> None:
+        """Delete a message as a moderator would; the bot gets MESSAGE_DELETE.
+
+        Later edits of it by the bot (channel or interaction routes) get 404 10008.
+        """
+        msg = self.find_message(message)
+        if msg.visible_to is not None:
+            raise AssertionError("nobody but the bot can delete an ephemeral message")
+        if msg.deleted:
+            raise AssertionError(f"message {msg.id} is already deleted")
+        self.state.delete_message(msg)
+
     def _ensure_member(self, user: User, guild: Guild, permissions: int) -> Member:
         member = guild.members.get(user.id)
         if member is None:
@@ -291,6 +391,26 @@ class FakeDiscord:
             label=label,
         )
         return await self._dispatch(ix)
+
+    async def slash_dm(
+        self,
+        user: UserRef,
+        command: str,
+        subcommand: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Interaction:
+        """Invoke a (global) slash command in the user's DM with the bot.
+
+        The payload has no ``guild_id``, a type 1 channel and ``user`` instead of
+        ``member``, as Discord sends it.
+        """
+        if self.state.find_command(None, command) is None and any(
+            self.state.find_command(g, command) for g in self.state.guilds
+        ):
+            raise ValueError(f"/{command} is a guild command; it cannot be used in a DM")
+        if isinstance(user, str) and not user.isdigit() and self.state.user_named(user) is None:
+            self.state.new_user(user)
+        return await self.slash(user, self.dm_channel(user), command, subcommand, options)
 
     async def autocomplete(
         self,
@@ -363,6 +483,75 @@ class FakeDiscord:
                 )
         return await self._component(
             user, msg, menu.raw, list(values), f"select {values} in {custom_id}"
+        )
+
+    async def forge_component(
+        self,
+        user: UserRef,
+        custom_id: str,
+        *,
+        channel: ChannelRef = None,
+        message: MessageRef | None = None,
+        component_type: int = 2,
+        values: list[Any] | None = None,
+    ) -> Interaction:
+        """Send a component interaction the bot's messages may never have offered.
+
+        Nothing is checked against a real component: ``custom_id`` is arbitrary and
+        ``message`` may lack it, belong to another channel, or be an id the fake
+        does not know. ``channel`` defaults to the message's channel (else the
+        default channel). Without a known message the interaction carries a
+        phantom message that does not exist, so UPDATE_MESSAGE answers get 10008.
+        ``component_type`` 2 is a button; 3 and 5-8 are selects and take ``values``.
+        """
+        msg: Message | None = None
+        if isinstance(message, Message) or (
+            message is not None and int(message) in self.state.messages
+        ):
+            msg = self.find_message(message)
+        if channel is None and msg is not None:
+            channel = msg.channel_id
+        ch = self.channel(channel)
+        if msg is None:
+            msg = self._phantom_message(ch, None if message is None else int(message))
+        if component_type != 2 and values is None:
+            raise ValueError("a select interaction needs values")
+        actor, guild = self._actor(user, ch), self.state.guild_of(ch)
+        component = {"type": component_type, "custom_id": custom_id}
+        data = payloads.component_data(
+            self.state, guild, component, None if component_type == 2 else list(values or [])
+        )
+        ix = Interaction(
+            self.state,
+            type=MESSAGE_COMPONENT,
+            user=actor,
+            channel=ch,
+            guild=guild,
+            data=data,
+            source=msg,
+            label=f"forged {custom_id!r} on message {msg.id}",
+        )
+        return await self._dispatch(ix)
+
+    def _phantom_message(self, channel: Channel, ident: int | None) -> Message:
+        version = self.state._version(
+            channel,
+            content="",
+            embeds=[],
+            components=[],
+            flags=0,
+            attachments=[],
+            allowed_mentions=None,
+            replied_to=None,
+            via="phantom",
+        )
+        return Message(
+            id=ident or self.state.ids.next(),
+            channel_id=channel.id,
+            guild_id=channel.guild_id,
+            author=self.state.bot,
+            versions=[version],
+            deleted=True,  # it never existed, so nothing can edit it
         )
 
     async def submit_modal(self, opened: Interaction, values: dict[str, Any]) -> Interaction:
@@ -557,3 +746,9 @@ class FakeDiscord:
         session = self.gateway.active()
         if session:
             await self.gateway.reconnect(session)
+
+
+def _locale(locale: str) -> str:
+    if locale not in LOCALES:
+        raise ValueError(f"{locale!r} is not a Discord locale; one of {sorted(LOCALES)}")
+    return locale

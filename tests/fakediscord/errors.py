@@ -94,6 +94,14 @@ def empty_message() -> APIError:
     return APIError(400, 50006, "Cannot send an empty message", kind="form")
 
 
+def missing_permissions() -> APIError:
+    return APIError(403, 50013, "Missing Permissions", kind="permission")
+
+
+def missing_access() -> APIError:
+    return APIError(403, 50001, "Missing Access", kind="permission")
+
+
 def not_author() -> APIError:
     return APIError(403, 50005, "Cannot edit a message authored by another user", kind="permission")
 
@@ -119,10 +127,17 @@ class Violation:
 
 @dataclass
 class RateLimitHit:
-    """A 429 the fake emitted; discord.py will have slept and retried."""
+    """A 429 the fake emitted; discord.py will have slept and retried.
+
+    ``scope`` is ``"global"`` for the per-bot limit (``channel_id`` is then None)
+    and ``"shared"`` for a per-channel bucket; ``route`` is the route template,
+    e.g. ``POST /channels/{channel_id}/messages``, for counting per route.
+    """
 
     method: str
     path: str
-    channel_id: int
+    channel_id: int | None
     retry_after: float
     at: float
+    scope: str = "shared"
+    route: str = ""

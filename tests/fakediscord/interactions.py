@@ -282,6 +282,8 @@ def callback(
         ix.original = ix.source
     elif kind == UPDATE_MESSAGE:
         assert ix.source is not None
+        if ix.source.deleted:
+            raise unknown_message()  # deleted since the click, or never existed (forged)
         message = _edit(
             state, ix, ix.source, data, files, via="interaction_update", prefix=("data",)
         )

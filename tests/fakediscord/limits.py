@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from .errors import FormErrors, Path
-from .models import COMPONENTS_V2
+from .models import COMPONENTS_V2, LOCALES
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10
@@ -24,6 +24,7 @@ BUTTON_LABEL_MAX = 80
 SELECT_OPTIONS_MAX = 25
 SELECT_PLACEHOLDER_MAX = 150
 OPTION_TEXT_MAX = 100
+COMMAND_OPTIONS_MAX = 25
 
 EMBED_STRING_LIMITS: dict[tuple[str, ...], int] = {
     ("title",): 256,
@@ -39,7 +40,10 @@ LINK_STYLE = 5
 PREMIUM_STYLE = 6
 
 _URL = re.compile(r"^(https?|attachment)://\S+$")
-_COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
+# Discord: ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$ (the apostrophe is in the
+# current docs). \w covers letters and digits of every script; Devanagari and Thai
+# are added whole so their combining vowel signs pass too.
+_COMMAND_NAME = re.compile(r"^[-_'\w\u0900-\u097f\u0e00-\u0e7f]{1,32}$")
 
 
 def max_length(errors: FormErrors, path: Path, value: Any, limit: int) -> None:
@@ -357,25 +361,86 @@ def check_choices(data: dict[str, Any], errors: FormErrors) -> None:
 
 
 def check_command(cmd: dict[str, Any], errors: FormErrors, path: Path) -> None:
-    name = cmd.get("name", "")
-    if not _COMMAND_NAME.match(name) or (cmd.get("type", 1) == 1 and name != name.lower()):
-        errors.add((*path, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
-    if cmd.get("type", 1) == 1:
-        bad_length(errors, (*path, "description"), cmd.get("description"), 1, 100)
-    options = cmd.get("options") or []
-    if len(options) > 25:
-        errors.add((*path, "options"), "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+    """A command as Discord validates it on create and bulk overwrite."""
+    kind = cmd.get("type", 1)
+    chat_input = kind == 1
+    _check_name(cmd, errors, path, chat_input=chat_input, what="Command")
+    if chat_input:
+        _check_description(cmd, errors, path)
+    _check_options(cmd.get("options") or [], errors, (*path, "options"))
+
+
+def _check_options(options: list[dict[str, Any]], errors: FormErrors, path: Path) -> None:
+    if len(options) > COMMAND_OPTIONS_MAX:
+        errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+    names: set[str] = set()
     for i, option in enumerate(options):
-        here = (*path, "options", i)
+        here = (*path, i)
         if option.get("type") in (1, 2):
             check_command({**option, "type": 1}, errors, here)
         else:
-            if not _COMMAND_NAME.match(option.get("name", "")):
-                errors.add(
-                    (*here, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Option name is invalid"
-                )
-            bad_length(errors, (*here, "description"), option.get("description"), 1, 100)
-            if len(option.get("choices") or []) > 25:
-                errors.add(
-                    (*here, "choices"), "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length."
-                )
+            _check_name(option, errors, here, chat_input=True, what="Option")
+            _check_description(option, errors, here)
+            _check_choices(option.get("choices") or [], errors, (*here, "choices"))
+        if option.get("name") in names:
+            errors.add(
+                (*here, "name"),
+                "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS",
+                "Option names must be unique",
+            )
+        names.add(option.get("name"))
+
+
+def _check_name(
+    item: dict[str, Any], errors: FormErrors, path: Path, *, chat_input: bool, what: str
+) -> None:
+    def valid(name: Any) -> bool:
+        if not isinstance(name, str):
+            return False
+        if not chat_input:  # user and message commands may use spaces and capitals
+            return 1 <= len(name) <= 32
+        return bool(_COMMAND_NAME.match(name)) and name == name.lower()
+
+    if not valid(item.get("name")):
+        errors.add((*path, "name"), "APPLICATION_COMMAND_INVALID_NAME", f"{what} name is invalid")
+    for locale, name in _localizations(item, "name_localizations", errors, path):
+        if not valid(name):
+            errors.add(
+                (*path, "name_localizations", locale),
+                "APPLICATION_COMMAND_INVALID_NAME",
+                f"{what} name is invalid",
+            )
+
+
+def _check_description(item: dict[str, Any], errors: FormErrors, path: Path) -> None:
+    bad_length(errors, (*path, "description"), item.get("description"), 1, 100)
+    for locale, text in _localizations(item, "description_localizations", errors, path):
+        bad_length(errors, (*path, "description_localizations", locale), text, 1, 100)
+
+
+def _check_choices(choices: list[dict[str, Any]], errors: FormErrors, path: Path) -> None:
+    if len(choices) > COMMAND_OPTIONS_MAX:
+        errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+    for i, choice in enumerate(choices):
+        bad_length(errors, (*path, i, "name"), choice.get("name"), 1, 100)
+        max_length(errors, (*path, i, "value"), choice.get("value"), 100)
+        for locale, name in _localizations(choice, "name_localizations", errors, (*path, i)):
+            bad_length(errors, (*path, i, "name_localizations", locale), name, 1, 100)
+
+
+def _localizations(
+    item: dict[str, Any], key: str, errors: FormErrors, path: Path
+) -> list[tuple[str, Any]]:
+    """The ``key`` map's entries with a valid locale; unknown locales are errors."""
+    found = item.get(key) or {}
+    valid = []
+    for locale, value in found.items():
+        if locale in LOCALES:
+            valid.append((locale, value))
+        else:
+            errors.add(
+                (*path, key, locale),
+                "ENUM_TYPE_COERCE",
+                f'Value "{locale}" is not a valid enum value.',
+            )
+    return valid

@@ -49,6 +49,7 @@ class Perm(enum.IntFlag):
     ADD_REACTIONS = 1 << 6
     VIEW_CHANNEL = 1 << 10
     SEND_MESSAGES = 1 << 11
+    SEND_TTS_MESSAGES = 1 << 12
     MANAGE_MESSAGES = 1 << 13
     EMBED_LINKS = 1 << 14
     ATTACH_FILES = 1 << 15
@@ -89,6 +90,58 @@ DEFAULT_BOT_PERMISSIONS = (
     | Perm.MENTION_EVERYONE
 )
 
+# What an app may do in a DM with a user (Discord's fixed DM permission set).
+DM_PERMISSIONS = (
+    Perm.ADD_REACTIONS
+    | Perm.VIEW_CHANNEL
+    | Perm.SEND_MESSAGES
+    | Perm.SEND_TTS_MESSAGES
+    | Perm.EMBED_LINKS
+    | Perm.ATTACH_FILES
+    | Perm.READ_MESSAGE_HISTORY
+    | Perm.MENTION_EVERYONE
+    | Perm.USE_EXTERNAL_EMOJIS
+    | Perm.USE_APPLICATION_COMMANDS
+)
+
+# Discord's locales: valid for users, guilds and command localizations.
+LOCALES = frozenset(
+    [
+        "id",
+        "da",
+        "de",
+        "en-GB",
+        "en-US",
+        "es-ES",
+        "es-419",
+        "fr",
+        "hr",
+        "it",
+        "lt",
+        "hu",
+        "nl",
+        "no",
+        "pl",
+        "pt-BR",
+        "ro",
+        "fi",
+        "sv-SE",
+        "vi",
+        "tr",
+        "cs",
+        "el",
+        "bg",
+        "ru",
+        "uk",
+        "hi",
+        "th",
+        "zh-CN",
+        "ja",
+        "zh-TW",
+        "ko",
+    ]
+)
+
 
 class Snowflakes:
     """Strictly increasing ids that still decode to a plausible creation time."""
@@ -112,6 +165,7 @@ class User:
     name: str
     bot: bool = False
     global_name: str | None = None
+    locale: str = "en-US"
 
     @property
     def mention(self) -> str:
@@ -231,6 +285,8 @@ class Channel:
     message_count: int = 0
     created_at: str = field(default_factory=iso_now)
     deleted: bool = False
+    # Permission overwrites as Discord sends them: [{"id", "type", "allow", "deny"}].
+    overwrites: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_thread(self) -> bool:
@@ -277,7 +333,10 @@ class Channel:
             )
         else:
             data.update(
-                position=self.position, permission_overwrites=[], nsfw=False, topic=self.topic
+                position=self.position,
+                permission_overwrites=[dict(o) for o in self.overwrites],
+                nsfw=False,
+                topic=self.topic,
             )
         return data
 

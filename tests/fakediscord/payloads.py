@@ -95,6 +95,15 @@ def guild_create(state: State, guild: Guild) -> dict[str, Any]:
     }
 
 
+def guild_update(state: State, guild: Guild) -> dict[str, Any]:
+    """A guild as GUILD_UPDATE and ``GET /guilds/{id}`` carry it: no members or channels."""
+    data = guild_create(state, guild)
+    for key in ("members", "channels", "threads", "voice_states", "presences", "joined_at"):
+        data.pop(key, None)
+    data.pop("large", None)
+    return data
+
+
 def members_chunk(guild: Guild, request: dict[str, Any]) -> dict[str, Any]:
     """Answer REQUEST_GUILD_MEMBERS (op 8) with one chunk."""
     members = list(guild.members.values())
@@ -123,7 +132,7 @@ def interaction(state: State, ix: Interaction) -> dict[str, Any]:
     """The INTERACTION_CREATE envelope every interaction type shares."""
     guild, channel, user = ix.guild, ix.channel, ix.user
     perms = guild.permissions_for(user.id) if guild else 0
-    bot_perms = guild.permissions_for(state.bot.id) if guild else 0
+    bot_perms = state.bot_permissions(channel)
     payload: dict[str, Any] = {
         "id": str(ix.id),
         "application_id": str(state.application_id),
@@ -134,7 +143,7 @@ def interaction(state: State, ix: Interaction) -> dict[str, Any]:
         "token": ix.token,
         "version": 1,
         "app_permissions": str(bot_perms),
-        "locale": "en-US",
+        "locale": user.locale,
         "entitlements": [],
         "entitlement_sku_ids": [],
         "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,

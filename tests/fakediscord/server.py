@@ -16,15 +16,25 @@ from .errors import (
     FormErrors,
     RateLimitHit,
     Violation,
+    missing_access,
+    missing_permissions,
     not_author,
     unknown,
     unknown_message,
 )
 from .gateway import Gateway
 from .limits import bad_length
-from .models import COMPONENTS_V2, SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, ChannelType, Message
+from .models import (
+    COMPONENTS_V2,
+    SUPPRESS_EMBEDS,
+    SUPPRESS_NOTIFICATIONS,
+    Channel,
+    ChannelType,
+    Message,
+    Perm,
+)
 from .payloads import guild_create
-from .ratelimit import ChannelRateLimiter
+from .ratelimit import ChannelRateLimiter, GlobalRateLimiter
 from .state import State
 from .wire import Body, json_response, no_content, read_body
 
@@ -66,11 +76,22 @@ class RestAPI:
     """Route handlers. Every refusal becomes a :class:`Violation` in the middleware."""
 
     def __init__(
-        self, state: State, gateway: Gateway, limiter: ChannelRateLimiter, token: str
+        self,
+        state: State,
+        gateway: Gateway,
+        limiter: ChannelRateLimiter,
+        token: str,
+        *,
+        global_limiter: GlobalRateLimiter | None = None,
+        delete_limiter: ChannelRateLimiter | None = None,
     ) -> None:
         self.state = state
         self.gateway = gateway
         self.limiter = limiter
+        self.global_limiter = global_limiter or GlobalRateLimiter(state.clock)
+        self.delete_limiter = delete_limiter or ChannelRateLimiter(
+            state.clock, bucket="channel-message-deletes"
+        )
         self.token = token
         self.advertise_ratelimits = False
         self.holds: list[Hold] = []
@@ -153,6 +174,8 @@ class RestAPI:
             authorised = request.headers.get("Authorization") == f"Bot {self.token}"
             if bot_route and path != API + "/gateway" and not authorised:
                 raise APIError(401, 0, "401: Unauthorized", kind="auth")
+            if bot_route and (limited := self._throttle_global(request)) is not None:
+                return limited
             for hold in self.holds:
                 if hold.method == request.method and hold.path.search(path):
                     hold.count += 1
@@ -194,17 +217,64 @@ class RestAPI:
         request[PAYLOAD] = body.payload
         return body
 
-    def _throttle(self, request: web.Request, channel_id: int) -> web.Response | None:
-        retry_after = self.limiter.retry_after(channel_id)
+    def _throttle(
+        self, request: web.Request, channel_id: int, limiter: ChannelRateLimiter | None = None
+    ) -> web.Response | None:
+        limiter = limiter or self.limiter
+        retry_after = limiter.retry_after(channel_id)
         if retry_after is None:
             return None
+        hit = self._hit(request, channel_id, retry_after, "shared")
+        return limiter.too_many(hit)
+
+    def _throttle_global(self, request: web.Request) -> web.Response | None:
+        retry_after = self.global_limiter.retry_after()
+        if retry_after is None:
+            return None
+        return self.global_limiter.too_many(self._hit(request, None, retry_after, "global"))
+
+    def _hit(
+        self, request: web.Request, channel_id: int | None, retry_after: float, scope: str
+    ) -> RateLimitHit:
+        resource = request.match_info.route.resource
+        template = resource.canonical if resource is not None else request.path
+        route = f"{request.method} {template.removeprefix(API)}"
         hit = RateLimitHit(
-            request.method, request.path, channel_id, retry_after, self.state.clock()
+            request.method,
+            request.path,
+            channel_id,
+            retry_after,
+            self.state.clock(),
+            scope=scope,
+            route=route,
         )
         self.state.rate_limited.append(hit)
-        log.warning("rate limited %s %s for %.3fs", hit.method, hit.path, retry_after)
+        log.warning("rate limited (%s) %s for %.3fs", scope, route, retry_after)
         self.state.changed()
-        return self.limiter.too_many(hit)
+        return hit
+
+    def _can_view(self, channel: Channel) -> int:
+        """The bot's permissions in ``channel``; 50001 if it cannot even see it."""
+        perms = self.state.bot_permissions(channel)
+        if not perms & Perm.VIEW_CHANNEL:
+            raise missing_access()
+        return perms
+
+    def _check_send(self, channel: Channel, body: Body) -> None:
+        """What Discord checks before the bot posts in a channel.
+
+        Simplification: Discord itself drops the embeds of a message sent without
+        Embed Links in some cases; the fake refuses the whole message (403 50013)
+        so a bot that ignores the permission is noticed.
+        """
+        perms = self._can_view(channel)
+        send = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
+        if not perms & send:
+            raise missing_permissions()
+        if body.payload.get("embeds") and not perms & Perm.EMBED_LINKS:
+            raise missing_permissions()
+        if body.files and not perms & Perm.ATTACH_FILES:
+            raise missing_permissions()
 
     def _message_response(self, message: Message, channel_id: int) -> web.Response:
         headers = None
@@ -355,6 +425,7 @@ class RestAPI:
         message = self.state.message_in(channel, snowflake(request, "message_id"))
         if message is None:
             raise unknown_message()
+        self._can_view(channel)
         if message.visible_to is not None:
             # Ephemeral messages only exist for the interaction token that made them.
             raise APIError(404, 10008, "Unknown Message", kind="ephemeral")
@@ -382,6 +453,8 @@ class RestAPI:
 
     async def list_messages(self, request: web.Request) -> web.Response:
         channel = self.state.channel(snowflake(request, "channel_id"))
+        if not self._can_view(channel) & Perm.READ_MESSAGE_HISTORY:
+            return json_response([])  # Discord answers an empty history, not an error
         found = [
             m
             for m in self.state.channel_messages[channel.id]
@@ -406,6 +479,7 @@ class RestAPI:
             return limited
         channel = self.state.channel(channel_id)
         body = await self._body(request)
+        self._check_send(channel, body)
         payload = body.payload
         reference = payload.get("message_reference")
         if reference and self.state.messages.get(int(reference.get("message_id", 0))) is None:
@@ -432,8 +506,20 @@ class RestAPI:
         self.state.edit_message(message, body.payload, body.files, via="channel_edit")
         return self._message_response(message, channel_id)
 
-    async def delete_message(self, request: web.Request) -> web.Response:
-        self.state.delete_message(self._message(request))
+    async def delete_message(self, request: web.Request) -> web.StreamResponse:
+        channel_id = snowflake(request, "channel_id")
+        if (limited := self._throttle(request, channel_id, self.delete_limiter)) is not None:
+            return limited
+        message = self._message(request)
+        channel = self.state.channel(channel_id)
+        if message.author is not self.state.bot and not (
+            self.state.bot_permissions(channel) & Perm.MANAGE_MESSAGES
+        ):
+            raise missing_permissions()
+        self.state.delete_message(message)
+        if self.advertise_ratelimits:
+            headers = self.delete_limiter.headers(channel_id, self.delete_limiter.per)
+            return web.Response(status=204, headers=headers)
         return no_content()
 
     async def bulk_delete(self, request: web.Request) -> web.Response:

@@ -7,6 +7,7 @@ import contextlib
 import copy
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import limits
@@ -21,9 +22,11 @@ from .errors import (
     unknown_channel,
 )
 from .models import (
+    ALL_PERMISSIONS,
     COMPONENTS_V2,
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_MEMBER_PERMISSIONS,
+    DM_PERMISSIONS,
     LOADING,
     SUPPRESS_EMBEDS,
     Attachment,
@@ -59,6 +62,15 @@ _ROLE_MENTION = re.compile(r"<@&(\d+)>")
 Emitter = Callable[[str, dict[str, Any], int], None]
 
 
+@dataclass
+class CommandSync:
+    """One accepted bulk overwrite of application commands (``guild_id`` None: global)."""
+
+    guild_id: int | None
+    names: list[str]
+    at: float
+
+
 class State:
     """Users, guilds, channels, messages, commands and interactions."""
 
@@ -76,6 +88,10 @@ class State:
         self.interactions_by_token: dict[str, Interaction] = {}
         self.violations: list[Violation] = []
         self.rate_limited: list[RateLimitHit] = []
+        self.command_syncs: list[CommandSync] = []
+        # The bot's permissions where a test set them: per channel, and per guild.
+        self.bot_channel_permissions: dict[int, int] = {}
+        self.bot_guild_permissions: dict[int, int] = {}
         self.base_url = ""
         self.bot = self.new_user(bot_name, bot=True)
         self.application_id = self.bot.id  # modern apps share the id
@@ -173,6 +189,8 @@ class State:
         )
         if type.is_thread:
             channel.member_ids.add(owner_id or self.bot.id)
+        elif guild:
+            channel.overwrites = self._bot_overwrites(guild, channel)
         self.channels[channel.id] = channel
         self.channel_messages[channel.id] = []
         if guild:
@@ -218,6 +236,79 @@ class State:
 
     def guild_of(self, channel: Channel) -> Guild | None:
         return self.guilds.get(channel.guild_id) if channel.guild_id else None
+
+    # -- the bot's permissions -----------------------------------------------------
+    def bot_permissions(self, channel: Channel) -> int:
+        """The bot's permissions in ``channel``, as Discord sends them in ``app_permissions``.
+
+        Threads have no overwrites of their own and use their parent's. Like Discord,
+        without View Channel nothing is allowed, and without the right to send
+        (Send Messages, or Send Messages in Threads in a thread) embeds, files,
+        TTS and @everyone are implicitly denied too.
+        """
+        if channel.type == ChannelType.DM:
+            return int(DM_PERMISSIONS)
+        guild = self.guild_of(channel)
+        if guild is None:
+            return 0
+        source = self.channels[channel.parent_id] if channel.is_thread else channel
+        value = self._bot_channel_value(guild, source)
+        if value & Perm.ADMINISTRATOR:
+            return ALL_PERMISSIONS
+        if not value & Perm.VIEW_CHANNEL:
+            return 0
+        send = Perm.SEND_MESSAGES_IN_THREADS if channel.is_thread else Perm.SEND_MESSAGES
+        if not value & send:
+            value &= ~(Perm.SEND_TTS_MESSAGES | Perm.MENTION_EVERYONE)
+            value &= ~(Perm.EMBED_LINKS | Perm.ATTACH_FILES)
+        return int(value)
+
+    def _bot_channel_value(self, guild: Guild, channel: Channel) -> int:
+        if channel.id in self.bot_channel_permissions:
+            return self.bot_channel_permissions[channel.id]
+        if guild.id in self.bot_guild_permissions:
+            return self.bot_guild_permissions[guild.id]
+        return guild.permissions_for(self.bot.id)
+
+    def set_bot_permissions(self, guild: Guild, channel: Channel | None, value: int | None) -> None:
+        """Set (``None``: reset) the bot's permissions in one channel, or guild-wide.
+
+        Guild-wide, the bot's own role gets ``value``; per channel the bot gets a
+        member overwrite. Where @everyone grants more than ``value``, an overwrite
+        denies the rest, so discord.py's ``permissions_for(guild.me)`` agrees with
+        what the fake enforces.
+        """
+        if channel is None:
+            if value is None:
+                self.bot_guild_permissions.pop(guild.id, None)
+            else:
+                self.bot_guild_permissions[guild.id] = value
+            role = next(r for r in guild.roles.values() if r.managed and r.name == self.bot.name)
+            role.permissions = int(DEFAULT_BOT_PERMISSIONS) if value is None else value
+            self.emit("GUILD_ROLE_UPDATE", {"guild_id": str(guild.id), "role": role.to_dict()})
+        elif channel.is_thread:
+            raise ValueError("threads take their permissions from their parent channel")
+        elif value is None:
+            self.bot_channel_permissions.pop(channel.id, None)
+        else:
+            self.bot_channel_permissions[channel.id] = value
+        for channel_id in guild.channel_ids:
+            other = self.channels[channel_id]
+            if other.is_thread:
+                continue
+            overwrites = self._bot_overwrites(guild, other)
+            if overwrites != other.overwrites:
+                other.overwrites = overwrites
+                self.emit("CHANNEL_UPDATE", other.to_dict())
+        self.changed()
+
+    def _bot_overwrites(self, guild: Guild, channel: Channel) -> list[dict[str, Any]]:
+        base = guild.permissions_for(self.bot.id)
+        wanted = self._bot_channel_value(guild, channel)
+        if wanted == base or base & Perm.ADMINISTRATOR:
+            return []
+        allow, deny = wanted & ~base, base & ~wanted
+        return [{"id": str(self.bot.id), "type": 1, "allow": str(allow), "deny": str(deny)}]
 
     # -- messages ----------------------------------------------------------------
     def create_message(
@@ -487,6 +578,9 @@ class State:
             previous = old.get(key)
             new[key] = self._command(cmd, guild_id, previous["id"] if previous else None)
         self.commands[guild_id] = new
+        self.command_syncs.append(
+            CommandSync(guild_id, [cmd["name"] for cmd in payload], self.clock())
+        )
         self.changed()
         return list(new.values())
 
