@@ -38,7 +38,8 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, channel_edits: int = 4, **options: Any) -> None:
+                 ai_processes: int = 2, channel_edits: int = 4,
+                 clock: Callable[[], float] | None = None, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
@@ -53,6 +54,7 @@ class NLKBot(commands.Bot):
         self.idle_seconds = idle_seconds
         self.ai_processes = ai_processes
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
+        self.clock = clock  # what time it is (tests move it); None: the real time
         self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
@@ -87,6 +89,8 @@ class NLKBot(commands.Bot):
         log.info("database %s at schema version %s", self.settings.database, version)
         repo = Repository(self.db)
         self.service = TableService(repo)
+        if self.clock is not None:
+            self.service.clock = self.clock
         self.servers = GuildService(repo)
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.

@@ -171,6 +171,7 @@ class Change:
     hand_over: bool = False  # this change ended the hand
     closed: bool = False  # this change closed the table
     dealt: bool = False  # this change dealt a hand
+    phase_changed: bool = False  # the hand moved from collect to shed (or ended)
 
     @property
     def revision(self) -> int:
@@ -251,12 +252,14 @@ class TableService:
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
         async with self._changing(table_id, channel_id) as table:
             before, status, hand = table.user_to_act(), table.status, table.hand_number
+            phase = table.game.phase if table.game else None
             by = await apply(table)
             return Change(
                 table.snapshot(), before, table.user_to_act(), by,
                 hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
                 closed=status.is_open and not table.is_open,
-                dealt=table.hand_number != hand)
+                dealt=table.hand_number != hand,
+                phase_changed=table.game is not None and table.game.phase != phase)
 
     async def _load(self, table_id: int) -> Table:
         table = self._cache.get(table_id)

@@ -284,14 +284,21 @@ class NLK(commands.Cog):
             return
         change = await self._apply(interaction, table_id, version, action, arg, values)
         table = change.table
-        # Game and lobby buttons live on the public table message or on a player's own
-        # ephemeral hand; the id may not be stored yet if a click beat /nlk new's reply.
-        on_table = not _is_ephemeral(interaction)
+        # Game and lobby buttons live on the public table message, on a turn ping or on a
+        # player's own ephemeral hand; the table message's id may not be stored yet if a
+        # click beat /nlk new's reply.
+        message = interaction.message
+        on_table = not _is_ephemeral(interaction) and (
+            message is None or table.message_id in (None, message.id))
         if on_table:
-            embed, view = render.table_embed(table), render.table_view(table)
-        else:
+            await interaction.response.edit_message(embed=render.table_embed(table),
+                                                    view=render.table_view(table))
+        elif _is_ephemeral(interaction):
             embed, view = render.hand_message(table, user.id)
-        await interaction.response.edit_message(embed=embed, view=view)
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:  # a turn ping: it keeps the controls while the turn lasts
+            content, view = render.ping_message(table, user.id)
+            await interaction.response.edit_message(content=content, view=view)
         if on_table:
             self.updater.shown(table, change.revision)
         else:

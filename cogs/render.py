@@ -6,6 +6,8 @@ drawn from that player's own view and sent ephemerally.
 
 from __future__ import annotations
 
+import datetime
+
 import discord
 
 from bot.tables import Table
@@ -253,6 +255,45 @@ def _collect_button(t: int, view: SeatView, action: Action) -> NLKButton:
     assert view.drawn is not None
     return NLKButton(button_id(t, v, "keep"), f"Keep {view.drawn.display}",
                      discord.ButtonStyle.secondary)
+
+
+# --- the turn ping -------------------------------------------------------------------------
+
+def jump_url(table: Table) -> str:
+    if table.message_id is None:
+        return f"<#{table.channel_id}>"
+    return (f"https://discord.com/channels/{table.guild_id or '@me'}/{table.channel_id}/"
+            f"{table.message_id}")
+
+
+def countdown(deadline: float) -> str:
+    """A live countdown that Discord keeps current ("in 42 seconds")."""
+    moment = datetime.datetime.fromtimestamp(deadline, tz=datetime.UTC)
+    return discord.utils.format_dt(moment, "R")
+
+
+def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
+                 reminder: bool = False) -> tuple[str, discord.ui.View]:
+    """The newest message on a person's turn: it mentions only them and carries their
+    turn's controls (phase one) or their hand one tap away (phase two)."""
+    view = table.public_view()
+    buttons = Buttons()
+    if view is None or table.user_to_act() != user_id:
+        return "Done.", buttons
+    deadline = deadline or table.deadline()
+    clock = f" Time runs out {countdown(deadline)}." if deadline else ""
+    if view.phase == "collect":
+        what = "your move (the buttons below, or on the table message)"
+        for action in _to_act_legal(table):
+            buttons.add_item(_collect_button(table.id, view, action))
+    else:
+        what = "tap **My hand** to play"
+        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), "My hand",
+                                   discord.ButtonStyle.primary))
+    if reminder:
+        clock = f" Time runs out {countdown(deadline or 0)}, then a stand-in plays it for you."
+    return (f"{'⏰ ' if reminder else ''}<@{user_id}> your turn at NLK table {table.id}: "
+            f"{what}.{clock} [Table]({jump_url(table)})"), buttons
 
 
 # --- a player's own cards (ephemeral) ------------------------------------------------------

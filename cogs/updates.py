@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import defaultdict, deque
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -22,12 +23,12 @@ import discord
 from bot.tables import Change, Table, TableService
 
 from . import render
-from .components import Buttons, NLKButton
-from .ids import button_id
 
 log = logging.getLogger(__name__)
 
 EDITS_PER_WINDOW = 4  # Discord allows about 5 per 5 s per channel; keep one spare
+DELETES_PER_WINDOW = 4  # deletes have a per-channel bucket of their own
+GLOBAL_PER_SECOND = 40  # Discord allows 50 requests a second per bot; keep some spare
 WINDOW = 5.0
 
 
@@ -42,14 +43,16 @@ class TableUpdater:
         self._latest: dict[int, Table] = {}  # table id → newest snapshot not yet shown
         self._shown: dict[int, int] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._recent: defaultdict[int, deque[float]] = defaultdict(deque)
-        self._pings: dict[int, int] = {}  # table id → message id of its live turn ping
+        self.pacer = Pacer(edits_per_window)
+        self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
+        self._deletes: set[asyncio.Task[None]] = set()
         self.closed = False
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
+        self.pacer.prune()
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
-            len(self._recent)
+            self.pacer.tracked()
 
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
@@ -73,7 +76,7 @@ class TableUpdater:
     async def close(self) -> None:
         """Cancel the pending edits and wait until they have stopped."""
         self.closed = True
-        tasks = [task for task in self._tasks.values() if not task.done()]
+        tasks = [task for task in [*self._tasks.values(), *self._deletes] if not task.done()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -87,10 +90,10 @@ class TableUpdater:
         await self.after(change, None)
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
-        left = max(1, round(deadline - self.service.clock()))
-        await self.say(
-            table, f"⏰ <@{user_id}> {left} s left on your turn at NLK table {table.id} — then "
-            "a stand-in plays it for you.", mention=user_id)
+        """A reminder replaces the turn ping (one live ping per table), with the controls."""
+        content, buttons = render.ping_message(table, user_id, deadline=deadline,
+                                               reminder=True)
+        self._swap_ping(table, await self.say(table, content, mention=user_id, view=buttons))
 
     async def after(self, change: Change, interaction: discord.Interaction[Any] | None
                     ) -> None:
@@ -101,8 +104,8 @@ class TableUpdater:
             await self.announce_end(table, interaction)
         elif not table.is_open or table.status == "lobby":
             await self.clear_ping(table)
-        elif change.after is not None and change.turn_moved and change.after != actor and \
-                table.ai_to_act() is None:
+        elif change.after is not None and table.ai_to_act() is None and (
+                (change.turn_moved and change.after != actor) or change.phase_changed):
             await self.ping(table, interaction)
 
     # --- the table message -----------------------------------------------------------------
@@ -130,21 +133,10 @@ class TableUpdater:
     def _forget_if_closed(self, table: Table) -> None:
         if not table.is_open and table.id not in self._latest:
             self._shown.pop(table.id, None)
-            recent = self._recent.get(table.channel_id)
-            if recent is not None and not recent:
-                del self._recent[table.channel_id]
 
-    async def _slot(self, channel_id: int) -> None:
-        """Wait until another channel-message edit fits in the window."""
-        while True:
-            recent = self._recent[channel_id]
-            now = time.monotonic()
-            while recent and now - recent[0] > WINDOW:
-                recent.popleft()
-            if len(recent) < self.edits_per_window:
-                recent.append(now)
-                return
-            await asyncio.sleep(WINDOW - (now - recent[0]) + 0.05)
+    async def _slot(self, channel_id: int, kind: str = "write") -> None:
+        """Wait until another channel request fits Discord's limits."""
+        await self.pacer.slot(channel_id, kind)
 
     async def _edit(self, table: Table) -> None:
         embed = render.table_embed(table)
@@ -182,33 +174,24 @@ class TableUpdater:
             return None
 
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
-        """Tell the player to act, mentioning only them, with their cards one tap away."""
+        """Tell the player to act, mentioning only them, with their turn's controls."""
         user_id = table.user_to_act()
-        view = table.public_view()
-        if user_id is None or view is None:
+        if user_id is None or table.public_view() is None:
             await self.clear_ping(table)
             return
-        where = ("the buttons are on the table message" if view.phase == "collect"
-                 else "tap **My hand** to play")
-        content = f"<@{user_id}> your turn at NLK table {table.id}: {where}."
-        buttons = Buttons()
-        label = "My stack" if view.phase == "collect" else "My hand"
-        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), label,
-                                          discord.ButtonStyle.primary))
+        content, buttons = render.ping_message(table, user_id)
+        message: discord.Message | None = None
         if interaction is not None:
             mentions = discord.AllowedMentions(everyone=False, roles=False,
                                                users=[discord.Object(user_id)])
             try:
-                message: discord.Message | None = await interaction.followup.send(
+                message = await interaction.followup.send(
                     content, view=buttons, allowed_mentions=mentions, wait=True)
             except discord.HTTPException:
                 log.warning("could not ping at table %s", table.id, exc_info=True)
-                message = None
-        else:
+        if message is None:
             message = await self.say(table, content, mention=user_id, view=buttons)
-        await self.clear_ping(table)
-        if message is not None:
-            self._pings[table.id] = message.id
+        self._swap_ping(table, message)
 
     async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
                            ) -> None:
@@ -231,11 +214,99 @@ class TableUpdater:
         await self.say(table, content)
 
     async def clear_ping(self, table: Table) -> None:
-        """Delete the table's previous turn ping, so the channel keeps one at most."""
-        old = self._pings.pop(table.id, None)
-        if old is None:
-            return
+        """Delete the table's live turn ping, so the channel keeps one at most."""
+        self._swap_ping(table, None)
+
+    def _swap_ping(self, table: Table, message: discord.Message | None) -> None:
+        """Make ``message`` the table's live ping (None: no ping) and delete the one it
+        replaces. Pings can finish sending out of order: the newest revision wins."""
+        current = self._pings.get(table.id)
+        if current is not None and current.revision > table.revision:
+            stale = _Ping(table.revision, message) if message is not None else None
+        else:
+            if message is None:
+                self._pings.pop(table.id, None)
+            else:
+                self._pings[table.id] = _Ping(table.revision, message)
+            stale = current
+        if not table.is_open and message is None:
+            self._pings.pop(table.id, None)
+        if stale is not None and stale.message is not None:
+            task = asyncio.create_task(self._delete(table.channel_id, stale))
+            self._deletes.add(task)
+            task.add_done_callback(self._deletes.discard)
+
+    async def _delete(self, channel_id: int, ping: _Ping) -> None:
+        """Delete an old ping: through its interaction's webhook while the token lasts (no
+        channel budget), else as a paced channel request."""
+        assert ping.message is not None
         try:
-            await self.client.http.delete_message(table.channel_id, old)
+            if isinstance(ping.message, discord.WebhookMessage) and \
+                    time.monotonic() - ping.sent < TOKEN_SECONDS:
+                await ping.message.delete()
+                return
+            await self._slot(channel_id, "delete")
+            await self.client.http.delete_message(channel_id, ping.message.id)
         except discord.HTTPException:
-            log.debug("turn ping %s was already gone", old)
+            log.debug("turn ping %s was already gone", ping.message.id)
+
+
+TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes
+
+
+@dataclass
+class _Ping:
+    revision: int
+    message: discord.Message | None
+    sent: float = field(default_factory=time.monotonic)
+
+
+class Pacer:
+    """Discord's limits for requests outside interactions, kept before Discord enforces them.
+
+    About 50 requests a second per bot, and per channel about 5 message posts or edits, and
+    separately 5 deletes, in any 5 seconds. Interaction responses and follow-ups are not
+    counted (Discord does not count them either).
+    """
+
+    def __init__(self, per_channel: int = EDITS_PER_WINDOW, per_second: int = GLOBAL_PER_SECOND
+                 ) -> None:
+        self.per_channel = per_channel
+        self.per_second = per_second
+        self._channels: dict[tuple[int, str], deque[float]] = {}
+        self._global: deque[float] = deque()
+
+    def tracked(self) -> int:
+        return len(self._channels)
+
+    async def slot(self, channel_id: int, kind: str) -> None:
+        """Wait until one more ``kind`` request ("write" or "delete") fits in the channel's
+        window and in the bot's global second."""
+        key = (channel_id, kind)
+        while True:
+            now = time.monotonic()
+            recent = self._channels.setdefault(key, deque())
+            _expire(recent, now, WINDOW)
+            _expire(self._global, now, 1.0)
+            wait = 0.0
+            limit = self.per_channel if kind == "write" else DELETES_PER_WINDOW
+            if len(recent) >= limit:
+                wait = WINDOW - (now - recent[0]) + 0.05
+            if len(self._global) >= self.per_second:
+                wait = max(wait, 1.0 - (now - self._global[0]) + 0.01)
+            if wait <= 0:
+                recent.append(now)
+                self._global.append(now)
+                return
+            await asyncio.sleep(wait)
+
+    def prune(self) -> None:
+        """Forget channels with nothing in their window."""
+        now = time.monotonic()
+        for key in [k for k, q in self._channels.items() if not q or now - q[-1] > WINDOW]:
+            del self._channels[key]
+
+
+def _expire(recent: deque[float], now: float, window: float) -> None:
+    while recent and now - recent[0] > window:
+        recent.popleft()

@@ -63,7 +63,7 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
     settings = Settings(token=fake.token, database=str(database), dev_guild=fake.guild_id,
                         api_base=fake.api_base, log_level="WARNING")
     options = {"ai_delay": 0.01, "ai_budget_ms": 50, **options}
-    bot = NLKBot(settings, guild_ready_timeout=0.05, ai_processes=ai_processes,
+    bot = NLKBot(settings, guild_ready_timeout=0.05, ai_processes=ai_processes, clock=clock,
                  **options)  # type: ignore[arg-type]
     if clock is not None:
         clock.bots.append(bot)
@@ -199,7 +199,8 @@ class Driver:
         """The player's hand, from their latest turn ping if there is one, else the table."""
         user = self.fake.user(name).id
         pings = [m for m in self.fake.public_messages()
-                 if not m.deleted and user in m.pinged_user_ids and m.buttons()]
+                 if not m.deleted and user in m.pinged_user_ids
+                 and any(b.label in ("My hand", "My stack") for b in m.buttons())]
         source = pings[-1] if pings else table
         label = "My hand" if any(b.label == "My hand" for b in source.buttons()) else "My stack"
         ix = await self.fake.click(name, source, label=label)

@@ -1,6 +1,7 @@
 """Tables that run themselves, through the fake Discord: AI seats, timers, stand-ins,
 "I'm back", ratings, fair deals, export, settings and idle tables."""
 
+import asyncio
 import hashlib
 import json
 import random
@@ -69,8 +70,12 @@ async def test_a_lapsed_timer_plays_a_stand_in_even_across_a_restart(fake_discor
         reminder = await fake.wait_for_message(lambda m: "⏰" in m.content)
         assert reminder.pinged_user_ids == [slow_id]
         move = move_of(table)
-    async with running_bot(fake, path, clock=clock):  # the timer is stored, not lost
+    async with running_bot(fake, path, clock=clock):
+        # Time while the bot was down is nobody's fault: the turn's clock starts again.
         clock.advance(10)
+        await asyncio.sleep(0.3)
+        assert move_of(table) == move
+        clock.advance(21)
         await fake.wait_until(lambda: move_of(table) > move, timeout=10)
         assert "Unrated" in table.text()
         hands, actions = database_rows(path, table_id_of(table))
