@@ -9,7 +9,7 @@ import sys
 import aiohttp
 import discord
 
-from .database import DatabaseTooNew
+from .database import DatabaseUnusable, MigrationsBroken
 from .settings import SettingsError, load_settings
 
 
@@ -32,7 +32,8 @@ def main(argv: list[str]) -> int:
         print("error: Discord refused the token in DISCORD_TOKEN. Copy a fresh one from the "
               "developer portal (Bot → Reset Token) into .env.", file=sys.stderr)
         return 1
-    except DatabaseTooNew as error:
+    except (DatabaseUnusable, MigrationsBroken) as error:
+        # Before the network clause: a missing file is an OSError too, but not Discord's.
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (aiohttp.ClientError, OSError) as error:
