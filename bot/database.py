@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import sqlite3
 from pathlib import Path
 
 import aiosqlite
+
+from .errors import StorageUnavailable
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _NAME = re.compile(r"^(\d{4})-[a-z0-9-]+\.sql$")
@@ -62,6 +67,23 @@ def is_storage_error(error: BaseException) -> bool:
     return any(words in text for words in (
         "readonly database", "disk i/o error", "disk is full", "not a database", "malformed",
         "unable to open database file", "database is locked"))
+
+
+async def rollback_quietly(db: aiosqlite.Connection) -> None:
+    """Roll back an open transaction, if any; a disk that fails the writes may fail this
+    too, and SQLite then rolls back by itself on the next read."""
+    with contextlib.suppress(sqlite3.Error, ValueError):
+        if db.in_transaction:
+            await db.rollback()
+
+
+def storage_refusal(error: BaseException) -> StorageUnavailable | None:
+    """The player's polite refusal for a write the disk refused (the real error is logged
+    here, once), or None if ``error`` is anything else."""
+    if not is_storage_error(error):
+        return None
+    log.warning("the database refused a write, so the request was refused: %s", error)
+    return StorageUnavailable()
 
 
 def _reason(path: str, error: sqlite3.Error) -> str:
@@ -232,8 +254,6 @@ async def migrate(db: aiosqlite.Connection, folder: Path | None = None) -> int:
     except sqlite3.Error as error:
         if not is_storage_error(error):
             raise
-        if db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                await db.execute("ROLLBACK")
+        await rollback_quietly(db)
         raise unusable(await _database_path(db), error) from None
     return latest

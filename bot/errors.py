@@ -42,3 +42,12 @@ class Stale(Refusal):
 
 class Illegal(Refusal):
     """The rules do not allow that action now; the sentence cites the rule."""
+
+
+class StorageUnavailable(Refusal):
+    """The database refused a write (read-only or full disk, I/O error); nothing was kept."""
+
+    def __init__(self, message: str = ("The bot can't save moves right now (its disk refuses "
+                                       "writes), so nothing changed. Please try again in a "
+                                       "while.")) -> None:
+        super().__init__(message)
