@@ -10,6 +10,7 @@ import aiohttp
 import discord
 
 from .database import DatabaseUnusable, MigrationsBroken
+from .logs import redact_logs
 from .settings import SettingsError, load_settings
 
 
@@ -24,6 +25,8 @@ def main(argv: list[str]) -> int:
         return 1
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # No token in the logs, at any level: the bot's own, and the players' interaction tokens.
+    redact_logs([settings.token])
     from .client import run
 
     try:
