@@ -62,7 +62,7 @@ def is_storage_error(error: BaseException) -> bool:
     code = primary_code(error)
     if code is not None:
         return code in STORAGE_CODES
-    # Without a code (old SQLite bindings), fall back on SQLite's fixed wording.
+    # Errors raised by the sqlite3 module itself carry no code: go by the wording.
     text = str(error).lower()
     return any(words in text for words in (
         "readonly database", "disk i/o error", "disk is full", "not a database", "malformed",
