@@ -9,7 +9,8 @@ import sys
 import aiohttp
 import discord
 
-from .database import DatabaseTooNew
+from .database import DatabaseUnusable, MigrationsBroken
+from .logs import redact_logs
 from .settings import SettingsError, load_settings
 
 
@@ -24,6 +25,8 @@ def main(argv: list[str]) -> int:
         return 1
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # No token in the logs, at any level: the bot's own, and the players' interaction tokens.
+    redact_logs([settings.token])
     from .client import run
 
     try:
@@ -32,7 +35,8 @@ def main(argv: list[str]) -> int:
         print("error: Discord refused the token in DISCORD_TOKEN. Copy a fresh one from the "
               "developer portal (Bot → Reset Token) into .env.", file=sys.stderr)
         return 1
-    except DatabaseTooNew as error:
+    except (DatabaseUnusable, MigrationsBroken) as error:
+        # Before the network clause: a missing file is an OSError too, but not Discord's.
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (aiohttp.ClientError, OSError) as error:

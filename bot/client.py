@@ -84,7 +84,7 @@ class NLKBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
         await self._use_api_gateway()
-        self.db = await connect(self.settings.database)
+        self.db = await connect(self.settings.database, check=False)  # run() checked it
         version = await migrate(self.db)
         log.info("database %s at schema version %s", self.settings.database, version)
         repo = Repository(self.db)

@@ -16,6 +16,7 @@ import aiosqlite
 
 from rules import Action, Variant
 
+from .database import rollback_quietly, storage_refusal
 from .ratings import Rating, rate
 from .records import (
     OPEN,
@@ -72,15 +73,26 @@ class Repository:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error."""
+        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error.
+
+        If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
+        ``StorageUnavailable``, a polite refusal, is raised instead; the real error is logged.
+        """
         async with self._write:
-            await self.db.execute("BEGIN IMMEDIATE")
             try:
-                yield self.db
-            except BaseException:
-                await self.db.rollback()
-                raise
-            await self.db.commit()
+                await rollback_quietly(self.db)  # in case an earlier rollback failed
+                await self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.db
+                    await self.db.commit()
+                except BaseException:
+                    await rollback_quietly(self.db)
+                    raise
+            except Exception as error:
+                refusal = storage_refusal(error)
+                if refusal is None:
+                    raise
+                raise refusal from error
 
     async def _one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Row | None:
         async with self.db.execute(sql, params) as cursor:

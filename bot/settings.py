@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 TOKEN_HELP = (
@@ -21,7 +21,7 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    token: str
+    token: str = field(repr=False)  # repr() goes into logs and error reports
     database: str = "nlk.sqlite3"
     dev_guild: int | None = None
     api_base: str | None = None
