@@ -157,6 +157,9 @@ class Clocks:
         """What the clock does next and in how many seconds."""
         if table.ai_to_act():
             return "ai", self.ai_delay
+        game = table.game
+        if game is not None and table.lapsed is not None and table.lapsed == game.to_act:
+            return "stand-in", self.ai_delay  # the stand-in plays the rest of the turn
         deadline = table.deadline()
         if deadline is None:
             return None, 0.0

@@ -88,6 +88,7 @@ class ActionRecord:
     seat: int
     action: Action
     by: By
+    forced: bool = False  # the only legal move: it played itself
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,21 @@ class StoredHand:
 
     def game(self) -> Game:
         """The game as it stands after every stored action (raises if one is refused)."""
-        replay = self.replay()
-        game = replay.new_game()
-        for seat, action in replay.actions:
-            game.apply(action, seat)
-        return game
+        return self.replay_marked()[0]
+
+    def replay_marked(self) -> tuple[Game, dict[int, str]]:
+        """The game, and how each move not chosen by its player is marked in the log: the
+        index of its event in ``Game.history()`` → ``forced``, ``ai`` or ``stand-in``."""
+        game = self.replay().new_game()
+        marks: dict[int, str] = {}
+        for record in self.actions:
+            before = len(game.events)
+            game.apply(record.action, record.seat)
+            mark = "forced" if record.forced else None if record.by is By.PLAYER \
+                else str(record.by)
+            if mark is not None:
+                marks[before] = mark
+        return game, marks
 
 
 @dataclass(frozen=True)

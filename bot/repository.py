@@ -60,7 +60,7 @@ def _hand(row: aiosqlite.Row) -> HandRecord:
 
 def _action(row: aiosqlite.Row) -> ActionRecord:
     action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
-    return ActionRecord(row["seat"], action, By(row["by"]))
+    return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
 
 class Repository:
@@ -242,16 +242,17 @@ class Repository:
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
                             action: Action, user_id: int | None, by: By, state: HandState,
-                            finished: Finish | None, now: float) -> None:
+                            finished: Finish | None, now: float, *, forced: bool = False
+                            ) -> None:
         """Append an action with the hand's new state; a hand's result and ratings are
         written in the same transaction."""
         async with self.transaction() as db:
             await db.execute(
-                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by, forced) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (hand_id, index, seat, action.act,
                  str(action.card) if action.card is not None else None, action.to, user_id,
-                 str(by)))
+                 str(by), int(forced)))
             await self._write_hand_state(db, hand_id, state)
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
             if finished is not None:

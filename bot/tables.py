@@ -88,6 +88,10 @@ class Table:
     stand_in: bool = False  # a stand-in played this hand: it is not rated
     turn_started: float = 0.0
     revision: int = 0  # bumped on every change the table message shows
+    # Moves their player did not choose, by the index of their event in the game's history:
+    # "forced" (the only legal move, played by itself), "ai" or "stand-in".
+    marks: dict[int, str] = field(default_factory=dict)
+    lapsed: int | None = None  # the seat whose current turn a stand-in is playing
 
     @classmethod
     def from_record(cls, record: TableRecord) -> Table:
@@ -98,7 +102,8 @@ class Table:
 
     def snapshot(self) -> Table:
         """A copy that later changes leave alone (the game is never changed in place)."""
-        return dataclasses.replace(self, lobby=list(self.lobby), seats=list(self.seats))
+        return dataclasses.replace(self, lobby=list(self.lobby), seats=list(self.seats),
+                                   marks=dict(self.marks))
 
     def seat_of(self, user_id: int) -> int | None:
         """The user's seat in the current hand."""
@@ -286,7 +291,7 @@ class TableService:
                 table.missed = (0,) * len(hand.players)
             # The clock restarts on resume: time while the bot was down is nobody's fault.
             table.turn_started = self.clock()
-            table.game = stored.game()
+            table.game, table.marks = stored.replay_marked()
         if table.is_open:
             self._cache[table_id] = table
         return table
@@ -433,7 +438,9 @@ class TableService:
         table.game = game
         table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
         table.turn_started = now
+        table.marks = {}
         table.revision += 1
+        await self._play_forced(table)
 
     async def cancel(self, table_id: int, user_id: int, *,
                      channel_id: int | None = None) -> Change:
@@ -518,19 +525,52 @@ class TableService:
         refusal = game._refusal(action, seat) if action not in game.legal_actions() else None
         if refusal is not None:
             raise AgainstTheRules(refusal.rule, refusal.message)
-        assert table.hand_id is not None
+        await self._commit(table, seat, user_id, action, by)
+        await self._play_forced(table)
+
+    async def _play_forced(self, table: Table) -> None:
+        """Phase-one moves with no choice play themselves, in the open: a draw when no stack
+        give is possible, the keep of a drawn card that fits nowhere. Everything in phase
+        one is public, so this tells nobody anything. Phase two is hidden (an instant take
+        would tell everyone a hand has nothing that beats), so nothing plays itself there."""
+        while True:
+            game = table.game
+            if game is None or game.is_over or game.to_act is None or \
+                    game.phase != "collect" or table.ai_to_act():
+                return
+            legal = game.legal_actions()
+            if len(legal) != 1:
+                return
+            seat = game.to_act
+            await self._commit(table, seat, table.seats[seat].user_id, legal[0], By.PLAYER,
+                               forced=True)
+
+    async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
+                      *, forced: bool = False) -> None:
+        """Write the action, then apply it to the table (never the reverse)."""
+        game = table.game
+        assert game is not None and table.hand_id is not None
+        version = game.version
         trial = game.copy()
         trial.apply(action, seat)
         now = self.clock()
         away, missed, stand_in = set(table.away), list(table.missed), table.stand_in
-        if by is By.PLAYER:
+        lapsed = table.lapsed
+        if by is By.PLAYER and not forced:
             missed[seat] = 0
-        elif by is By.STAND_IN:
-            stand_in = True
+        elif by is By.STAND_IN and lapsed != seat:
+            # The timer is per turn: a lapse is one missed turn, however many moves the
+            # stand-in then makes to finish it.
+            stand_in, lapsed = True, seat
             missed[seat] += 1
             if missed[seat] >= MISSES_BEFORE_AWAY:
                 away.add(seat)
-        state = HandState(sorted(away), missed, stand_in, now)
+        turn_moved = trial.to_act != seat
+        if turn_moved:
+            lapsed = None
+        # The clock runs per turn: it starts again only when someone else is to act.
+        started = now if turn_moved else table.turn_started
+        state = HandState(sorted(away), missed, stand_in, started)
         outcome = trial.outcome()
         finished = None
         if outcome is not None:
@@ -538,10 +578,14 @@ class TableService:
             finished = Finish(outcome, rated, table.guild_id, [s.user_id for s in table.seats],
                               [s.name for s in table.seats])
         await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
-                                      by, state, finished, now)
+                                      by, state, finished, now, forced=forced)
+        mark = "forced" if forced else None if by is By.PLAYER else str(by)
+        if mark is not None:
+            table.marks = {**table.marks, len(game.events): mark}
         table.game = trial
         table.away, table.missed, table.stand_in, table.turn_started = frozenset(away), \
-            tuple(missed), stand_in, now
+            tuple(missed), stand_in, started
+        table.lapsed = lapsed
         if trial.is_over:
             table.status = TableStatus.OVER
         table.revision += 1

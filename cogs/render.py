@@ -23,6 +23,7 @@ COLOUR = discord.Colour(0x2E7D32)
 MOVES_SHOWN = 5
 MAX_PLAY_BUTTONS = 20  # four rows of five; the fifth row holds Take and Refresh
 NAME_LIMIT = 32
+MARKS = {"forced": " (no choice)", "ai": " 🤖", "stand-in": " 🤖 (stand-in)"}
 
 
 def safe_name(text: str) -> str:
@@ -133,10 +134,11 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
         lines = [f"{i}. {safe_name(view.players[s])}" + (" — **loses**" if s == view.loser else "")
                  for i, s in enumerate(order, 1)]
         embed.add_field(name="Finishing order", value="\n".join(lines), inline=False)
-    moves = [e for e in view.history if e.act != "deal"][-MOVES_SHOWN:]
+    moves = [(i, e) for i, e in enumerate(view.history) if e.act != "deal"][-MOVES_SHOWN:]
     if moves and not view.is_over:
-        embed.add_field(name="Last moves", value="\n".join(event_line(view, e) for e in moves),
-                        inline=False)
+        embed.add_field(name="Last moves", value="\n".join(
+            event_line(view, e) + MARKS.get(table.marks.get(i, ""), "") for i, e in moves),
+            inline=False)
     if table.seed is not None:
         digest = commitment(table.seed)
         if view.is_over:

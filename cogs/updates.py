@@ -107,6 +107,8 @@ class TableUpdater:
         elif change.after is not None and table.ai_to_act() is None and (
                 (change.turn_moved and change.after != actor) or change.phase_changed):
             await self.ping(table, interaction)
+        elif change.turn_moved:
+            await self.clear_ping(table)  # the turn ended: its ping or reminder goes
 
     # --- the table message -----------------------------------------------------------------
 

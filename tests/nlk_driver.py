@@ -157,8 +157,10 @@ class Driver:
         return await ix.wait_message()
 
     async def click(self, user: str, message: Message, label: str | None = None, *,
-                    prefix: str | None = None, expect: int | None = 7):
-        ix = await self.fake.click(user, message, label=label, prefix=prefix)
+                    prefix: str | None = None, custom_id: str | None = None,
+                    expect: int | None = 7):
+        ix = await self.fake.click(user, message, label=label, prefix=prefix,
+                                   custom_id=custom_id)
         response = await ix.wait_response()
         if expect is not None:
             assert response.type == expect, (response.type, response.data)

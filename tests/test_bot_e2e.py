@@ -56,7 +56,10 @@ async def test_four_player_hand_from_new_to_the_losers_announcement(nlk):
     announcement = [m for m in fake.public_messages() if "is over" in m.content]
     assert len(announcement) == 1
     hands, actions = database_rows(path, table_id_of(table))
-    assert hands[0]["loser"] is not None and len(actions[hands[0]["id"]]) == driver.actions
+    # Every tap made one move; moves with no choice played themselves, marked as such.
+    chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]
+    assert hands[0]["loser"] is not None and len(chosen) == driver.actions
+    assert len(chosen) < len(actions[hands[0]["id"]])
     assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
     check_pings(fake, table)
     # At most one live turn ping: the others were deleted.
@@ -119,21 +122,24 @@ async def test_an_outsider_tapping_changes_nothing(nlk):
     table = await driver.seat_and_start("ann", ["bob", "cy"])
     versions = len(table.versions)
     name = actor(table)
-    ix, response = await driver.click("zed", table, "Draw", expect=4)
+    hands, actions = database_rows(path, table_id_of(table))
+    before = len(actions[hands[0]["id"]])  # moves with no choice may have played themselves
+    move = next(b for b in table.buttons() if b.label != "My stack")
+    ix, response = await driver.click("zed", table, custom_id=move.custom_id, expect=4)
     assert response.ephemeral and f"It's {name}'s turn" in response.data["content"]
     other = next(n for n in ("ann", "bob", "cy") if n != name)
-    ix, response = await driver.click(other, table, "Draw", expect=4)
+    ix, response = await driver.click(other, table, custom_id=move.custom_id, expect=4)
     assert response.ephemeral and response.data["content"] == f"It's {name}'s turn."
     assert len(table.versions) == versions
     hands, actions = database_rows(path, table_id_of(table))
-    assert actions[hands[0]["id"]] == []
+    assert len(actions[hands[0]["id"]]) == before
 
 
 async def test_a_double_click_applies_once_and_a_stale_button_is_refused(nlk):
     fake, bot, driver, path = nlk
     table = await driver.seat_and_start("ann", ["bob", "cy"])
     name = actor(table)
-    draw = table.find_button("Draw")
+    draw = next(b for b in table.buttons() if b.label != "My stack")
     first, second = await asyncio.gather(fake.click(name, table, custom_id=draw.custom_id),
                                          fake.click(name, table, custom_id=draw.custom_id))
     responses = [await first.wait_response(), await second.wait_response()]
@@ -141,7 +147,7 @@ async def test_a_double_click_applies_once_and_a_stale_button_is_refused(nlk):
     refusal = next(r for r in responses if r.type == 4)
     assert refusal.ephemeral and "out of date" in refusal.data["content"]
     hands, actions = database_rows(path, table_id_of(table))
-    assert len(actions[hands[0]["id"]]) == 1
+    assert len([a for a in actions[hands[0]["id"]] if not a["forced"]]) == 1
 
 
 async def test_a_second_table_in_the_channel_points_at_the_first(nlk):
@@ -240,7 +246,10 @@ async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
             process.kill()
             await process.wait()
     hands, actions = database_rows(path, table_id_of(table))
-    assert hands[0]["loser"] is not None and len(actions[hands[0]["id"]]) == driver.actions
+    # Every tap made one move; moves with no choice played themselves, marked as such.
+    chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]
+    assert hands[0]["loser"] is not None and len(chosen) == driver.actions
+    assert len(chosen) < len(actions[hands[0]["id"]])
     fake.assert_clean()
 
 

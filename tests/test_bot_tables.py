@@ -70,25 +70,26 @@ async def test_actions_are_checked_in_order_turn_version_rules(service):
     game = table.game
     actor = table.seats[game.to_act].user_id
     other = next(s.user_id for s in table.seats if s.user_id != actor)
-    draw = next(a for a in game.legal_actions() if a.act == "draw")
+    move = game.legal_actions()[0]  # moves with no choice have played themselves
+    start = game.version
     with pytest.raises(NotSeated):
-        await service.act(table_id, 999, game.version, draw)
+        await service.act(table_id, 999, start, move)
     with pytest.raises(WaitYourTurn):
-        await service.act(table_id, other, game.version, draw)
+        await service.act(table_id, other, start, move)
     with pytest.raises(Stale):
-        await service.act(table_id, actor, game.version + 1, draw)
+        await service.act(table_id, actor, start + 1, move)
     with pytest.raises(WrongChannel):
-        await service.act(table_id, actor, game.version, draw, channel_id=555)
-    from rules import KEEP
+        await service.act(table_id, actor, start, move, channel_id=555)
+    from rules import TAKE
 
-    with pytest.raises(AgainstTheRules) as refused:
-        await service.act(table_id, actor, game.version, KEEP)
-    assert refused.value.rule == "R3.3"
-    assert (await service.get(table_id)).game.version == 0
-    change = await service.act(table_id, actor, 0, draw)
-    assert change.table.game.version == 1 and change.before == actor
-    with pytest.raises(Stale):  # the same click again
-        await service.act(table_id, actor, 0, draw)
+    with pytest.raises(AgainstTheRules) as refused:  # no taking in phase one
+        await service.act(table_id, actor, start, TAKE)
+    assert refused.value.rule.startswith("R3")
+    assert (await service.get(table_id)).game.version == start
+    change = await service.act(table_id, actor, start, move)
+    assert change.table.game.version > start and change.before == actor
+    with pytest.raises((Stale, WaitYourTurn)):  # the same click again
+        await service.act(table_id, actor, start, move)
 
 
 async def test_a_table_is_rebuilt_from_the_database_exactly(service, tmp_path):
