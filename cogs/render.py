@@ -9,7 +9,7 @@ from __future__ import annotations
 import discord
 
 from bot.tables import Table, commitment
-from rules import Action, Card, SeatView, Variant
+from rules import Action, Card, Phase, SeatView, Variant
 from rules.cards import SUIT_SYMBOLS, SUITS
 from rules.engine import Event
 
@@ -109,9 +109,9 @@ def timer_line(seconds: int) -> str:
 
 def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
     title = f"NLK · hand {table.hand_number}"
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         title += " · collect"
-    elif view.phase == "shed":
+    elif view.phase == Phase.SHED:
         title += f" · shed · trump {SUIT_SYMBOLS[SUITS.index(view.trump or 'S')]}"
     else:
         title += " · over"
@@ -120,7 +120,7 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
         status += "\n*The AI is thinking…*"
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     embed.add_field(name="Players", value=_seat_lines(table, view), inline=False)
-    if view.phase == "shed" and view.trick:
+    if view.phase == Phase.SHED and view.trick:
         trick = " → ".join(f"{card.display} ({name(view.players[s])})" for s, card in view.trick)
         embed.add_field(name=f"Trick {len(view.trick)}/{view.trick_size}", value=trick,
                         inline=False)
@@ -157,7 +157,7 @@ def _status(view: SeatView) -> str:
                 "Tap **Next hand** to play again.")
     assert view.to_act is not None
     who = f"**{name(view.players[view.to_act])}**"
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         talon = f"Talon: **{view.talon}** card{'s' if view.talon != 1 else ''}"
         if view.drawn is not None:
             return (f"▶ {who} drew **{view.drawn.display}**: give it where it fits, or keep "
@@ -178,7 +178,7 @@ def _seat_lines(table: Table, view: SeatView) -> str:
         away = " · away (AI playing)" if seat in table.away else ""
         marker = "▶ " if seat == view.to_act else ""
         count = view.counts[seat]
-        if view.phase == "collect":
+        if view.phase == Phase.COLLECT:
             top = view.tops[seat]
             shown = f"**{top.display}**" if top is not None else "*empty*"
             detail = f"{shown} ({count})"
@@ -217,7 +217,7 @@ def table_view(table: Table) -> discord.ui.View | None:
         view.add_item(NLKButton(button_id(t, None, "end"), "End table",
                                 discord.ButtonStyle.danger))
         return view
-    if seat_view.phase == "collect":
+    if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
             for action in _to_act_legal(table):
                 view.add_item(_collect_button(t, seat_view, action))
@@ -266,7 +266,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None
                               description="You're not playing at this table.")
         return embed, buttons
     t = table.id
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         stack = " ".join(c.display for c in view.own) or "*empty*"
         embed = discord.Embed(
             title=f"Your stack — {len(view.own)} card{'s' if len(view.own) != 1 else ''}",

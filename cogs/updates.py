@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from bot.tables import Table, TableService
+from rules import Phase
 
 from . import render
 from .components import Buttons
@@ -120,11 +121,11 @@ class TableUpdater:
         if user_id is None or view is None:
             await self.clear_ping(table)
             return
-        where = ("the buttons are on the table message" if view.phase == "collect"
+        where = ("the buttons are on the table message" if view.phase == Phase.COLLECT
                  else "tap **My hand** to play")
         content = f"<@{user_id}> your turn at NLK table {table.id}: {where}."
         buttons = Buttons()
-        label = "My stack" if view.phase == "collect" else "My hand"
+        label = "My stack" if view.phase == Phase.COLLECT else "My hand"
         buttons.add_item(render.NLKButton(render.button_id(table.id, None, "hand"), label,
                                           discord.ButtonStyle.primary))
         if interaction is not None:

@@ -5,7 +5,7 @@ Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 
 from .actions import DRAW, KEEP, TAKE, Action
 from .cards import Card, lowest_rank, pack
-from .engine import COLLECT, OVER, SHED, Event, Game, Outcome, shuffled_deck
+from .engine import Event, Game, Outcome, shuffled_deck
 from .errors import (
     CardError,
     CardNotHeld,
@@ -19,12 +19,13 @@ from .errors import (
     ReplayError,
     WrongStep,
 )
+from .phase import Phase
 from .variant import Variant
 from .views import SeatView, view_for
 
 __all__ = [
-    "COLLECT", "DRAW", "KEEP", "OVER", "SHED", "TAKE", "Action", "Card", "CardError",
+    "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError",
     "CardNotHeld", "DealError", "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver",
-    "IllegalAction", "NLKError", "NotYourTurn", "Outcome", "ReplayError", "SeatView",
+    "IllegalAction", "NLKError", "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView",
     "Variant", "WrongStep", "lowest_rank", "pack", "shuffled_deck", "view_for",
 ]

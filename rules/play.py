@@ -16,8 +16,9 @@ from typing import TextIO
 from .actions import Action
 from .ai import LEVELS, choose
 from .cards import Card, check_players, show
-from .engine import COLLECT, Game
+from .engine import Game
 from .errors import IllegalAction, NLKError
+from .phase import Phase
 from .variant import Variant
 from .views import SeatView
 
@@ -61,7 +62,7 @@ def table(view: SeatView) -> str:
     """The public table and the seat's own cards, as text."""
     me = view.seat
     lines = []
-    if view.phase == COLLECT:
+    if view.phase == Phase.COLLECT:
         lines.append(f"Collect phase — talon: {view.talon} card(s).")
     else:
         trick = " → ".join(f"{c.display} ({view.name(s)})" for s, c in view.trick)
@@ -72,9 +73,9 @@ def table(view: SeatView) -> str:
         mark = " (you)" if s == me and view.name(s) != "You" else ""
         state = "out" if s in view.out else f"{view.counts[s]} card(s)"
         top = view.tops[s]
-        extra = f", top {top.display}" if view.phase == COLLECT and top is not None else ""
+        extra = f", top {top.display}" if view.phase == Phase.COLLECT and top is not None else ""
         lines.append(f"  {view.name(s)}{mark}: {state}{extra}")
-    label = "Your stack (bottom → top)" if view.phase == COLLECT else "Your hand"
+    label = "Your stack (bottom → top)" if view.phase == Phase.COLLECT else "Your hand"
     lines.append(f"{label}: {show(view.own) or '(empty)'}")
     if view.drawn is not None:
         lines.append(f"Drawn card: {view.drawn.display}")
@@ -115,7 +116,7 @@ def read_choice(text: str, view: SeatView) -> Action:
 
 def _card_only(card: Card, view: SeatView) -> Action:
     """A bare card: play it, or in phase one give it where it fits if that place is unique."""
-    if view.phase != COLLECT:
+    if view.phase != Phase.COLLECT:
         return Action.play(card)
     places = [a.to for a in view.legal if a.act == "give" and a.card == card]
     if len(places) == 1 and places[0] is not None:
@@ -147,7 +148,7 @@ class _Narrator:
         self.events = len(game.events)
         if new and new[-1][1] == "play" and not game.trick and not game.is_over:
             self.say("   The trick is full and set aside.")
-        if self.phase == COLLECT and game.phase != COLLECT and game.trump is not None:
+        if self.phase == Phase.COLLECT and game.phase != Phase.COLLECT and game.trump is not None:
             self.phase = game.phase
             self.say(f"-- The talon is empty: trumps are {_suit('SHDC'[game.trump])}. "
                      "Stacks become hidden hands; get rid of yours. --")
