@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import aiosqlite
 
-from rules import Action, Card, Game, IllegalAction, SeatView, Variant, shuffled_deck
+from rules import Action, Card, Game, IllegalAction, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 
 from .errors import (
@@ -91,17 +91,17 @@ class Table:
 
     def public_view(self) -> SeatView | None:
         """What anyone may see of the current hand."""
-        return self.game.view_for(None) if self.game else None
+        return observe(self.game, None) if self.game else None
 
     def view_for(self, user_id: int) -> SeatView | None:
         """The current hand as ``user_id`` may see it (a spectator's view if not seated)."""
         if self.game is None:
             return None
-        return self.game.view_for(self.seat_of(user_id))
+        return observe(self.game, self.seat_of(user_id))
 
     def seat_view(self, seat: int) -> SeatView:
         assert self.game is not None
-        return self.game.view_for(seat)
+        return observe(self.game, seat)
 
     def user_to_act(self) -> int | None:
         game = self.game

@@ -21,11 +21,11 @@ from .errors import (
 )
 from .phase import Phase
 from .variant import Variant
-from .views import SeatView, view_for
+from .views import SeatView, observe
 
 __all__ = [
-    "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError",
-    "CardNotHeld", "DealError", "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver",
-    "IllegalAction", "NLKError", "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView",
-    "Variant", "WrongStep", "lowest_rank", "pack", "shuffled_deck", "view_for",
+    "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",
+    "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "NLKError",
+    "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant", "WrongStep",
+    "lowest_rank", "observe", "pack", "shuffled_deck",
 ]

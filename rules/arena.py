@@ -22,6 +22,7 @@ from .ai.random_player import pick
 from .cards import check_players
 from .engine import Game
 from .variant import Variant
+from .views import observe
 
 # A guard against a hand that never ends; the AIs break loops long before this.
 MAX_HAND_ACTIONS = 100_000
@@ -67,7 +68,7 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
             # the slow part of long random hands) that the random level never reads.
             game.apply(pick(game.legal_actions(), seeded(level, ai_seed, s, game.version)), s)
             continue
-        view = game.view_for(s)
+        view = observe(game, s)
         budget = setup.budget_of(level, s == seat)
         if s == seat and len(view.legal) > 1:
             started = time.perf_counter()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
 from .cards import RANK, SUIT, SUITS, Card, check_players, lowest_rank, pack
@@ -32,8 +32,6 @@ from .errors import (
 from .phase import Phase
 from .variant import Variant
 
-if TYPE_CHECKING:
-    from .views import SeatView
 
 class Event(NamedTuple):
     """A public fact: who did what with which card (``deal``, ``draw``, ``give`` …)."""
@@ -235,12 +233,6 @@ class Game:
         if len(named) < len(events):
             named.extend(map(Event._make, events[len(named):]))
         return tuple(named)
-
-    def view_for(self, seat: int | None) -> SeatView:
-        """What ``seat`` may see (``None``: anyone); see ``rules.views``."""
-        from .views import view_for
-
-        return view_for(self, seat)
 
     def copy(self) -> Game:
         """An independent copy, for search."""

@@ -20,7 +20,7 @@ from .engine import Game
 from .errors import IllegalAction, NLKError
 from .phase import Phase
 from .variant import Variant
-from .views import SeatView
+from .views import SeatView, observe
 
 QUIT = ("q", "quit", "exit")
 
@@ -169,7 +169,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
         narrator.catch_up()
         s = game.to_act
         assert s is not None
-        view = game.view_for(s)
+        view = observe(game, s)
         if s != seat:
             game.apply(choose(view, level, seed=f"{seed}:{s}", budget_ms=budget_ms), s)
             continue

@@ -57,8 +57,12 @@ class SeatView:
         return self.players[seat]
 
 
-def view_for(game: Game, seat: int | None) -> SeatView:
-    """What ``seat`` may see; ``None`` gives the public view (spectators, table message)."""
+def observe(game: Game, seat: int | None) -> SeatView:
+    """What ``seat`` may see; ``None`` gives the public view (spectators, table message).
+
+    The observer stands outside the state, as OpenSpiel's ``Observer.set_from(state, player)``
+    does, so the engine never needs to know how it is seen.
+    """
     collect = game.phase is Phase.COLLECT
     own: tuple[Card, ...] = ()
     if seat is not None:
@@ -106,4 +110,4 @@ def state_json(game: Game) -> dict[str, object]:
     }
 
 
-__all__ = ["SeatView", "state_json", "view_for"]
+__all__ = ["SeatView", "observe", "state_json"]

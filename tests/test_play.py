@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rules import Card, Game
+from rules import Card, Game, observe
 from rules.play import play_hand, read_choice, table
 from rules.variant import Variant
 
@@ -37,7 +37,7 @@ def test_a_whole_hand_with_bad_input_re_asked():
 def test_typed_actions_and_numbers():
     game = Game.from_collect_position([[Card.parse("TS")], [Card.parse("9H")], [],
                                        [Card.parse("9C")]], [Card.parse("KD")], 0)
-    view = game.view_for(0)
+    view = observe(game, 0)
     assert str(read_choice("1", view)) == "give TS 1"
     assert str(read_choice("give ts 3", view)) == "give TS 3"
     assert str(read_choice(" draw ", view)) == "draw"

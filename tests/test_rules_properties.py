@@ -7,7 +7,7 @@ import sys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import Action, Card, Game, IllegalAction, Variant, pack
+from rules import Action, Card, Game, IllegalAction, Variant, observe, pack
 from rules.replay import dumps, parse
 from rules.views import state_json
 
@@ -121,7 +121,7 @@ def test_no_view_shows_another_seats_hand_or_the_talon_order(spec):
             pass
         elif game.phase == "shed":
             for seat in [None, *range(game.n)]:
-                view = game.view_for(seat)
+                view = observe(game, seat)
                 others = {c for s in range(game.n) if s != seat for c in game.stacks[s]}
                 assert not others & set(view.own)
                 assert view.tops == (None,) * game.n
@@ -132,7 +132,7 @@ def test_no_view_shows_another_seats_hand_or_the_talon_order(spec):
             twin = game.copy()
             random.Random(spec[1]).shuffle(twin.talon)
             for seat in [None, *range(game.n)]:
-                assert game.view_for(seat) == twin.view_for(seat)
+                assert observe(game, seat) == observe(twin, seat)
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
 
@@ -141,7 +141,7 @@ def test_the_public_view_holds_no_hand():
     game = Game.deal(4, random.Random(2))
     while game.phase == "collect":
         game.apply(game.legal_actions()[-1])
-    view = game.view_for(None)
+    view = observe(game, None)
     assert view.own == () and view.legal == ()
     assert sum(view.counts) == sum(len(s) for s in game.stacks)
     assert all(isinstance(e.card, Card) for e in view.history)
