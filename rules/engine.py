@@ -200,17 +200,33 @@ class Game:
                 self._shed_legal() if self.phase is Phase.SHED else []
         return legal
 
-    def apply(self, action: Action, seat: int | None = None) -> None:
-        """Apply ``action`` for ``to_act`` (or check that ``seat`` is to act first).
+    def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
+        """Why ``action`` by ``seat`` (default: ``to_act``) is refused, or None if it is legal.
 
-        Anything not in ``legal_actions()`` raises an ``IllegalAction`` naming the rule, and
-        leaves the state exactly as it was.
+        Only looks, never changes the game, as python-chess's ``is_legal`` beside ``push``.
+        The refusal names the rule and says why in words a player understands:
+
+        >>> import random
+        >>> game = Game.deal(4, random.Random(7))
+        >>> game.check(DRAW) is None, game.check(TAKE).rule, game.version
+        (True, 'R3.3', 0)
         """
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if (seat is not None and seat != self.to_act) or action not in legal:
-            raise self._refusal(action, self.to_act if seat is None else seat)
+        if (seat is None or seat == self.to_act) and action in legal:
+            return None
+        return self._refusal(action, self.to_act if seat is None else seat)
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``action`` for ``to_act`` (or check that ``seat`` is to act first).
+
+        Anything ``check`` refuses is raised as that ``IllegalAction``, and the state is left
+        exactly as it was.
+        """
+        refusal = self.check(action, seat)
+        if refusal is not None:
+            raise refusal
         self._legal = None
         s = self.to_act
         assert s is not None
@@ -403,7 +419,7 @@ class Game:
     # --- refusals --------------------------------------------------------------------------
 
     def _refusal(self, action: Action, seat: int | None) -> IllegalAction:
-        """Why ``action`` by ``seat`` is not allowed, in words a player understands."""
+        """Why ``action`` by ``seat``, known not to be legal now, is refused."""
         if self.phase is Phase.OVER:
             return HandOver("R4.9", "The hand is over: nobody can act any more.")
         if seat != self.to_act:
