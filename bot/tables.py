@@ -8,7 +8,6 @@ replaying the stored deal and actions.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import secrets
@@ -40,11 +39,6 @@ log = logging.getLogger(__name__)
 AI_LEVELS = ("heuristic", "strong")
 STAND_IN_LEVEL = "heuristic"
 MISSES_BEFORE_AWAY = 2
-
-
-def commitment(seed: str) -> str:
-    """The SHA-256 of a deal's seed: shown at the deal, checked when the seed is revealed."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

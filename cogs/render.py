@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.tables import Table, commitment
-from rules import Action, Card, Phase, SeatView, Variant
+from bot.tables import Table
+from rules import Action, Card, Phase, SeatView, Variant, commitment
 from rules.cards import SUIT_SYMBOLS, SUITS
 from rules.engine import Event
 

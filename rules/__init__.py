@@ -5,7 +5,8 @@ Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 
 from .actions import DRAW, KEEP, TAKE, Action
 from .cards import Card, lowest_rank, pack
-from .engine import Event, Game, Outcome, shuffled_deck
+from .deal import commitment, shuffled_deck
+from .engine import Event, Game, Outcome
 from .errors import (
     CardError,
     CardNotHeld,
@@ -27,5 +28,5 @@ __all__ = [
     "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",
     "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "NLKError",
     "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant", "WrongStep",
-    "lowest_rank", "observe", "pack", "shuffled_deck",
+    "commitment", "lowest_rank", "observe", "pack", "shuffled_deck",
 ]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
 
 from .cards import check_players
-from .engine import shuffled_deck
+from .deal import commitment, shuffled_deck
 from .errors import NLKError
 from .replay import read_records
 from .simulate import simulate
@@ -87,11 +86,6 @@ def _simulate(args: argparse.Namespace) -> int:
     variant = Variant(args.last_card, args.must_beat_in_suit)
     print(json.dumps(simulate(args.players, args.games, args.seed, variant)))
     return EXIT_OK
-
-
-def commitment(seed: str) -> str:
-    """The SHA-256 of a seed, shown when a hand is dealt and checked when it ends."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -49,13 +49,6 @@ class Outcome(NamedTuple):
     order: tuple[int, ...]  # first out … last out, then the loser
 
 
-def shuffled_deck(players: int, seed: object) -> list[Card]:
-    """The pack for ``players`` shuffled by ``random.Random(seed)``, top first."""
-    deck = list(pack(players))
-    random.Random(seed).shuffle(deck)  # type: ignore[arg-type]
-    return deck
-
-
 def _need_table(n: int) -> list[int]:
     """For each card number, the rank a card must have to fit on it (R3.2)."""
     low = lowest_rank(n)

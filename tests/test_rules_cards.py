@@ -56,3 +56,13 @@ def test_cards_survive_pickling_as_the_same_objects():
 
     card = Card.parse("QH")
     assert pickle.loads(pickle.dumps(card)) is card
+
+
+def test_a_deals_commitment_is_the_sha256_of_its_seed_and_the_seed_fixes_the_deck():
+    import hashlib
+
+    from rules import commitment, shuffled_deck
+
+    assert commitment("4f1c2a") == hashlib.sha256(b"4f1c2a").hexdigest()
+    assert shuffled_deck(4, "4f1c2a") == shuffled_deck(4, "4f1c2a")
+    assert sorted(shuffled_deck(4, "4f1c2a")) == sorted(pack(4))
