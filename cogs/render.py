@@ -34,9 +34,7 @@ def label_name(text: str) -> str:
 
 
 def variant_line(variant: Variant) -> str:
-    last = "last card kept" if variant.last_card == "keep" else "last card may be given"
-    beat = "must beat in suit" if variant.must_beat_in_suit else "trumping always allowed"
-    return f"{last}; {beat}"
+    return variant.describe()
 
 
 def ordinal(n: int) -> str:
