@@ -16,6 +16,7 @@ from typing import TextIO
 from .actions import Action
 from .ai import LEVELS, choose
 from .cards import Card, check_players, show
+from .cli import add_deal_arguments, variant_of
 from .engine import Game
 from .errors import IllegalAction, NLKError
 from .phase import Phase
@@ -206,14 +207,11 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
 
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("play", help="play a hand in the terminal against AI players")
-    p.add_argument("--players", type=int, default=6)
+    add_deal_arguments(p, seed=None, seed_help="repeat a hand: the same seed, the same deal")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1")
     p.add_argument("--level", choices=LEVELS, default="strong", help="the AI players' level")
     p.add_argument("--budget-ms", type=int, default=300,
                    help="the strong AI's thinking time per decision")
-    p.add_argument("--seed", default=None, help="repeat a hand: the same seed, the same deal")
-    p.add_argument("--last-card", choices=("keep", "free"), default="keep")
-    p.add_argument("--must-beat-in-suit", action="store_true")
     p.set_defaults(run=_run)
 
 
@@ -226,4 +224,4 @@ def _run(args: argparse.Namespace) -> int:
     if args.seed is None:
         print(f"(seed {seed})")
     return play_hand(players, args.seat, args.level, seed, args.budget_ms,
-                     Variant(args.last_card, args.must_beat_in_suit), input, sys.stdout)
+                     variant_of(args), input, sys.stdout)
