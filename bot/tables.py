@@ -21,6 +21,7 @@ import aiosqlite
 
 from rules import Action, Card, Game, IllegalAction, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
+from rules.session import dealer_after_reseat, first_dealer
 
 from .errors import (
     Illegal,
@@ -300,7 +301,8 @@ class TableService:
         if len(table.lobby) < MIN_PLAYERS:
             raise WrongState("NLK needs at least two players: wait for someone to join, or "
                              "add an AI player.")
-        await self._deal(table, list(table.lobby), self.choose_dealer(len(table.lobby)))
+        await self._deal(table, list(table.lobby),
+                         first_dealer(len(table.lobby), self.choose_dealer))
 
     async def next_hand(self, table: Table, user_id: int) -> None:
         """Deal again at the same seats; the loser deals (R5.1)."""
@@ -310,7 +312,12 @@ class TableService:
             raise NotSeated("Only the players at this table can deal the next hand.")
         outcome = table.game.outcome()
         assert outcome is not None
-        await self._deal(table, list(table.seats), outcome.loser)
+        seats = list(table.seats)
+        dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
+                                     [s.user_id for s in seats])
+        if dealer is None:
+            dealer = first_dealer(len(seats), self.choose_dealer)
+        await self._deal(table, seats, dealer)
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
         seed = secrets.token_hex(16)
