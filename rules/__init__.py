@@ -15,6 +15,7 @@ from .errors import (
     DoesNotFit,
     HandOver,
     IllegalAction,
+    InputError,
     NLKError,
     NotYourTurn,
     ReplayError,
@@ -26,7 +27,7 @@ from .views import SeatView, observe
 
 __all__ = [
     "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",
-    "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "NLKError",
-    "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant", "WrongStep",
-    "commitment", "lowest_rank", "observe", "pack", "shuffled_deck",
+    "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "InputError",
+    "NLKError", "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant",
+    "WrongStep", "commitment", "lowest_rank", "observe", "pack", "shuffled_deck",
 ]

@@ -18,7 +18,7 @@ from .ai import LEVELS, choose
 from .cards import Card, check_players, show
 from .cli import add_deal_arguments, variant_of
 from .engine import Game
-from .errors import IllegalAction, NLKError
+from .errors import IllegalAction, InputError, NLKError
 from .phase import Phase
 from .variant import Variant
 from .views import SeatView, observe
@@ -91,7 +91,7 @@ def _suit(letter: str | None) -> str:
 def read_choice(text: str, view: SeatView) -> Action:
     """The action a player typed: a number from the list, an action, or just a card to play.
 
-    Raises ``ValueError`` with a reason the player can act on.
+    Raises ``InputError`` with a reason the player can act on.
     """
     t = text.strip()
     legal = view.legal
@@ -99,19 +99,19 @@ def read_choice(text: str, view: SeatView) -> Action:
         i = int(t)
         if 1 <= i <= len(legal):
             return legal[i - 1]
-        raise ValueError(f"choose a number from 1 to {len(legal)}")
+        raise InputError(f"choose a number from 1 to {len(legal)}")
     try:
         if len(t.split()) == 1 and t.lower() not in ("draw", "keep", "take"):
             try:
                 card = Card.parse(t)
             except NLKError:
-                raise ValueError(f"{t!r} is neither a number from the list nor an action "
+                raise InputError(f"{t!r} is neither a number from the list nor an action "
                                  "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
                                  ) from None
             return _card_only(card, view)
         return Action.parse(t)
     except NLKError as error:
-        raise ValueError(error.message if isinstance(error, IllegalAction) else str(error)
+        raise InputError(error.message if isinstance(error, IllegalAction) else str(error)
                          ) from None
 
 
@@ -123,9 +123,9 @@ def _card_only(card: Card, view: SeatView) -> Action:
     if len(places) == 1 and places[0] is not None:
         return Action.give(card, places[0])
     if places:
-        raise ValueError(f"{card.display} fits on more than one stack: say which, like "
+        raise InputError(f"{card.display} fits on more than one stack: say which, like "
                          f"'give {card} {places[0]}'")
-    raise ValueError(f"{card.display} fits on no other stack now")
+    raise InputError(f"{card.display} fits on no other stack now")
 
 
 class _Narrator:
@@ -192,7 +192,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
             try:
                 game.apply(read_choice(text, view), seat)
                 break
-            except ValueError as error:  # IllegalAction is a ValueError too
+            except ValueError as error:  # InputError and IllegalAction are ValueErrors too
                 reason = getattr(error, "message", None) or str(error)
                 print(f"Not possible: {reason} Try again.", file=out)
     narrator.catch_up()

@@ -66,3 +66,18 @@ def test_a_deals_commitment_is_the_sha256_of_its_seed_and_the_seed_fixes_the_dec
     assert commitment("4f1c2a") == hashlib.sha256(b"4f1c2a").hexdigest()
     assert shuffled_deck(4, "4f1c2a") == shuffled_deck(4, "4f1c2a")
     assert sorted(shuffled_deck(4, "4f1c2a")) == sorted(pack(4))
+
+
+def test_every_rules_error_is_one_documented_family_rooted_in_value_error():
+    import inspect
+
+    from rules import errors
+
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass)
+               if c.__module__ == errors.__name__]
+    assert errors.InputError in classes and len(classes) >= 11
+    for cls in classes:
+        assert issubclass(cls, errors.NLKError) and issubclass(cls, ValueError)
+        assert cls.__doc__ and "\n" not in cls.__doc__.strip()
+    refused = errors.DoesNotFit("R3.2", "It does not fit.")
+    assert (refused.rule, refused.message) == ("R3.2", "It does not fit.")
