@@ -8,6 +8,8 @@ your turn, and you answer with an action's number or its text (``give 9D 1``, ``
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -24,6 +26,16 @@ from .variant import Variant
 from .views import SeatView, observe
 
 QUIT = ("q", "quit", "exit")
+EXIT_INTERRUPTED = 130  # what shells report for a program stopped by Ctrl-C (128 + SIGINT)
+
+HOW_TO_PLAY = """\
+How to play: the last player holding cards loses.
+  Collect phase: give your stack's top card, or the card you drew, to another stack where it
+  fits (one rank higher; the lowest rank fits on an Ace), or keep the drawn card: turn over.
+  Shed phase: stacks become hidden hands. Beat the trick's top card (higher in its suit, or
+  a trump) or take the trick's bottom card; get rid of all your cards to be safe.
+  Type an action's number or the action: draw, keep, take, give 9D 1, play KS.
+  Cards are rank then suit (S H D C): TD is 10♦, QS is Q♠. Type q to leave."""
 
 
 _VERBS = {"deal": ("is dealt", "are dealt"), "draw": ("draws", "draw"),
@@ -163,6 +175,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
     """Play one hand; returns 0 when it ends, 1 when the player quits or input runs out."""
     names = tuple("You" if s == seat else f"AI {s}" for s in range(players))
     game = Game.deal(players, random.Random(seed), variant=variant, names=names)
+    print(HOW_TO_PLAY + "\n", file=out)
     print(f"NLK, {players} players; {variant.describe()}.", file=out)
     print(f"{names[game.dealer or 0]} dealt. AI players: {level}.", file=out)
     narrator = _Narrator(game, seat, out)
@@ -198,11 +211,30 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
     narrator.catch_up()
     outcome = game.outcome()
     assert outcome is not None
-    verdict = "You lose this hand." if outcome.loser == seat else "You are safe."
+    # Said once: whether you were safe was announced when you went out.
+    loser = "You lost" if outcome.loser == seat else f"{names[outcome.loser]} lost"
     order = ", ".join(names[s] for s in outcome.order[:-1])
-    print(f"\nThe hand is over. Out in order: {order}. {names[outcome.loser]} lost. "
-          f"{verdict}", file=out)
+    print(f"\nThe hand is over. Out in order: {order}. {loser} this hand.", file=out)
     return 0
+
+
+def discard_typeahead(stream: TextIO | None) -> None:
+    """Drop keys pressed while the AI players were thinking, so they can't answer a prompt
+    nobody has read yet. Only a terminal holds such input: pipes, files and systems without
+    ``termios`` are left alone."""
+    with contextlib.suppress(ImportError, OSError, ValueError):  # ValueError: a closed file
+        if stream is None or not stream.isatty():
+            return
+        import termios
+
+        with contextlib.suppress(termios.error):
+            termios.tcflush(stream, termios.TCIFLUSH)
+
+
+def ask_terminal(prompt: str) -> str:
+    """``input``, after discarding whatever was typed before the prompt appeared."""
+    discard_typeahead(sys.stdin)
+    return input(prompt)
 
 
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -223,5 +255,12 @@ def _run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else str(random.SystemRandom().getrandbits(32))
     if args.seed is None:
         print(f"(seed {seed})")
-    return play_hand(players, args.seat, args.level, seed, args.budget_ms,
-                     variant_of(args), input, sys.stdout)
+    try:
+        return play_hand(players, args.seat, args.level, seed, args.budget_ms,
+                         variant_of(args), ask_terminal, sys.stdout)
+    except KeyboardInterrupt:
+        print("\nInterrupted: the hand is left unfinished.", flush=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the output was piped into something that stopped reading
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the pipe
+        return 1
