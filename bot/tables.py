@@ -312,7 +312,7 @@ class TableService:
             raise NotSeated("Only the players at this table can deal the next hand.")
         outcome = table.game.outcome()
         assert outcome is not None
-        seats = list(table.seats)
+        seats = list(table.seats)  # who sits where next; the dealer rule copes if it changes
         dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
                                      [s.user_id for s in seats])
         if dealer is None:
