@@ -20,8 +20,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from rules import Action, Card, Game, SeatView, Variant, shuffled_deck
+from rules import Action, Card, Game, Phase, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
+from rules.session import dealer_after_reseat, first_dealer
 
 from .errors import (
     AgainstTheRules,
@@ -117,17 +118,17 @@ class Table:
 
     def public_view(self) -> SeatView | None:
         """What anyone may see of the current hand."""
-        return self.game.view_for(None) if self.game else None
+        return observe(self.game, None) if self.game else None
 
     def view_of_user(self, user_id: int) -> SeatView | None:
         """The current hand as ``user_id`` may see it (a spectator's view if not seated)."""
         if self.game is None:
             return None
-        return self.game.view_for(self.seat_of(user_id))
+        return observe(self.game, self.seat_of(user_id))
 
     def seat_view(self, seat: int) -> SeatView:
         assert self.game is not None
-        return self.game.view_for(seat)
+        return observe(self.game, seat)
 
     def name_to_act(self) -> str | None:
         game = self.game
@@ -407,7 +408,8 @@ class TableService:
                 raise NotAllowed("start")
             if len(table.lobby) < MIN_PLAYERS:
                 raise TooFewPlayers()
-            await self._deal(table, list(table.lobby), self.choose_dealer(len(table.lobby)))
+            await self._deal(table, list(table.lobby),
+                             first_dealer(len(table.lobby), self.choose_dealer))
         return await self._change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,
@@ -420,7 +422,12 @@ class TableService:
                 raise NotSeated("next")
             outcome = table.game.outcome()
             assert outcome is not None
-            await self._deal(table, list(table.seats), outcome.loser)
+            seats = list(table.seats)  # who sits where next; the dealer rule copes if it changes
+            dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
+                                         [s.user_id for s in seats])
+            if dealer is None:
+                dealer = first_dealer(len(seats), self.choose_dealer)
+            await self._deal(table, seats, dealer)
         return await self._change(table_id, channel_id, apply)
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
@@ -522,7 +529,7 @@ class TableService:
             raise NotAllowed("away")
         if version != game.version:
             raise Stale()
-        refusal = game._refusal(action, seat) if action not in game.legal_actions() else None
+        refusal = game.check(action, seat)
         if refusal is not None:
             raise AgainstTheRules(refusal.rule, refusal.message)
         await self._commit(table, seat, user_id, action, by)
@@ -536,7 +543,7 @@ class TableService:
         while True:
             game = table.game
             if game is None or game.is_over or game.to_act is None or \
-                    game.phase != "collect" or table.ai_to_act():
+                    game.phase is not Phase.COLLECT or table.ai_to_act():
                 return
             legal = game.legal_actions()
             if len(legal) != 1:

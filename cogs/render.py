@@ -11,9 +11,8 @@ import datetime
 import discord
 
 from bot.tables import Table
-from rules import Action, Card, SeatView, Variant
+from rules import Action, Card, Phase, SeatView, Variant, commitment
 from rules.cards import SUIT_SYMBOLS, SUITS
-from rules.cli import commitment
 from rules.engine import Event
 
 from .components import Buttons, NLKButton, NLKSelect
@@ -38,9 +37,7 @@ def label_name(text: str) -> str:
 
 
 def variant_line(variant: Variant) -> str:
-    last = "last card kept" if variant.last_card == "keep" else "last card may be given"
-    beat = "must beat in suit" if variant.must_beat_in_suit else "trumping always allowed"
-    return f"{last}; {beat}"
+    return variant.describe()
 
 
 def ordinal(n: int) -> str:
@@ -113,9 +110,9 @@ def timer_line(seconds: int) -> str:
 
 def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
     title = f"NLK · hand {table.hand_number}"
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         title += " · collect"
-    elif view.phase == "shed":
+    elif view.phase == Phase.SHED:
         title += f" · shed · trump {SUIT_SYMBOLS[SUITS.index(view.trump or 'S')]}"
     else:
         title += " · over"
@@ -124,7 +121,7 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
         status += "\n*The AI is thinking…*"
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     embed.add_field(name="Players", value=_seat_lines(table, view), inline=False)
-    if view.phase == "shed" and view.trick:
+    if view.phase == Phase.SHED and view.trick:
         trick = " → ".join(f"{card.display} ({safe_name(view.players[s])})"
                            for s, card in view.trick)
         embed.add_field(name=f"Trick {len(view.trick)}/{view.trick_size}", value=trick,
@@ -163,7 +160,7 @@ def _status(view: SeatView) -> str:
                 "Tap **Next hand** to play again.")
     assert view.to_act is not None
     who = f"**{safe_name(view.players[view.to_act])}**"
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         talon = f"Talon: **{view.talon}** card{'s' if view.talon != 1 else ''}"
         if view.drawn is not None:
             return (f"▶ {who} drew **{view.drawn.display}**: give it where it fits, or keep "
@@ -184,7 +181,7 @@ def _seat_lines(table: Table, view: SeatView) -> str:
         away = " · away (AI playing)" if seat in table.away else ""
         marker = "▶ " if seat == view.to_act else ""
         count = view.counts[seat]
-        if view.phase == "collect":
+        if view.phase == Phase.COLLECT:
             top = view.tops[seat]
             shown = f"**{top.display}**" if top is not None else "*empty*"
             detail = f"{shown} ({count})"
@@ -223,7 +220,7 @@ def table_view(table: Table) -> discord.ui.View:
         view.add_item(NLKButton(button_id(t, None, "end"), "End table",
                                 discord.ButtonStyle.danger))
         return view
-    if seat_view.phase == "collect":
+    if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
             for action in _to_act_legal(table):
                 view.add_item(_collect_button(t, seat_view, action))
@@ -284,7 +281,7 @@ def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
         return "Done.", buttons
     deadline = deadline or table.deadline()
     clock = f" Time runs out {countdown(deadline)}." if deadline else ""
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         what = "your move (the buttons below, or on the table message)"
         for action in _to_act_legal(table):
             buttons.add_item(_collect_button(table.id, view, action))
@@ -311,7 +308,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None
                               description="You're not playing at this table.")
         return embed, buttons
     t = table.id
-    if view.phase == "collect":
+    if view.phase == Phase.COLLECT:
         stack = " ".join(c.display for c in view.own) or "*empty*"
         embed = discord.Embed(
             title=f"Your stack — {len(view.own)} card{'s' if len(view.own) != 1 else ''}",

@@ -5,7 +5,8 @@ Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 
 from .actions import DRAW, KEEP, TAKE, Action
 from .cards import Card, lowest_rank, pack
-from .engine import COLLECT, OVER, SHED, Event, Game, Outcome, shuffled_deck
+from .deal import commitment, shuffled_deck
+from .engine import Event, Game, Outcome
 from .errors import (
     CardError,
     CardNotHeld,
@@ -14,17 +15,19 @@ from .errors import (
     DoesNotFit,
     HandOver,
     IllegalAction,
+    InputError,
     NLKError,
     NotYourTurn,
     ReplayError,
     WrongStep,
 )
+from .phase import Phase
 from .variant import Variant
-from .views import SeatView, view_for
+from .views import SeatView, observe
 
 __all__ = [
-    "COLLECT", "DRAW", "KEEP", "OVER", "SHED", "TAKE", "Action", "Card", "CardError",
-    "CardNotHeld", "DealError", "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver",
-    "IllegalAction", "NLKError", "NotYourTurn", "Outcome", "ReplayError", "SeatView",
-    "Variant", "WrongStep", "lowest_rank", "pack", "shuffled_deck", "view_for",
+    "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",
+    "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "InputError",
+    "NLKError", "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant",
+    "WrongStep", "commitment", "lowest_rank", "observe", "pack", "shuffled_deck",
 ]

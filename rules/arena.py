@@ -20,8 +20,10 @@ from .ai import DEFAULT_BUDGET_MS, LEVELS, choose
 from .ai.base import seeded
 from .ai.random_player import pick
 from .cards import check_players
+from .cli import add_deal_arguments, variant_of
 from .engine import Game
 from .variant import Variant
+from .views import observe
 
 # A guard against a hand that never ends; the AIs break loops long before this.
 MAX_HAND_ACTIONS = 100_000
@@ -67,7 +69,7 @@ def play_hand(setup: Setup, deal: int, seat: int) -> tuple[bool, list[float]]:
             # the slow part of long random hands) that the random level never reads.
             game.apply(pick(game.legal_actions(), seeded(level, ai_seed, s, game.version)), s)
             continue
-        view = game.view_for(s)
+        view = observe(game, s)
         budget = setup.budget_of(level, s == seat)
         if s == seat and len(view.legal) > 1:
             started = time.perf_counter()
@@ -150,10 +152,9 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("arena", help="measure an AI level against a field of another")
-    p.add_argument("--players", type=int, default=6)
+    add_deal_arguments(p, seed="0")
     p.add_argument("--games", type=int, default=60,
                    help="hands to play, rounded up to a multiple of --players")
-    p.add_argument("--seed", default="0")
     p.add_argument("--player", choices=LEVELS, default="strong", help="the level measured")
     p.add_argument("--field", choices=LEVELS, default="heuristic", help="everyone else")
     p.add_argument("--budget-ms", type=int, default=None,
@@ -162,8 +163,6 @@ def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--field-budget-ms", type=int, default=None,
                    help="thinking time per decision of the field's seats")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--last-card", choices=("keep", "free"), default="keep")
-    p.add_argument("--must-beat-in-suit", action="store_true")
     p.set_defaults(run=_run)
 
 
@@ -175,6 +174,6 @@ def _run(args: argparse.Namespace) -> int:
               "--field-budget-ms at least 0", file=sys.stderr)
         return 2
     setup = Setup(args.players, str(args.seed), args.player, args.field, args.budget_ms,
-                  Variant(args.last_card, args.must_beat_in_suit), args.field_budget_ms)
+                  variant_of(args), args.field_budget_ms)
     print(json.dumps(run_arena(setup, args.games, args.jobs)))
     return 0

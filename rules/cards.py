@@ -17,11 +17,9 @@ from .errors import CardError, DealError
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANK_CHARS = {14: "A", 13: "K", 12: "Q", 11: "J", 10: "T", 9: "9", 8: "8", 7: "7", 6: "6",
               5: "5", 4: "4", 3: "3", 2: "2"}
 _RANK_BY_CHAR = {v: k for k, v in RANK_CHARS.items()}
-ACE = 14
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
 
 
@@ -60,10 +58,6 @@ class Card(int):
     def suit(self) -> int:
         """0 … 3, an index into ``SUITS``."""
         return self >> 4
-
-    @property
-    def suit_char(self) -> str:
-        return SUITS[self >> 4]
 
     @property
     def display(self) -> str:

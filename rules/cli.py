@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
 
 from .cards import check_players
-from .engine import shuffled_deck
+from .deal import commitment, shuffled_deck
 from .errors import NLKError
 from .replay import read_records
 from .simulate import simulate
-from .variant import Variant
+from .variant import LAST_CARD_VALUES, Variant
 
 EXIT_OK, EXIT_REFUSED, EXIT_MALFORMED = 0, 1, 2
 
@@ -27,11 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.set_defaults(run=_replay)
 
     p = sub.add_parser("simulate", help="play random hands and report the speed")
-    p.add_argument("--players", type=int, default=6)
+    add_deal_arguments(p, seed="0")
     p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--seed", default="0")
-    p.add_argument("--last-card", choices=("keep", "free"), default="keep")
-    p.add_argument("--must-beat-in-suit", action="store_true")
     p.set_defaults(run=_simulate)
 
     p = sub.add_parser("verify", help="check a revealed seed against its commitment")
@@ -50,6 +46,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NLKError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_MALFORMED
+
+
+def add_deal_arguments(parser: argparse.ArgumentParser, *, seed: str | None,
+                       seed_help: str = "the seed the hands are shuffled with") -> None:
+    """The options of every command that deals hands: players, seed and the variants (§6)."""
+    parser.add_argument("--players", type=int, default=6, help="2 to 9 (R6.3)")
+    parser.add_argument("--seed", default=seed, help=seed_help)
+    parser.add_argument("--last-card", choices=LAST_CARD_VALUES, default="keep",
+                        help="whether the last talon card must be kept (R6.1)")
+    parser.add_argument("--must-beat-in-suit", action="store_true",
+                        help="no trumping while you can beat in suit (R6.2)")
+
+
+def variant_of(args: argparse.Namespace) -> Variant:
+    """The variant chosen by the options ``add_deal_arguments`` added."""
+    return Variant(args.last_card, args.must_beat_in_suit)
 
 
 # Subcommands that live in their own modules, each with ``add_command(subparsers)``.
@@ -84,14 +96,8 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
         return EXIT_MALFORMED
-    variant = Variant(args.last_card, args.must_beat_in_suit)
-    print(json.dumps(simulate(args.players, args.games, args.seed, variant)))
+    print(json.dumps(simulate(args.players, args.games, args.seed, variant_of(args))))
     return EXIT_OK
-
-
-def commitment(seed: str) -> str:
-    """The SHA-256 of a seed, shown when a hand is dealt and checked when it ends."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 >>> import random
 >>> game = Game.deal(4, random.Random(7))
->>> game.phase, len(game.legal_actions()) > 0, game.version
+>>> str(game.phase), len(game.legal_actions()) > 0, game.version
 ('collect', True, 0)
 >>> while not game.is_over:
 ...     game.apply(game.legal_actions()[-1])
@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
 from .cards import RANK, SUIT, SUITS, Card, check_players, lowest_rank, pack
@@ -29,12 +29,8 @@ from .errors import (
     NotYourTurn,
     WrongStep,
 )
+from .phase import Phase
 from .variant import Variant
-
-if TYPE_CHECKING:
-    from .views import SeatView
-
-COLLECT, SHED, OVER = "collect", "shed", "over"
 
 
 class Event(NamedTuple):
@@ -51,13 +47,6 @@ class Outcome(NamedTuple):
 
     loser: int
     order: tuple[int, ...]  # first out … last out, then the loser
-
-
-def shuffled_deck(players: int, seed: object) -> list[Card]:
-    """The pack for ``players`` shuffled by ``random.Random(seed)``, top first."""
-    deck = list(pack(players))
-    random.Random(seed).shuffle(deck)  # type: ignore[arg-type]
-    return deck
 
 
 def _need_table(n: int) -> list[int]:
@@ -85,7 +74,7 @@ class Game:
             raise DealError(f"{len(names)} names for {n} players")
         self.names: tuple[str, ...] = tuple(names)
         self._need = _need_table(n)
-        self.phase = COLLECT
+        self.phase: Phase = Phase.COLLECT
         self.dealer: int | None = None
         self.to_act: int | None = None
         self.stacks: list[list[Card]] = [[] for _ in range(n)]  # hands in phase two
@@ -155,7 +144,7 @@ class Game:
             game.events.extend((seat, "deal", c, None) for c in stack)
         game.talon = list(reversed(talon))
         game.start = {"position": {
-            "phase": COLLECT, "stacks": [[str(c) for c in s] for s in stacks],
+            "phase": Phase.COLLECT, "stacks": [[str(c) for c in s] for s in stacks],
             "talon": [str(c) for c in talon], "to_act": to_act}}
         return game
 
@@ -174,7 +163,7 @@ class Game:
         _check_seat(to_act, n, "to_act")
         game.stacks = [list(h) for h in hands]
         game.start = {"position": {
-            "phase": SHED, "hands": [[str(c) for c in h] for h in hands],
+            "phase": Phase.SHED, "hands": [[str(c) for c in h] for h in hands],
             "trump": SUITS[trump], "to_act": to_act}}
         game._begin_shed(to_act, trump)
         return game
@@ -188,7 +177,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is OVER
+        return self.phase is Phase.OVER
 
     def outcome(self) -> Outcome | None:
         """The loser and the full finishing order, once the hand is over (R4.9, R5.1)."""
@@ -200,21 +189,37 @@ class Game:
         """Every action open to ``to_act``, in a stable order. Do not modify the list."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._collect_legal() if self.phase is COLLECT else \
-                self._shed_legal() if self.phase is SHED else []
+            legal = self._legal = self._collect_legal() if self.phase is Phase.COLLECT else \
+                self._shed_legal() if self.phase is Phase.SHED else []
         return legal
 
-    def apply(self, action: Action, seat: int | None = None) -> None:
-        """Apply ``action`` for ``to_act`` (or check that ``seat`` is to act first).
+    def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
+        """Why ``action`` by ``seat`` (default: ``to_act``) is refused, or None if it is legal.
 
-        Anything not in ``legal_actions()`` raises an ``IllegalAction`` naming the rule, and
-        leaves the state exactly as it was.
+        Only looks, never changes the game, as python-chess's ``is_legal`` beside ``push``.
+        The refusal names the rule and says why in words a player understands:
+
+        >>> import random
+        >>> game = Game.deal(4, random.Random(7))
+        >>> game.check(DRAW) is None, game.check(TAKE).rule, game.version
+        (True, 'R3.3', 0)
         """
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
-        if (seat is not None and seat != self.to_act) or action not in legal:
-            raise self._refusal(action, self.to_act if seat is None else seat)
+        if (seat is None or seat == self.to_act) and action in legal:
+            return None
+        return self._refusal(action, self.to_act if seat is None else seat)
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``action`` for ``to_act`` (or check that ``seat`` is to act first).
+
+        Anything ``check`` refuses is raised as that ``IllegalAction``, and the state is left
+        exactly as it was.
+        """
+        refusal = self.check(action, seat)
+        if refusal is not None:
+            raise refusal
         self._legal = None
         s = self.to_act
         assert s is not None
@@ -237,12 +242,6 @@ class Game:
         if len(named) < len(events):
             named.extend(map(Event._make, events[len(named):]))
         return tuple(named)
-
-    def view_for(self, seat: int | None) -> SeatView:
-        """What ``seat`` may see (``None``: anyone); see ``rules.views``."""
-        from .views import view_for
-
-        return view_for(self, seat)
 
     def copy(self) -> Game:
         """An independent copy, for search."""
@@ -319,7 +318,7 @@ class Game:
 
     def _begin_shed(self, leader: int, trump: int) -> None:
         """R3.4, R4.1: stacks become hands; empty-handed players are out at once."""
-        self.phase = SHED
+        self.phase = Phase.SHED
         self.trump = trump
         self.drawn = None
         self.has_drawn = False
@@ -406,18 +405,18 @@ class Game:
             i += 1
 
     def _finish(self) -> None:
-        self.phase = OVER
+        self.phase = Phase.OVER
         self.loser = next((i for i in range(self.n) if self.is_in[i]), None)
         self.to_act = None
 
     # --- refusals --------------------------------------------------------------------------
 
     def _refusal(self, action: Action, seat: int | None) -> IllegalAction:
-        """Why ``action`` by ``seat`` is not allowed, in words a player understands."""
-        if self.phase is OVER:
+        """Why ``action`` by ``seat``, known not to be legal now, is refused."""
+        if self.phase is Phase.OVER:
             return HandOver("R4.9", "The hand is over: nobody can act any more.")
         if seat != self.to_act:
-            rule = "R3.1" if self.phase is COLLECT else "R4.8" if (
+            rule = "R3.1" if self.phase is Phase.COLLECT else "R4.8" if (
                 isinstance(seat, int) and 0 <= seat < self.n and not self.is_in[seat]
             ) else "R4.5"
             assert self.to_act is not None
@@ -426,7 +425,7 @@ class Game:
             act, card, to = action
         except (TypeError, ValueError):
             return WrongStep("R3.3", f"{action!r} is not an NLK action.")
-        if self.phase is COLLECT:
+        if self.phase is Phase.COLLECT:
             return self._collect_refusal(act, card, to)
         return self._shed_refusal(act, card)
 

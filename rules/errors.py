@@ -15,6 +15,10 @@ class DealError(NLKError):
     """A deck, position, player count or variant that cannot start a hand."""
 
 
+class InputError(NLKError):
+    """Something a player typed that is not a move NLK can read, such as ``give QQ 1``."""
+
+
 class ReplayError(NLKError):
     """A replay that is not well-formed ``nlk-replay/1``."""
 

@@ -8,6 +8,8 @@ your turn, and you answer with an action's number or its text (``give 9D 1``, ``
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -16,12 +18,24 @@ from typing import TextIO
 from .actions import Action
 from .ai import LEVELS, choose
 from .cards import Card, check_players, show
-from .engine import COLLECT, Game
-from .errors import IllegalAction, NLKError
+from .cli import add_deal_arguments, variant_of
+from .engine import Game
+from .errors import IllegalAction, InputError, NLKError
+from .phase import Phase
 from .variant import Variant
-from .views import SeatView
+from .views import SeatView, observe
 
 QUIT = ("q", "quit", "exit")
+EXIT_INTERRUPTED = 130  # what shells report for a program stopped by Ctrl-C (128 + SIGINT)
+
+HOW_TO_PLAY = """\
+How to play: the last player holding cards loses.
+  Collect phase: give your stack's top card, or the card you drew, to another stack where it
+  fits (one rank higher; the lowest rank fits on an Ace), or keep the drawn card: turn over.
+  Shed phase: stacks become hidden hands. Beat the trick's top card (higher in its suit, or
+  a trump) or take the trick's bottom card; get rid of all your cards to be safe.
+  Type an action's number or the action: draw, keep, take, give 9D 1, play KS.
+  Cards are rank then suit (S H D C): TD is 10♦, QS is Q♠. Type q to leave."""
 
 
 _VERBS = {"deal": ("is dealt", "are dealt"), "draw": ("draws", "draw"),
@@ -61,7 +75,7 @@ def table(view: SeatView) -> str:
     """The public table and the seat's own cards, as text."""
     me = view.seat
     lines = []
-    if view.phase == COLLECT:
+    if view.phase == Phase.COLLECT:
         lines.append(f"Collect phase — talon: {view.talon} card(s).")
     else:
         trick = " → ".join(f"{c.display} ({view.name(s)})" for s, c in view.trick)
@@ -72,9 +86,9 @@ def table(view: SeatView) -> str:
         mark = " (you)" if s == me and view.name(s) != "You" else ""
         state = "out" if s in view.out else f"{view.counts[s]} card(s)"
         top = view.tops[s]
-        extra = f", top {top.display}" if view.phase == COLLECT and top is not None else ""
+        extra = f", top {top.display}" if view.phase == Phase.COLLECT and top is not None else ""
         lines.append(f"  {view.name(s)}{mark}: {state}{extra}")
-    label = "Your stack (bottom → top)" if view.phase == COLLECT else "Your hand"
+    label = "Your stack (bottom → top)" if view.phase == Phase.COLLECT else "Your hand"
     lines.append(f"{label}: {show(view.own) or '(empty)'}")
     if view.drawn is not None:
         lines.append(f"Drawn card: {view.drawn.display}")
@@ -89,7 +103,7 @@ def _suit(letter: str | None) -> str:
 def read_choice(text: str, view: SeatView) -> Action:
     """The action a player typed: a number from the list, an action, or just a card to play.
 
-    Raises ``ValueError`` with a reason the player can act on.
+    Raises ``InputError`` with a reason the player can act on.
     """
     t = text.strip()
     legal = view.legal
@@ -97,33 +111,33 @@ def read_choice(text: str, view: SeatView) -> Action:
         i = int(t)
         if 1 <= i <= len(legal):
             return legal[i - 1]
-        raise ValueError(f"choose a number from 1 to {len(legal)}")
+        raise InputError(f"choose a number from 1 to {len(legal)}")
     try:
         if len(t.split()) == 1 and t.lower() not in ("draw", "keep", "take"):
             try:
                 card = Card.parse(t)
             except NLKError:
-                raise ValueError(f"{t!r} is neither a number from the list nor an action "
+                raise InputError(f"{t!r} is neither a number from the list nor an action "
                                  "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
                                  ) from None
             return _card_only(card, view)
         return Action.parse(t)
     except NLKError as error:
-        raise ValueError(error.message if isinstance(error, IllegalAction) else str(error)
+        raise InputError(error.message if isinstance(error, IllegalAction) else str(error)
                          ) from None
 
 
 def _card_only(card: Card, view: SeatView) -> Action:
     """A bare card: play it, or in phase one give it where it fits if that place is unique."""
-    if view.phase != COLLECT:
+    if view.phase != Phase.COLLECT:
         return Action.play(card)
     places = [a.to for a in view.legal if a.act == "give" and a.card == card]
     if len(places) == 1 and places[0] is not None:
         return Action.give(card, places[0])
     if places:
-        raise ValueError(f"{card.display} fits on more than one stack: say which, like "
+        raise InputError(f"{card.display} fits on more than one stack: say which, like "
                          f"'give {card} {places[0]}'")
-    raise ValueError(f"{card.display} fits on no other stack now")
+    raise InputError(f"{card.display} fits on no other stack now")
 
 
 class _Narrator:
@@ -147,7 +161,7 @@ class _Narrator:
         self.events = len(game.events)
         if new and new[-1][1] == "play" and not game.trick and not game.is_over:
             self.say("   The trick is full and set aside.")
-        if self.phase == COLLECT and game.phase != COLLECT and game.trump is not None:
+        if self.phase == Phase.COLLECT and game.phase != Phase.COLLECT and game.trump is not None:
             self.phase = game.phase
             self.say(f"-- The talon is empty: trumps are {_suit('SHDC'[game.trump])}. "
                      "Stacks become hidden hands; get rid of yours. --")
@@ -161,6 +175,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
     """Play one hand; returns 0 when it ends, 1 when the player quits or input runs out."""
     names = tuple("You" if s == seat else f"AI {s}" for s in range(players))
     game = Game.deal(players, random.Random(seed), variant=variant, names=names)
+    print(HOW_TO_PLAY + "\n", file=out)
     print(f"NLK, {players} players; {variant.describe()}.", file=out)
     print(f"{names[game.dealer or 0]} dealt. AI players: {level}.", file=out)
     narrator = _Narrator(game, seat, out)
@@ -168,7 +183,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
         narrator.catch_up()
         s = game.to_act
         assert s is not None
-        view = game.view_for(s)
+        view = observe(game, s)
         if s != seat:
             game.apply(choose(view, level, seed=f"{seed}:{s}", budget_ms=budget_ms), s)
             continue
@@ -190,29 +205,45 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
             try:
                 game.apply(read_choice(text, view), seat)
                 break
-            except ValueError as error:  # IllegalAction is a ValueError too
+            except ValueError as error:  # InputError and IllegalAction are ValueErrors too
                 reason = getattr(error, "message", None) or str(error)
                 print(f"Not possible: {reason} Try again.", file=out)
     narrator.catch_up()
     outcome = game.outcome()
     assert outcome is not None
-    verdict = "You lose this hand." if outcome.loser == seat else "You are safe."
+    # Said once: whether you were safe was announced when you went out.
+    loser = "You lost" if outcome.loser == seat else f"{names[outcome.loser]} lost"
     order = ", ".join(names[s] for s in outcome.order[:-1])
-    print(f"\nThe hand is over. Out in order: {order}. {names[outcome.loser]} lost. "
-          f"{verdict}", file=out)
+    print(f"\nThe hand is over. Out in order: {order}. {loser} this hand.", file=out)
     return 0
+
+
+def discard_typeahead(stream: TextIO | None) -> None:
+    """Drop keys pressed while the AI players were thinking, so they can't answer a prompt
+    nobody has read yet. Only a terminal holds such input: pipes, files and systems without
+    ``termios`` are left alone."""
+    with contextlib.suppress(ImportError, OSError, ValueError):  # ValueError: a closed file
+        if stream is None or not stream.isatty():
+            return
+        import termios
+
+        with contextlib.suppress(termios.error):
+            termios.tcflush(stream, termios.TCIFLUSH)
+
+
+def ask_terminal(prompt: str) -> str:
+    """``input``, after discarding whatever was typed before the prompt appeared."""
+    discard_typeahead(sys.stdin)
+    return input(prompt)
 
 
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("play", help="play a hand in the terminal against AI players")
-    p.add_argument("--players", type=int, default=6)
+    add_deal_arguments(p, seed=None, seed_help="repeat a hand: the same seed, the same deal")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1")
     p.add_argument("--level", choices=LEVELS, default="strong", help="the AI players' level")
     p.add_argument("--budget-ms", type=int, default=300,
                    help="the strong AI's thinking time per decision")
-    p.add_argument("--seed", default=None, help="repeat a hand: the same seed, the same deal")
-    p.add_argument("--last-card", choices=("keep", "free"), default="keep")
-    p.add_argument("--must-beat-in-suit", action="store_true")
     p.set_defaults(run=_run)
 
 
@@ -224,5 +255,12 @@ def _run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else str(random.SystemRandom().getrandbits(32))
     if args.seed is None:
         print(f"(seed {seed})")
-    return play_hand(players, args.seat, args.level, seed, args.budget_ms,
-                     Variant(args.last_card, args.must_beat_in_suit), input, sys.stdout)
+    try:
+        return play_hand(players, args.seat, args.level, seed, args.budget_ms,
+                         variant_of(args), ask_terminal, sys.stdout)
+    except KeyboardInterrupt:
+        print("\nInterrupted: the hand is left unfinished.", flush=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the output was piped into something that stopped reading
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the pipe
+        return 1

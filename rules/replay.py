@@ -11,6 +11,7 @@ from .actions import Action
 from .cards import Card, check_players, parse_suit
 from .engine import Game
 from .errors import CardError, DealError, IllegalAction, ReplayError
+from .phase import Phase
 from .variant import Variant
 from .views import state_json
 
@@ -33,7 +34,7 @@ class Replay:
             return Game.from_deck(self.start["deck"], self.start["dealer"], players=n,
                                   variant=self.variant, names=self.players)
         pos = self.start["position"]
-        if pos["phase"] == "collect":
+        if pos["phase"] == Phase.COLLECT:
             return Game.from_collect_position(
                 [_cards(s) for s in pos["stacks"]], _cards(pos["talon"]), pos["to_act"],
                 variant=self.variant, names=self.players)
@@ -110,16 +111,16 @@ def parse(obj: Any) -> Replay:
 def _parse_start(obj: dict[str, Any], n: int) -> dict[str, Any]:
     if "position" in obj:
         pos = obj["position"]
-        if not isinstance(pos, dict) or pos.get("phase") not in ("collect", "shed"):
+        if not isinstance(pos, dict) or pos.get("phase") not in (Phase.COLLECT, Phase.SHED):
             raise ReplayError("'position' must be an object whose phase is collect or shed")
-        piles = "stacks" if pos["phase"] == "collect" else "hands"
+        piles = "stacks" if pos["phase"] == Phase.COLLECT else "hands"
         lists = pos.get(piles)
         if not isinstance(lists, list) or len(lists) != n or not all(
                 isinstance(x, list) for x in lists):
             raise ReplayError(f"position '{piles}' must be a list of {n} lists of cards")
         out: dict[str, Any] = {"phase": pos["phase"], piles: [_texts(x) for x in lists],
                                "to_act": pos.get("to_act")}
-        if pos["phase"] == "collect":
+        if pos["phase"] == Phase.COLLECT:
             if not isinstance(pos.get("talon"), list):
                 raise ReplayError("a collect position needs a 'talon' list, top first")
             out["talon"] = _texts(pos["talon"])

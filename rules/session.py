@@ -1,19 +1,63 @@
-"""A series of hands at one table: the loser deals the next (R5.1, R2.1)."""
+"""A series of hands at one table: who deals each hand (R2.1, R5.1).
+
+The dealer rules are small pure functions, so that a bot that keeps its own tables (and lets
+players come and go between hands) decides the dealer exactly as ``Session`` does.
+
+>>> first_dealer(4, lambda n: 2)
+2
+>>> dealer_after_reseat(1, ["ann", "bob", "cy", "dee"], ["ann", "cy", "dee", "eve"])
+1
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from .cards import check_players
 from .engine import Game, Outcome
+from .errors import DealError
 from .variant import Variant
 
 
-def next_dealer(previous: Outcome | None, players: int, rng: random.Random) -> int:
-    """The first hand's dealer is random (R2.1); afterwards the loser deals (R5.1)."""
-    if previous is None:
-        return rng.randrange(players)
+def first_dealer(players: int, randbelow: Callable[[int], int]) -> int:
+    """The first hand's dealer, chosen at random (R2.1).
+
+    ``randbelow(n)`` returns a number from 0 to n-1: ``random.Random(seed).randrange`` for a
+    repeatable session, ``secrets.randbelow`` at a real table.
+    """
+    dealer = randbelow(check_players(players))
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
+        raise DealError(f"the dealer must be a seat from 0 to {players - 1}, not {dealer!r}")
+    return dealer
+
+
+def next_dealer(previous: Outcome) -> int:
+    """The loser of the previous hand deals the next one, at the same seats (R5.1)."""
     return previous.loser
+
+
+def dealer_after_reseat(loser: int, old_seats: Sequence[object], new_seats: Sequence[object]
+                        ) -> int | None:
+    """The next dealer's seat in ``new_seats`` when players came or went after a hand.
+
+    ``old_seats`` and ``new_seats`` list the players (any values compared with ``==``, such
+    as user ids) in seat order, before and after; ``loser`` is the loser's seat in
+    ``old_seats``. The loser deals if still seated (R5.1). If the loser left, the rules say
+    nothing; we let the next player after the loser's old seat in the direction of play
+    (R1.1) who is still seated deal, as the deal would have passed on round the table.
+    None when nobody from the previous hand is still seated: that is a new table, whose
+    first dealer is random (R2.1, ``first_dealer``).
+    """
+    if not 0 <= loser < len(old_seats):
+        raise DealError(f"the loser must be a seat from 0 to {len(old_seats) - 1}, "
+                        f"not {loser!r}")
+    n = len(old_seats)
+    for step in range(n):
+        player = old_seats[(loser + step) % n]
+        if player in new_seats:
+            return new_seats.index(player)
+    return None
 
 
 class Session:
@@ -29,10 +73,13 @@ class Session:
 
     def next_hand(self) -> Game:
         """Deal a new hand; the previous one must be over."""
-        previous = self.hands[-1].outcome() if self.hands else None
-        if self.hands and previous is None:
-            raise ValueError("the current hand is not over yet (R5.1)")
-        dealer = next_dealer(previous, self.players, self.rng)
+        if not self.hands:
+            dealer = first_dealer(self.players, self.rng.randrange)
+        else:
+            previous = self.hands[-1].outcome()
+            if previous is None:
+                raise DealError("the current hand is not over yet (R5.1)")
+            dealer = next_dealer(previous)
         game = Game.deal(self.players, self.rng, dealer=dealer, variant=self.variant,
                          names=self.names)
         self.hands.append(game)

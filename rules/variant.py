@@ -42,9 +42,11 @@ class Variant:
         return {"last_card": self.last_card, "must_beat_in_suit": self.must_beat_in_suit}
 
     def describe(self) -> str:
-        """One line a player reads."""
-        last = ("the last talon card must be kept" if self.last_card == "keep"
-                else "the last talon card may be given away")
-        beat = ("you must beat in suit before trumping" if self.must_beat_in_suit
-                else "you may trump even when you could beat in suit")
+        """The table's rules in one short line, for the terminal and the table message.
+
+        >>> Variant().describe(), Variant("free", True).describe()
+        ('last card kept; trumping always allowed', 'last card may be given; must beat in suit')
+        """
+        last = "last card kept" if self.last_card == "keep" else "last card may be given"
+        beat = "must beat in suit" if self.must_beat_in_suit else "trumping always allowed"
         return f"{last}; {beat}"

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from .actions import Action
 from .cards import SUITS, Card
-from .engine import COLLECT, Event, Game
+from .engine import Event, Game
+from .phase import Phase
 from .variant import Variant
 
 
@@ -22,7 +23,7 @@ class SeatView:
     seat: int | None
     players: tuple[str, ...]
     variant: Variant
-    phase: str
+    phase: Phase
     version: int
     dealer: int | None
     to_act: int | None
@@ -50,15 +51,19 @@ class SeatView:
 
     @property
     def is_over(self) -> bool:
-        return self.loser is not None or self.phase == "over"
+        return self.loser is not None or self.phase == Phase.OVER
 
     def name(self, seat: int) -> str:
         return self.players[seat]
 
 
-def view_for(game: Game, seat: int | None) -> SeatView:
-    """What ``seat`` may see; ``None`` gives the public view (spectators, table message)."""
-    collect = game.phase is COLLECT
+def observe(game: Game, seat: int | None) -> SeatView:
+    """What ``seat`` may see; ``None`` gives the public view (spectators, table message).
+
+    The observer stands outside the state, as OpenSpiel's ``Observer.set_from(state, player)``
+    does, so the engine never needs to know how it is seen.
+    """
+    collect = game.phase is Phase.COLLECT
     own: tuple[Card, ...] = ()
     if seat is not None:
         own = tuple(game.stacks[seat])
@@ -105,4 +110,4 @@ def state_json(game: Game) -> dict[str, object]:
     }
 
 
-__all__ = ["SeatView", "state_json", "view_for"]
+__all__ = ["SeatView", "observe", "state_json"]

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules import Action, Card, Event, Game, Variant, pack
+from rules import Action, Card, Event, Game, Variant, observe, pack
 from rules.ai import DEFAULT_BUDGET_MS, LEVELS, choose
 from rules.ai.base import Budget, rng_for
 from rules.ai.heuristic import decide
@@ -18,14 +18,14 @@ VARIANTS = [Variant(last, beat) for last in ("keep", "free") for beat in (False,
 
 
 def views_of(game):
-    return [game.view_for(s) for s in range(game.n)]
+    return [observe(game, s) for s in range(game.n)]
 
 
 def heuristic_hand(n, seed, variant=None, stop=None):
     """A hand played by the heuristic, stopped after ``stop`` actions if given."""
     game = Game.deal(n, random.Random(seed), variant=variant)
     while not game.is_over and (stop is None or game.version < stop):
-        game.apply(choose(game.view_for(game.to_act), "heuristic", seed=seed))
+        game.apply(choose(observe(game, game.to_act), "heuristic", seed=seed))
     return game
 
 
@@ -43,7 +43,7 @@ def test_every_level_plays_only_legal_actions(n):
         levels = [LEVELS[(s + i) % 3] for s in range(n)]
         while not game.is_over:
             s = game.to_act
-            view = game.view_for(s)
+            view = observe(game, s)
             action = choose(view, levels[s], seed=i, budget_ms=3)
             assert isinstance(action, Action)
             assert action in view.legal, (levels[s], action, view.legal)
@@ -60,7 +60,7 @@ def test_from_positions_too():
         [[c("7S"), c("AH")], [c("9C"), c("KC"), c("8D")], [c("JS")], []], 1, 2)
     for game in (collect, shed):
         while not game.is_over:
-            view = game.view_for(game.to_act)
+            view = observe(game, game.to_act)
             for level in LEVELS:
                 assert choose(view, level, seed=1, budget_ms=5) in view.legal
             game.apply(choose(view, "strong", seed=2, budget_ms=5))
@@ -93,7 +93,7 @@ def test_knowledge_is_the_real_table(n):
 def test_samples_do_not_follow_the_real_talon():
     """The talon order a seat imagines is drawn from its seed, not read from the game."""
     game = heuristic_hand(6, 3, stop=10)
-    view = game.view_for(game.to_act)
+    view = observe(game, game.to_act)
     know = read(view)
     orders = {tuple(sample_game(view, know, random.Random(k)).talon) for k in range(20)}
     assert len(orders) == 20
@@ -108,7 +108,7 @@ def _same_but_talon(n, seed, stop):
     first = Game.from_deck(deck, 0)
     for _ in range(stop):
         first.apply(decide(first))
-    drawn = n + sum(1 for e in first.view_for(None).history if e.act == "draw")
+    drawn = n + sum(1 for e in observe(first, None).history if e.act == "draw")
     rest = deck[drawn:]
     other = list(reversed(rest)) if len(rest) > 1 else rest
     second = Game.from_deck(deck[:drawn] + other, 0)
@@ -126,7 +126,7 @@ def test_no_peeking_at_the_talon(n):
         assert first.talon != second.talon
         assert first.phase == second.phase == "collect"
         seat = first.to_act
-        v1, v2 = first.view_for(seat), second.view_for(seat)
+        v1, v2 = observe(first, seat), observe(second, seat)
         assert v1 == v2
         for level in ("random", "heuristic"):
             assert choose(v1, level, seed=seed) == choose(v2, level, seed=seed)
@@ -141,7 +141,7 @@ def test_no_peeking_at_hidden_hands():
     mine = [c("8S"), c("KH"), c("9D")]
     a = Game.from_shed_position([mine, [c("AS"), c("QD")], [c("9C"), c("JH")]], 0, 0)
     b = Game.from_shed_position([mine, [c("9C"), c("JH")], [c("AS"), c("QD")]], 0, 0)
-    va, vb = a.view_for(0), b.view_for(0)
+    va, vb = observe(a, 0), observe(b, 0)
     assert va == vb
     for seed in range(5):
         assert search(va, random.Random(seed), Budget(2000, 60)) == \
@@ -154,7 +154,7 @@ def test_same_seed_same_choices():
     while game.phase == "collect" or len(game.legal_actions()) < 3:
         assert not game.is_over
         game.apply(decide(game))
-    view = game.view_for(game.to_act)
+    view = observe(game, game.to_act)
     for level in ("random", "heuristic"):
         assert len({choose(view, level, seed="s") for _ in range(5)}) == 1
     assert len({search(view, random.Random(7), Budget(4000, 60)) for _ in range(3)}) == 1
@@ -164,7 +164,7 @@ def test_same_seed_same_choices():
 
 def test_budget_stops_the_search():
     game = heuristic_hand(9, 5, stop=30)
-    view = game.view_for(game.to_act)
+    view = observe(game, game.to_act)
     assert len(view.legal) >= 1
     budget = Budget(10**9, 0.05)
     assert search(view, random.Random(1), budget) in view.legal
@@ -178,14 +178,14 @@ def test_choose_refuses_a_seat_not_to_act():
     game = Game.deal(4, random.Random(1))
     other = (game.to_act + 1) % 4
     with pytest.raises(ValueError):
-        choose(game.view_for(other), "heuristic", seed=1)
+        choose(observe(game, other), "heuristic", seed=1)
     with pytest.raises(ValueError):
-        choose(game.view_for(game.to_act), "genius", seed=1)
+        choose(observe(game, game.to_act), "genius", seed=1)
 
 
 def test_views_travel_to_a_process_pool():
     game = heuristic_hand(5, 8, stop=60)
-    view = game.view_for(game.to_act)
+    view = observe(game, game.to_act)
     assert pickle.loads(pickle.dumps(view)) == view
     with ProcessPoolExecutor(max_workers=1) as pool:
         remote = pool.submit(choose, view, "heuristic", seed=4).result()
@@ -223,7 +223,7 @@ def test_search_finds_what_the_rule_of_thumb_misses():
             line.apply(decide(line))
         assert (line.loser == 0) is loses
     # A position has no deal to remember, so say where the cards are, as takes would.
-    view = replace(game.view_for(0), history=tuple(
+    view = replace(observe(game, 0), history=tuple(
         Event(s, "take", card) for s, hand in enumerate(hands) for card in hand))
     assert read(view).complete
     for seed in range(5):
@@ -240,7 +240,7 @@ def test_last_card_may_be_given_under_free():
             break
     else:
         raise AssertionError("no deal let the last card be given")
-    view = game.view_for(game.to_act)
+    view = observe(game, game.to_act)
     sample = sample_game(view, read(view), random.Random(1))
     assert sample.legal_actions() == game.legal_actions() == list(view.legal)
     for level in LEVELS:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from rules import Game, Variant
+from rules import Game, Variant, observe
 from rules.ai import choose
 from rules.ai.base import seeded
 from rules.ai.random_player import pick
@@ -89,5 +89,5 @@ def test_random_seats_play_as_the_random_level_would():
             break
         s = game.to_act
         quick = pick(game.legal_actions(), seeded("random", "x", s, game.version))
-        assert quick == choose(game.view_for(s), "random", seed="x")
+        assert quick == choose(observe(game, s), "random", seed="x")
         game.apply(quick)

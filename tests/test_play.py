@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rules import Card, Game
+from rules import Card, Game, observe
 from rules.play import play_hand, read_choice, table
 from rules.variant import Variant
 
@@ -37,7 +37,7 @@ def test_a_whole_hand_with_bad_input_re_asked():
 def test_typed_actions_and_numbers():
     game = Game.from_collect_position([[Card.parse("TS")], [Card.parse("9H")], [],
                                        [Card.parse("9C")]], [Card.parse("KD")], 0)
-    view = game.view_for(0)
+    view = observe(game, 0)
     assert str(read_choice("1", view)) == "give TS 1"
     assert str(read_choice("give ts 3", view)) == "give TS 3"
     assert str(read_choice(" draw ", view)) == "draw"
@@ -72,3 +72,95 @@ def test_command_line_plays_a_hand():
     bad = subprocess.run([sys.executable, "-m", "rules", "play", "--players", "3", "--seat",
                           "5"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "--seat" in bad.stderr
+
+
+def test_the_game_opens_with_how_to_play_and_says_the_result_once():
+    out = io.StringIO()
+    assert play_hand(4, 0, "heuristic", "seed-1", None, Variant(), scripted([]), out) == 0
+    text = out.getvalue()
+    intro = text.split("\n\n")[0].splitlines()
+    assert intro[0].startswith("How to play") and 4 <= len(intro) <= 8
+    assert "TD is 10♦" in text and "Collect phase" in intro[1] and "give 9D 1" in text
+    ending = text[text.index("The hand is over"):]
+    assert ending.count("lost") == 1 and "You lose" not in ending and "safe" not in ending
+
+
+def test_ctrl_c_leaves_with_one_line_and_status_130(monkeypatch, capsys):
+    from rules.cli import main
+
+    def interrupted(prompt):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("builtins.input", interrupted)
+    assert main(["play", "--players", "3", "--seed", "7", "--level", "random"]) == 130
+    captured = capsys.readouterr()
+    assert captured.out.rstrip().endswith("\nInterrupted: the hand is left unfinished.")
+    assert captured.err == ""
+
+
+def test_ctrl_c_in_a_real_process_prints_no_traceback():
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rules", "play", "--players", "3", "--seed", "7", "--level",
+         "random"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"Your move" not in seen and time.monotonic() < deadline:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        seen += chunk
+    assert b"Your move" in seen
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert b"Traceback" not in err and err.strip() == b""
+    assert rest.strip() == b"Interrupted: the hand is left unfinished."
+
+
+def test_end_of_input_leaves_with_one_line_and_no_traceback():
+    done = subprocess.run([sys.executable, "-m", "rules", "play", "--players", "3", "--seed",
+                           "7", "--level", "random"], input="", capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 1 and done.stderr == ""
+    assert done.stdout.rstrip().endswith("\nNo more input: the hand is left unfinished.")
+
+
+class FakeTerminal(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+def test_keys_typed_while_the_ai_thinks_are_discarded_only_at_a_terminal(monkeypatch):
+    termios = __import__("pytest").importorskip("termios")
+    from rules.play import discard_typeahead
+
+    flushed = []
+    monkeypatch.setattr(termios, "tcflush", lambda stream, which: flushed.append(which))
+    discard_typeahead(FakeTerminal(tty=False))
+    discard_typeahead(None)
+    assert flushed == []
+    discard_typeahead(FakeTerminal(tty=True))
+    assert flushed == [termios.TCIFLUSH]
+
+    def broken(stream, which):
+        raise termios.error(25, "Inappropriate ioctl for device")
+    monkeypatch.setattr(termios, "tcflush", broken)
+    discard_typeahead(FakeTerminal(tty=True))  # a terminal that can't flush is no error
+
+
+def test_each_prompt_first_discards_typeahead(monkeypatch):
+    from rules import play
+
+    calls = []
+    monkeypatch.setattr(play, "discard_typeahead", lambda stream: calls.append("flush"))
+    monkeypatch.setattr("builtins.input", lambda prompt: calls.append("ask") or "1")
+    assert play.ask_terminal("Your move: ") == "1"
+    assert calls == ["flush", "ask"]

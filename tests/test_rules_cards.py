@@ -56,3 +56,28 @@ def test_cards_survive_pickling_as_the_same_objects():
 
     card = Card.parse("QH")
     assert pickle.loads(pickle.dumps(card)) is card
+
+
+def test_a_deals_commitment_is_the_sha256_of_its_seed_and_the_seed_fixes_the_deck():
+    import hashlib
+
+    from rules import commitment, shuffled_deck
+
+    assert commitment("4f1c2a") == hashlib.sha256(b"4f1c2a").hexdigest()
+    assert shuffled_deck(4, "4f1c2a") == shuffled_deck(4, "4f1c2a")
+    assert sorted(shuffled_deck(4, "4f1c2a")) == sorted(pack(4))
+
+
+def test_every_rules_error_is_one_documented_family_rooted_in_value_error():
+    import inspect
+
+    from rules import errors
+
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass)
+               if c.__module__ == errors.__name__]
+    assert errors.InputError in classes and len(classes) >= 11
+    for cls in classes:
+        assert issubclass(cls, errors.NLKError) and issubclass(cls, ValueError)
+        assert cls.__doc__ and "\n" not in cls.__doc__.strip()
+    refused = errors.DoesNotFit("R3.2", "It does not fit.")
+    assert (refused.rule, refused.message) == ("R3.2", "It does not fit.")

@@ -16,7 +16,8 @@ import random
 
 from ..actions import Action
 from ..cards import RANK, SUIT
-from ..engine import COLLECT, Game
+from ..engine import Game
+from ..phase import Phase
 from ..views import SeatView
 from .knowledge import read, sample_game
 
@@ -31,7 +32,7 @@ def decide(game: Game) -> Action:
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    if game.phase is COLLECT:
+    if game.phase is Phase.COLLECT:
         return _give(game, legal)
     if game.trick:
         return legal[0]  # the cheapest beat: the engine lists in-suit beats first, lowest first
@@ -73,7 +74,7 @@ def shed_steps(view: SeatView) -> int:
 
 def in_loop(view: SeatView, rng: random.Random) -> bool:
     """Whether to break a possible loop with a random action now."""
-    return view.phase != COLLECT and rng.random() < loop_noise(view.n, shed_steps(view))
+    return view.phase != Phase.COLLECT and rng.random() < loop_noise(view.n, shed_steps(view))
 
 
 def choose_heuristic(view: SeatView, rng: random.Random) -> Action:

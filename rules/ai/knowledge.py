@@ -12,7 +12,8 @@ import random
 from dataclasses import dataclass
 
 from ..cards import SUITS, Card, pack
-from ..engine import COLLECT, SHED, Game
+from ..engine import Game
+from ..phase import Phase
 from ..views import SeatView
 
 
@@ -21,7 +22,7 @@ class Knowledge:
     """The table as ``seat`` can reconstruct it."""
 
     seat: int
-    phase: str
+    phase: Phase
     held: tuple[tuple[Card, ...], ...]  # known cards of each stack (bottom→top) or hand (sorted)
     unknown: tuple[int, ...]  # per seat, how many held cards are not known
     unseen: tuple[Card, ...]  # cards whose place is unknown: talon, unknown hands, out of play
@@ -62,7 +63,7 @@ def read(view: SeatView) -> Knowledge:
             held[seat].append(card)
             played.discard(card)
     held[view.seat] = list(view.own)  # the seat's own cards are known whatever happened
-    if view.phase != COLLECT:
+    if view.phase != Phase.COLLECT:
         for hand in held:
             hand.sort()
     unknown = tuple(max(0, view.counts[s] - len(held[s])) for s in range(n))
@@ -99,12 +100,12 @@ def sample_game(view: SeatView, know: Knowledge, rng: random.Random) -> Game:
     game.trick = [card for _, card in view.trick]
     game.trick_seats = [seat for seat, _ in view.trick]
     game.trick_size = view.trick_size or 0
-    if view.phase == COLLECT:
-        game.phase = COLLECT
+    if view.phase == Phase.COLLECT:
+        game.phase = Phase.COLLECT
         game.stacks = stacks
         game.talon = pool[:view.talon]
         return game
-    game.phase = SHED
+    game.phase = Phase.SHED
     for hand in stacks:
         hand.sort()
     game.stacks = stacks
