@@ -109,6 +109,8 @@ class NLKBot(commands.Bot):
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
         self.dispatch("tables_resumed", tables)
+        # Tables whose hand did not rebuild were stopped: the cog tells their channels.
+        self.dispatch("tables_quarantined", list(self.service.quarantined))
 
     async def _use_api_gateway(self) -> None:
         """Behind an API proxy, connect to the gateway that the API names."""
