@@ -11,6 +11,7 @@ from bot.database import connect, migrate
 from bot.errors import NoTable
 from bot.records import TableStatus
 from bot.repository import Repository
+from bot.settings import Settings
 from bot.tables import TableService
 from rules import Variant
 from tests.nlk_driver import Driver, is_over, running_bot
@@ -113,3 +114,42 @@ async def test_the_bot_starts_and_plays_on_past_a_table_that_does_not_rebuild(
         status, reason = raw.execute("SELECT status, quarantined FROM tables WHERE id = ?",
                                      (bad_id,)).fetchone()
     assert status == "ended" and "WrongStep" in reason
+
+
+async def test_commands_sync_to_the_dev_guild_only_when_they_changed(
+        fake_discord, tmp_path, monkeypatch):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        pass
+    async with running_bot(fake, path):
+        pass
+    assert fake.command_sync_count(guild=fake.guild_id) == 1
+    # A new version of the bot describes /nlk differently (each start loads the cog afresh).
+    load_extension = NLKBot.load_extension
+
+    async def load_and_change(self, name, **kwargs):
+        await load_extension(self, name, **kwargs)
+        self.tree.get_command("nlk").description = "Play NLK: a changed description."
+
+    monkeypatch.setattr(NLKBot, "load_extension", load_and_change)
+    async with running_bot(fake, path):
+        pass
+    assert fake.command_sync_count(guild=fake.guild_id) == 2
+    assert fake.command_syncs[-1].guild_id == fake.guild_id
+    async with running_bot(fake, path):
+        pass
+    assert fake.command_sync_count(guild=fake.guild_id) == 2
+    assert fake.command_sync_count(global_=True) == 0
+
+
+async def test_a_sync_run_always_syncs(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        pass
+    before = fake.command_sync_count(guild=fake.guild_id)
+    settings = Settings(token=fake.token, database=str(path), dev_guild=fake.guild_id,
+                        api_base=fake.api_base, log_level="WARNING")
+    async with NLKBot(settings, sync_only=True, ai_processes=0) as bot:
+        await bot.login(fake.token)  # as ``python -m bot sync`` does
+    assert fake.command_sync_count(global_=True) == 1
+    assert fake.command_sync_count(guild=fake.guild_id) == before + 1
