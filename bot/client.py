@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import multiprocessing
 import signal
@@ -104,7 +106,7 @@ class NLKBot(commands.Bot):
         if self.settings.dev_guild:
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
+            await self._sync_if_changed(repo, guild, force=self.sync_only)
         if self.sync_only:
             synced = await self.tree.sync()
             log.info("synced %d command(s) globally", len(synced))
@@ -113,6 +115,28 @@ class NLKBot(commands.Bot):
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
         self.dispatch("tables_resumed", tables)
+        # Tables whose hand did not rebuild were stopped: the cog tells their channels.
+        self.dispatch("tables_quarantined", list(self.service.quarantined))
+
+    async def _sync_if_changed(self, repo: Repository, guild: discord.abc.Snowflake, *,
+                               force: bool = False) -> None:
+        """Sync the guild's commands only if they differ from the last sync this database
+        remembers: every sync counts against Discord's daily limit, and restarts are common."""
+        key = f"command_tree:{guild.id}"
+        digest = await self._command_tree_hash(guild)
+        if not force and await repo.state_value(key) == digest:
+            log.info("commands for guild %s unchanged: not synced", guild.id)
+            return
+        await self.tree.sync(guild=guild)
+        await repo.set_state_value(key, digest)
+
+    async def _command_tree_hash(self, guild: discord.abc.Snowflake) -> str:
+        """A hash of what ``tree.sync(guild=guild)`` would send, and to which application."""
+        tree, translator = self.tree, self.tree.translator
+        payload = [await command.get_translated_payload(tree, translator) if translator
+                   else command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+        text = json.dumps([self.application_id, payload], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     async def _use_api_gateway(self) -> None:
         """Behind an API proxy, connect to the gateway that the API names."""

@@ -45,6 +45,7 @@ class TableRecord:
     status: TableStatus
     message_id: int | None
     turn_seconds: int
+    quarantined: str | None = None  # why it was stopped at start-up (its hand did not replay)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def _table(row: aiosqlite.Row) -> TableRecord:
         host_id=row["host_id"], max_seats=row["max_seats"],
         variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])),
         status=TableStatus(row["status"]), message_id=row["message_id"],
-        turn_seconds=row["turn_seconds"])
+        turn_seconds=row["turn_seconds"], quarantined=row["quarantined"])
 
 
 def _hand(row: aiosqlite.Row) -> HandRecord:
@@ -149,6 +149,13 @@ class Repository:
         async with self.transaction() as db:
             await db.execute("UPDATE tables SET status = ?, active_at = ? WHERE id = ?",
                              (str(status), now, table_id))
+
+    async def quarantine_table(self, table_id: int, reason: str, now: float) -> None:
+        """Stop a table whose hand does not rebuild: it is ended (no longer open, so its
+        channel may open another) and keeps the reason; its hand and actions stay as stored."""
+        async with self.transaction() as db:
+            await db.execute("UPDATE tables SET status = 'ended', quarantined = ?, active_at = ? "
+                             "WHERE id = ?", (reason, now, table_id))
 
     async def set_host(self, table_id: int, host_id: int) -> None:
         """Hand the table to another seated user."""
@@ -339,6 +346,19 @@ class Repository:
                 "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai",
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
                  settings.turn_seconds, int(settings.allow_ai)))
+
+    # --- the bot's own state ---------------------------------------------------------------
+
+    async def state_value(self, key: str) -> str | None:
+        """A value the bot kept between starts, or None."""
+        row = await self._one("SELECT value FROM bot_state WHERE key = ?", (key,))
+        return str(row["value"]) if row else None
+
+    async def set_state_value(self, key: str, value: str) -> None:
+        async with self.transaction() as db:
+            await db.execute("INSERT INTO bot_state (key, value) VALUES (?, ?) "
+                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             (key, value))
 
     # --- idle tables -----------------------------------------------------------------------
 

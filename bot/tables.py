@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from rules import Action, Card, Game, Phase, SeatView, Variant, observe, shuffled_deck
+from rules import Action, Card, Game, NLKError, Phase, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 from rules.session import dealer_after_reseat, first_dealer
 
@@ -56,6 +56,9 @@ MIN_TURN_SECONDS = 15
 MAX_TURN_SECONDS = 3600
 
 Seat = SeatRecord
+# What a damaged stored hand raises while it is rebuilt: the rules refuse an action
+# (rules.NLKError is a ValueError), or a row does not decode (bad JSON, enum or key).
+DAMAGED = (NLKError, ValueError, KeyError)
 
 
 def check_timer(seconds: int) -> int:
@@ -211,6 +214,8 @@ class TableService:
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
         self.clock: Callable[[], float] = time.time
+        # Tables stopped by ``open_tables`` because their hand did not rebuild, with why.
+        self.quarantined: list[tuple[TableRecord, str]] = []
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -227,8 +232,20 @@ class TableService:
         return await self.get(record.id)
 
     async def open_tables(self) -> list[Table]:
-        """Every open table, loaded (after a restart)."""
-        return [await self.get(record.id) for record in await self.repo.open_tables()]
+        """Every open table, loaded (after a restart), each on its own: a table whose hand
+        does not rebuild is quarantined (ended, with the reason kept) and the others load."""
+        tables = []
+        for record in await self.repo.open_tables():
+            try:
+                tables.append(await self.get(record.id))
+            except DAMAGED as exc:
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                await self.repo.quarantine_table(record.id, reason, self.clock())
+                log.error("table %d quarantined: its hand does not rebuild: %s",
+                          record.id, reason)
+                self.quarantined.append((dataclasses.replace(
+                    record, status=TableStatus.ENDED, quarantined=reason), reason))
+        return tables
 
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
@@ -272,7 +289,7 @@ class TableService:
         if table is not None:
             return table
         record = await self.repo.table(table_id)
-        if record is None:
+        if record is None or record.quarantined is not None:
             raise NoTable("gone")
         table = Table.from_record(record)
         table.lobby = await self.repo.seats(table.id)

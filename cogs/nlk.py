@@ -20,6 +20,7 @@ from bot.errors import (
     Stale,
     TableExists,
 )
+from bot.records import TableRecord
 from bot.tables import Change, Table, check_timer
 from rules import Action, Card, CardError, Variant
 
@@ -101,6 +102,16 @@ class NLK(commands.Cog):
         """After a restart: bring every table message up to date."""
         for table in tables:
             self.updater.request(table)
+
+    @commands.Cog.listener()
+    async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
+        """Tell each set-aside table's channel why its table stopped (the log has the
+        reason)."""
+        for record, _ in quarantined:
+            await self.updater.post(
+                record.channel_id, record.guild_id,
+                f"NLK table {record.id} was stopped: its saved moves could not be read back "
+                "after a restart. Start a new table with `/nlk new`.")
 
     # --- slash commands --------------------------------------------------------------------
 

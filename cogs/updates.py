@@ -175,6 +175,15 @@ class TableUpdater:
             log.warning("could not post to the channel of table %s", table.id, exc_info=True)
             return None
 
+    async def post(self, channel_id: int, guild_id: int | None, content: str) -> None:
+        """A plain notice in a channel, paced, mentioning nobody."""
+        await self._slot(channel_id)
+        channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
+        try:
+            await channel.send(content, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException:
+            log.warning("could not post to channel %s", channel_id, exc_info=True)
+
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
         """Tell the player to act, mentioning only them, with their turn's controls."""
         user_id = table.user_to_act()
