@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from rules import Action, Card, Game, NLKError, Phase, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
-from rules.session import dealer_after_reseat, first_dealer
+from rules.session import first_dealer, next_dealer
 
 from .errors import (
     AgainstTheRules,
@@ -179,7 +179,6 @@ class Change:
     by: By | None = None  # who made the move, if this was a move
     hand_over: bool = False  # this change ended the hand
     closed: bool = False  # this change closed the table
-    dealt: bool = False  # this change dealt a hand
     phase_changed: bool = False  # the hand moved from collect to shed (or ended)
 
     @property
@@ -274,14 +273,13 @@ class TableService:
     async def _change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
         async with self._changing(table_id, channel_id) as table:
-            before, status, hand = table.user_to_act(), table.status, table.hand_number
+            before, status = table.user_to_act(), table.status
             phase = table.game.phase if table.game else None
             by = await apply(table)
             return Change(
                 table.snapshot(), before, table.user_to_act(), by,
                 hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
                 closed=status.is_open and not table.is_open,
-                dealt=table.hand_number != hand,
                 phase_changed=table.game is not None and table.game.phase != phase)
 
     async def _load(self, table_id: int) -> Table:
@@ -439,12 +437,7 @@ class TableService:
                 raise NotSeated("next")
             outcome = table.game.outcome()
             assert outcome is not None
-            seats = list(table.seats)  # who sits where next; the dealer rule copes if it changes
-            dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
-                                         [s.user_id for s in seats])
-            if dealer is None:
-                dealer = first_dealer(len(seats), self.choose_dealer)
-            await self._deal(table, seats, dealer)
+            await self._deal(table, list(table.seats), next_dealer(outcome))
         return await self._change(table_id, channel_id, apply)
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:

@@ -256,8 +256,8 @@ class NLK(commands.Cog):
         embed = discord.Embed(title="NLK settings for this server", colour=render.COLOUR,
                               description="Saved." if changes else "Current defaults:")
         embed.add_field(name="Seats", value=str(current.seats))
-        embed.add_field(name="Rules", value=render.variant_line(
-            Variant(current.last_card, current.must_beat_in_suit)))
+        embed.add_field(name="Rules", value=Variant(
+            current.last_card, current.must_beat_in_suit).describe())
         embed.add_field(name="Turn timer", value=render.timer_line(current.turn_seconds))
         embed.add_field(name="AI players", value="allowed" if current.allow_ai else "off")
         await interaction.response.send_message(embed=embed, ephemeral=True)

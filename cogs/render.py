@@ -36,10 +36,6 @@ def label_name(text: str) -> str:
     return text if len(text) <= 24 else text[:23] + "…"
 
 
-def variant_line(variant: Variant) -> str:
-    return variant.describe()
-
-
 def ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
@@ -99,7 +95,7 @@ def _lobby_embed(table: Table) -> discord.Embed:
                      "The host taps **Start** when everyone is in (two or more players)."),
     )
     embed.add_field(name="Seats", value=seats, inline=False)
-    embed.set_footer(text=f"Table {table.id} · {variant_line(table.variant)} · "
+    embed.set_footer(text=f"Table {table.id} · {table.variant.describe()} · "
                           f"{timer_line(table.turn_seconds)}")
     return embed
 
@@ -149,7 +145,7 @@ def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
                         "doesn't count towards ratings.", inline=False)
     dealer = safe_name(view.players[view.dealer]) if view.dealer is not None else "—"
     embed.set_footer(text=f"Table {table.id} · move {view.version} · dealer {dealer} · "
-                          f"{variant_line(view.variant)} · {timer_line(table.turn_seconds)}")
+                          f"{view.variant.describe()} · {timer_line(table.turn_seconds)}")
     return embed
 
 

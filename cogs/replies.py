@@ -48,10 +48,8 @@ REPLIES: dict[Key, str] = {
                                  "back** on the table message first.",
     errors.TableFull: "This table is full ({seats} seats).",
     errors.AlreadySeated: "You're already seated at this table.",
-    (errors.AlreadyStarted, "join"): "This table's hand has already started: watch, or join "
-                                     "the next table.",
-    (errors.AlreadyStarted, "ai"): "This table's hand has already started: watch, or join the "
-                                   "next table.",
+    errors.AlreadyStarted: "This table's hand has already started: watch, or join the next "
+                           "table.",
     (errors.AlreadyStarted, "start"): "This table has already started.",
     (errors.AlreadyStarted, "cancel"): "The table has started: use `/nlk end` to stop it.",
     errors.TooFewPlayers: "NLK needs at least two players: wait for someone to join, or add "

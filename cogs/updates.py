@@ -50,7 +50,6 @@ class TableUpdater:
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
-        self.pacer.prune()
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
             self.pacer.tracked()
 
@@ -135,6 +134,7 @@ class TableUpdater:
     def _forget_if_closed(self, table: Table) -> None:
         if not table.is_open and table.id not in self._latest:
             self._shown.pop(table.id, None)
+            self.pacer.prune()
 
     async def _slot(self, channel_id: int, kind: str = "write") -> None:
         """Wait until another channel request fits Discord's limits."""
@@ -163,26 +163,24 @@ class TableUpdater:
 
     async def say(self, table: Table, content: str, *, mention: int | None = None,
                   view: discord.ui.View | None = None) -> discord.Message | None:
-        """A channel message outside any interaction, within the channel's rate."""
+        """A message in the table's channel outside any interaction."""
+        return await self.post(table.channel_id, table.guild_id, content, mention=mention,
+                               view=view)
+
+    async def post(self, channel_id: int, guild_id: int | None, content: str, *,
+                   mention: int | None = None, view: discord.ui.View | None = None
+                   ) -> discord.Message | None:
+        """A channel message outside any interaction, paced, mentioning ``mention`` only."""
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
             discord.Object(mention)] if mention else False)
-        await self._slot(table.channel_id)
-        channel = self.client.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        await self._slot(channel_id)
+        channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             return await channel.send(content, view=view or discord.utils.MISSING,
                                       allowed_mentions=mentions)
         except discord.HTTPException:
-            log.warning("could not post to the channel of table %s", table.id, exc_info=True)
-            return None
-
-    async def post(self, channel_id: int, guild_id: int | None, content: str) -> None:
-        """A plain notice in a channel, paced, mentioning nobody."""
-        await self._slot(channel_id)
-        channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
-        try:
-            await channel.send(content, allowed_mentions=discord.AllowedMentions.none())
-        except discord.HTTPException:
             log.warning("could not post to channel %s", channel_id, exc_info=True)
+            return None
 
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
         """Tell the player to act, mentioning only them, with their turn's controls."""
