@@ -191,6 +191,15 @@ class Change:
         return self.after != self.before
 
 
+@dataclass(eq=False)
+class _TableLock:
+    """A table's lock and how many changes hold it or wait for it, so that the lock of a
+    closed table is freed once nobody needs it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
 @dataclass(frozen=True)
 class AITurn:
     """What the clocks need to let the AI think about a seat's move."""
@@ -208,7 +217,7 @@ class TableService:
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
         self._cache: dict[int, Table] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, _TableLock] = {}
         # How a new hand is dealt and what time it is; tests may swap these.
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
@@ -259,16 +268,20 @@ class TableService:
     async def _changing(self, table_id: int, channel_id: int | None
                         ) -> AsyncIterator[Table]:
         """Lock the table and load it; the caller changes it (database first)."""
-        lock = self._locks.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            try:
+        entry = self._locks.get(table_id)
+        if entry is None:
+            entry = self._locks[table_id] = _TableLock()
+        entry.users += 1
+        try:
+            async with entry.lock:
                 table = await self._load(table_id)
                 if channel_id is not None and table.channel_id != channel_id:
                     raise WrongChannel()
                 yield table
-            finally:
-                if table_id not in self._cache and not lock._waiters:
-                    self._locks.pop(table_id, None)  # closed or never open: free it
+        finally:
+            entry.users -= 1
+            if entry.users == 0 and table_id not in self._cache:
+                del self._locks[table_id]  # closed or never open, and nobody waits: free it
 
     async def _change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:

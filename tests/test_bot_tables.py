@@ -1,5 +1,6 @@
 """The table service: who may do what, and that the database alone can rebuild any table."""
 
+import asyncio
 import random
 
 import pytest
@@ -149,4 +150,33 @@ async def test_closed_tables_free_their_state(service):
         table_id = await lobby(service, 2, channel)
         await service.start(table_id, 10)
         await service.end(table_id, 10, moderator=False)
+    assert service.tracked() == 0
+
+
+async def test_a_closing_table_keeps_its_one_lock_while_others_wait(service):
+    """Changes that wait on a table being closed still run one at a time, and the lock is
+    freed only when the last of them is done."""
+    table_id = await lobby(service, 2)
+    inside, most = 0, 0
+    load = service._load
+
+    async def slow_load(tid):
+        nonlocal inside, most
+        inside += 1
+        most = max(most, inside)
+        try:
+            await asyncio.sleep(0.01)
+            return await load(tid)
+        finally:
+            inside -= 1
+
+    service._load = slow_load
+    closing = asyncio.create_task(service.cancel(table_id, 10))
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(service.get(table_id)) for _ in range(5)]
+    await closing
+    late = [asyncio.create_task(service.get(table_id)) for _ in range(5)]
+    results = await asyncio.gather(*waiting, *late)
+    assert most == 1
+    assert all(t.status == TableStatus.CANCELLED for t in results)
     assert service.tracked() == 0
