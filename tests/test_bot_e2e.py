@@ -186,7 +186,7 @@ async def test_commands_hand_rules_leave_and_end(nlk):
     await driver.click("bob", table, "Join")
     await driver.click("ann", table, "Start (host)")
     ix = await fake.slash("bob", None, "nlk", "leave")
-    assert "seat stays yours" in (await ix.wait_response()).data["content"]
+    assert "when this hand ends" in (await ix.wait_response()).data["content"]
     ix = await fake.slash("bob", None, "nlk", "hand")
     response = await ix.wait_response()
     assert response.ephemeral and "Your stack" in response.data["embeds"][0]["title"]
