@@ -44,7 +44,8 @@ class TableExists(Refusal):
 
 
 class NotSeated(Refusal):
-    """The user has no seat at this table (``turn_of``: who is to act, if anyone)."""
+    """The user has no seat at this table (``turn_of``: who is to act, if anyone; ``reason``
+    leaving: their seat goes when this hand ends; remove: ``name`` is not seated)."""
 
 
 class NotAllowed(Refusal):
@@ -60,11 +61,11 @@ class AlreadySeated(Refusal):
 
 
 class AlreadyStarted(Refusal):
-    """The lobby is closed: the table has started (``reason``: join, start, cancel, ai)."""
+    """A hand is under way, or the table has started (``reason``: join, start, cancel, ai)."""
 
 
 class TooFewPlayers(Refusal):
-    """A hand needs at least two players."""
+    """A hand needs at least two players (``reason`` next: for the next hand)."""
 
 
 class NoAIToRemove(Refusal):
@@ -72,7 +73,8 @@ class NoAIToRemove(Refusal):
 
 
 class SeatStays(Refusal):
-    """A seat cannot be left in the middle of a hand."""
+    """The last person staying cannot leave (or be removed from) a running hand: it must
+    finish, and nobody would be left to deal the next; ending the table is the way out."""
 
 
 class HandNotOver(Refusal):
@@ -84,7 +86,8 @@ class NotPlaying(Refusal):
 
 
 class NotAway(Refusal):
-    """The seat is not being played by the AI."""
+    """The seat is not being played by the AI (``reason`` remove: ``name``'s seat, which
+    therefore cannot be removed)."""
 
 
 class BadSetting(Refusal):

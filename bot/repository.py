@@ -157,15 +157,10 @@ class Repository:
             await db.execute("UPDATE tables SET status = 'ended', quarantined = ?, active_at = ? "
                              "WHERE id = ?", (reason, now, table_id))
 
-    async def set_host(self, table_id: int, host_id: int) -> None:
-        """Hand the table to another seated user."""
-        async with self.transaction() as db:
-            await db.execute("UPDATE tables SET host_id = ? WHERE id = ?", (host_id, table_id))
-
     # --- seats -----------------------------------------------------------------------------
 
     async def seats(self, table_id: int) -> list[SeatRecord]:
-        """The lobby's seats in join order."""
+        """The seats of the next hand (the lobby's, before the first), in join order."""
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY joined",
                                (table_id,))
         return [SeatRecord(row["user_id"], row["name"], row["ai"]) for row in rows]
@@ -180,11 +175,16 @@ class Repository:
                 (table_id, user_id, name, table_id, ai))
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
-    async def remove_seat(self, table_id: int, user_id: int, now: float) -> None:
-        """Free a lobby seat."""
+    async def remove_seat(self, table_id: int, user_id: int, now: float, *,
+                          host_id: int | None = None) -> None:
+        """Free a seat for the next hand (a running hand keeps its own seats); ``host_id``
+        hands the table on in the same transaction, so it never has a host who left."""
         async with self.transaction() as db:
             await db.execute("DELETE FROM seats WHERE table_id = ? AND user_id = ?",
                              (table_id, user_id))
+            if host_id is not None:
+                await db.execute("UPDATE tables SET host_id = ? WHERE id = ?",
+                                 (host_id, table_id))
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
     # --- hands and actions -----------------------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from rules import Action, Card, Game, NLKError, Phase, SeatView, Variant, observe, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
-from rules.session import first_dealer, next_dealer
+from rules.session import dealer_after_reseat, first_dealer
 
 from .errors import (
     AgainstTheRules,
@@ -81,6 +81,8 @@ class Table:
     status: TableStatus
     message_id: int | None
     turn_seconds: int = 90
+    # The next hand's seats in seat order: the lobby's before the first hand; between hands
+    # and during one, the seats as people join and leave (a running hand keeps ``seats``).
     lobby: list[Seat] = field(default_factory=list)
     hand_id: int | None = None
     hand_number: int = 0
@@ -362,8 +364,9 @@ class TableService:
 
     async def join(self, table_id: int, user_id: int, name: str, *,
                    channel_id: int | None = None) -> Change:
+        """Take a seat: in the lobby, or between hands for the next hand (after the others)."""
         async def apply(table: Table) -> None:
-            _lobby_open(table, "join")
+            _between_hands(table, "join")
             if table.in_lobby(user_id):
                 raise AlreadySeated()
             await self._seat(table, Seat(user_id, name))
@@ -381,7 +384,8 @@ class TableService:
             if level not in AI_LEVELS:
                 raise BadSetting("ai", value=level)
             number = 1 + sum(1 for s in table.lobby if s.ai)
-            ai_id = -min([0, *(s.user_id for s in table.lobby)]) + 1
+            # Never an id the last hand used: the next dealer is found by id (R5.1).
+            ai_id = -min([0, *(s.user_id for s in [*table.lobby, *table.seats])]) + 1
             await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
         return await self._change(table_id, channel_id, apply)
 
@@ -409,22 +413,56 @@ class TableService:
 
     async def leave(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
-        """Leave the lobby; the host's seat passes on, and a lobby without people closes."""
+        """Leave the table: at once in the lobby or between hands; during a hand, after it
+        (the hand keeps its seats to the end, so it stays valid). See ``_unseat``."""
         async def apply(table: Table) -> None:
-            if not table.in_lobby(user_id) and table.seat_of(user_id) is None:
-                raise NotSeated()
-            if table.status is not TableStatus.LOBBY:
+            if not table.in_lobby(user_id):
+                leaving = table.status is TableStatus.PLAYING and \
+                    table.seat_of(user_id) is not None
+                raise NotSeated("leaving" if leaving else "")
+            await self._unseat(table, user_id)
+        return await self._change(table_id, channel_id, apply)
+
+    async def remove(self, table_id: int, user_id: int, target_id: int, *, moderator: bool,
+                     channel_id: int | None = None) -> Change:
+        """The host or a moderator frees the seat of a person who is away (the AI plays it).
+
+        Between hands it goes at once. During a hand the AI plays it to the end, so the hand
+        stays whole and rated as it was, and it is not dealt into the next hand.
+        """
+        async def apply(table: Table) -> None:
+            if not table.is_open:
+                raise NotPlaying("ended")
+            if user_id != table.host_id and not moderator:
+                raise NotAllowed("remove")
+            staying = next((s for s in table.lobby if s.user_id == target_id), None)
+            if staying is None:
+                raise NotSeated("remove")
+            if table.seat_of(target_id) not in table.away:
+                raise NotAway("remove", name=staying.name)
+            await self._unseat(table, target_id)
+        return await self._change(table_id, channel_id, apply)
+
+    async def _unseat(self, table: Table, user_id: int) -> None:
+        """Free a seat for the next hand. Hosting passes to the next person in seat order
+        (never an AI); a table left without people closes, except during a hand, which must
+        finish: then the last person stays (the host, who can end the table)."""
+        rest = [s for s in table.lobby if s.user_id != user_id]
+        if not any(not s.ai for s in rest):
+            if table.status is TableStatus.PLAYING:
                 raise SeatStays()
             await self.repo.remove_seat(table.id, user_id, self.clock())
-            table.lobby = [s for s in table.lobby if s.user_id != user_id]
-            table.revision += 1
-            people = [s for s in table.lobby if not s.ai]
-            if not people:
-                await self._close(table, TableStatus.CANCELLED)
-            elif user_id == table.host_id:
-                table.host_id = people[0].user_id
-                await self.repo.set_host(table.id, table.host_id)
-        return await self._change(table_id, channel_id, apply)
+            table.lobby = rest
+            await self._close(table, TableStatus.CANCELLED if table.status is TableStatus.LOBBY
+                              else TableStatus.ENDED)
+            return
+        host = _next_person(table.lobby, user_id) if user_id == table.host_id else None
+        await self.repo.remove_seat(table.id, user_id, self.clock(), host_id=host)
+        table.lobby = rest
+        if host is not None:
+            table.host_id = host
+        if table.status is not TableStatus.PLAYING:
+            table.revision += 1  # a running hand's message shows its own seats: no redraw
 
     async def start(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
@@ -442,15 +480,24 @@ class TableService:
 
     async def next_hand(self, table_id: int, user_id: int, *,
                         channel_id: int | None = None) -> Change:
-        """Deal again at the same seats; the loser deals (R5.1)."""
+        """Deal to the seats as they are after joins and leaves, renumbered in seat order
+        (R1.1): the loser deals (R5.1), or if the loser left, the next of the last hand's
+        players still seated; if none is, the dealer is drawn as for a first hand (R2.1)."""
         async def apply(table: Table) -> None:
             if table.status is not TableStatus.OVER or table.game is None:
                 raise HandNotOver()
-            if table.seat_of(user_id) is None:
+            if not table.in_lobby(user_id):
                 raise NotSeated("next")
+            if len(table.lobby) < MIN_PLAYERS:
+                raise TooFewPlayers("next")
             outcome = table.game.outcome()
             assert outcome is not None
-            await self._deal(table, list(table.seats), next_dealer(outcome))
+            seats = list(table.lobby)
+            dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
+                                         [s.user_id for s in seats])
+            if dealer is None:
+                dealer = first_dealer(len(seats), self.choose_dealer)
+            await self._deal(table, seats, dealer)
         return await self._change(table_id, channel_id, apply)
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
@@ -655,3 +702,19 @@ class TableService:
 def _lobby_open(table: Table, what: str) -> None:
     if table.status is not TableStatus.LOBBY:
         raise AlreadyStarted(what)
+
+
+def _between_hands(table: Table, what: str) -> None:
+    """Seats change in the lobby or between hands, never under a running hand."""
+    if table.status not in (TableStatus.LOBBY, TableStatus.OVER):
+        raise AlreadyStarted(what)
+
+
+def _next_person(seats: list[Seat], leaving: int) -> int | None:
+    """The first person after ``leaving`` in seat order, going round (an AI never hosts)."""
+    at = next(i for i, s in enumerate(seats) if s.user_id == leaving)
+    for step in range(1, len(seats)):
+        seat = seats[(at + step) % len(seats)]
+        if not seat.ai:
+            return seat.user_id
+    return None

@@ -50,9 +50,9 @@ class NLKButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.BUT
 
     def __init__(self, custom_id: str, label: str,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-                 row: int | None = None) -> None:
-        super().__init__(discord.ui.Button(custom_id=custom_id, label=label[:80], style=style),
-                         row=row)
+                 row: int | None = None, *, disabled: bool = False) -> None:
+        super().__init__(discord.ui.Button(custom_id=custom_id, label=label[:80], style=style,
+                                           disabled=disabled), row=row)
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],

@@ -166,11 +166,15 @@ class NLK(commands.Cog):
 
     @nlk.command(name="leave")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
-        """Leave this channel's table before it starts."""
+        """Leave this channel's table (during a hand: when the hand ends)."""
         table = await self._table_here(interaction)
         change = await self.service.leave(table.id, interaction.user.id,
                                           channel_id=interaction.channel_id)
-        await interaction.response.send_message("You left the table.", ephemeral=True)
+        text = "You left the table."
+        if change.table.status == "playing":
+            text = ("You'll leave when this hand ends: until then the seat is yours, so keep "
+                    "playing your turns.")
+        await interaction.response.send_message(text, ephemeral=True)
         self.updater.request(change.table)
         await self.updater.after(change, interaction)
 
@@ -188,6 +192,24 @@ class NLK(commands.Cog):
             f"{render.safe_name(display_name(interaction.user))}.",
             allowed_mentions=discord.AllowedMentions.none())
         self.updater.request(change.table)
+
+    @nlk.command(name="remove")
+    @app_commands.describe(player="The away player (the AI is playing their seat)")
+    async def remove(self, interaction: discord.Interaction[Any],
+                     player: discord.User | discord.Member) -> None:
+        """Remove an away player's seat (host, or anyone who can manage the channel)."""
+        table = await self._table_here(interaction)
+        change = await self.service.remove(table.id, interaction.user.id, player.id,
+                                           moderator=is_moderator(interaction),
+                                           channel_id=interaction.channel_id)
+        when = (" when this hand ends: the AI plays it until then"
+                if change.table.status == "playing" else "")
+        await interaction.response.send_message(
+            f"{render.safe_name(display_name(player))}'s seat at NLK table {table.id} is "
+            f"removed{when} (by {render.safe_name(display_name(interaction.user))}).",
+            allowed_mentions=discord.AllowedMentions.none())
+        self.updater.request(change.table)
+        await self.updater.after(change, interaction)
 
     @nlk.command(name="rules")
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
@@ -349,6 +371,11 @@ class NLK(commands.Cog):
             return await service.remove_ai(table_id, user.id, channel_id=where)
         if action == "back":
             return await service.back(table_id, user.id, channel_id=where)
+        if action == "remove":
+            if not arg.isdigit():
+                raise InputError("action")
+            return await service.remove(table_id, user.id, int(arg),
+                                        moderator=is_moderator(interaction), channel_id=where)
         raise InputError("action")
 
     async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:

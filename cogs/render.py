@@ -92,7 +92,9 @@ def _lobby_embed(table: Table) -> discord.Embed:
         title="NLK table — waiting for players",
         colour=COLOUR,
         description=(f"Tap **Join** to take a seat ({len(table.lobby)}/{table.max_seats}). "
-                     "The host taps **Start** when everyone is in (two or more players)."),
+                     if len(table.lobby) < table.max_seats else
+                     f"Every seat is taken ({table.max_seats}/{table.max_seats}). ") +
+                    "The host taps **Start** when everyone is in (two or more players).",
     )
     embed.add_field(name="Seats", value=seats, inline=False)
     embed.set_footer(text=f"Table {table.id} · {table.variant.describe()} · "
@@ -196,8 +198,10 @@ def table_view(table: Table) -> discord.ui.View:
     """The table message's buttons: lobby controls, the current collect turn, or My hand."""
     view = Buttons()
     t = table.id
+    full = len(table.lobby) >= table.max_seats
     if table.status == "lobby":
-        view.add_item(NLKButton(button_id(t, None, "join"), "Join", discord.ButtonStyle.success))
+        view.add_item(NLKButton(button_id(t, None, "join"), "Join", discord.ButtonStyle.success,
+                                disabled=full))
         view.add_item(NLKButton(button_id(t, None, "leave"), "Leave"))
         view.add_item(NLKButton(button_id(t, None, "start"), "Start (host)",
                                 discord.ButtonStyle.primary))
@@ -211,10 +215,22 @@ def table_view(table: Table) -> discord.ui.View:
     if seat_view is None or not table.is_open:
         return view  # no buttons: the table is closed
     if table.status == "over" or seat_view.is_over:
+        # Between hands people come and go; the count shows the next hand's seats.
+        view.add_item(NLKButton(button_id(t, None, "join"),
+                                f"Join next hand ({len(table.lobby)}/{table.max_seats})",
+                                discord.ButtonStyle.success, disabled=full))
+        view.add_item(NLKButton(button_id(t, None, "leave"), "Leave"))
         view.add_item(NLKButton(button_id(t, None, "next"), "Next hand",
                                 discord.ButtonStyle.success))
         view.add_item(NLKButton(button_id(t, None, "end"), "End table",
                                 discord.ButtonStyle.danger))
+        # The seats the AI kept for people who are away: the host may free them (at most
+        # nine seats, so two rows of five are always enough).
+        away = [s for i, s in enumerate(table.seats) if i in table.away
+                and table.in_lobby(s.user_id)]
+        for i, seat in enumerate(away[:10]):
+            view.add_item(NLKButton(button_id(t, None, "remove", str(seat.user_id)),
+                                    f"Remove {label_name(seat.name)} (away)", row=1 + i // 5))
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press

@@ -33,11 +33,17 @@ REPLIES: dict[Key, str] = {
     errors.TableExists: "This channel already has an NLK table. Join that one, or its host "
                         "can cancel it.",
     errors.NotSeated: "You're not playing at this table.",
-    (errors.NotSeated, "next"): "Only the players at this table can deal the next hand.",
+    (errors.NotSeated, "next"): "Only the players at this table can deal the next hand: tap "
+                                "**Join** first to play it.",
+    (errors.NotSeated, "leaving"): "You're already leaving: your seat goes when this hand ends.",
+    (errors.NotSeated, "remove"): "That player isn't staying at this table (or is already "
+                                  "leaving), so there is no seat to remove.",
     (errors.NotAllowed, "add_ai"): "Only the host can add AI players.",
     (errors.NotAllowed, "remove_ai"): "Only the host can remove AI players.",
     (errors.NotAllowed, "start"): "Only the host can start the table.",
     (errors.NotAllowed, "cancel"): "Only the host can cancel the table.",
+    (errors.NotAllowed, "remove"): "Only the host, or someone who can manage this channel, can "
+                                   "remove a player's seat.",
     (errors.NotAllowed, "end"): "Only the host, or someone who can manage this channel, can "
                                 "end the table.",
     (errors.NotAllowed, "settings"): "Changing the server's NLK settings needs the Manage "
@@ -50,18 +56,25 @@ REPLIES: dict[Key, str] = {
     errors.AlreadySeated: "You're already seated at this table.",
     errors.AlreadyStarted: "This table's hand has already started: watch, or join the next "
                            "table.",
+    (errors.AlreadyStarted, "join"): "A hand is under way: tap **Join** when it ends to play "
+                                     "the next one.",
     (errors.AlreadyStarted, "start"): "This table has already started.",
     (errors.AlreadyStarted, "cancel"): "The table has started: use `/nlk end` to stop it.",
     errors.TooFewPlayers: "NLK needs at least two players: wait for someone to join, or add "
                           "an AI player.",
+    (errors.TooFewPlayers, "next"): "The next hand needs at least two players: wait for someone "
+                                    "to tap **Join**, or end the table.",
     errors.NoAIToRemove: "There is no AI player to remove.",
-    errors.SeatStays: "The hand is under way, so your seat stays yours until it ends. The host "
-                      "(or a moderator) can stop the table with `/nlk end`.",
+    errors.SeatStays: "The hand is under way and nobody else stays for the next one, so this "
+                      "seat stays until the hand ends. The host (or a moderator) can stop the "
+                      "table with `/nlk end`.",
     errors.HandNotOver: "The current hand isn't over yet.",
     (errors.NotPlaying, "lobby"): "The hand hasn't started yet.",
     (errors.NotPlaying, "over"): "This hand is over.",
     (errors.NotPlaying, "ended"): "This table has ended.",
     errors.NotAway: "You're not away: your seat is yours.",
+    (errors.NotAway, "remove"): "{name} isn't away: only a seat the AI is playing for a player "
+                                "who missed their turns can be removed.",
     (errors.BadSetting, "seats"): "A table has 2 to 9 seats, not {value}.",
     (errors.BadSetting, "timer"): f"A turn timer needs at least {MIN_TURN_SECONDS} seconds, and at "
                                   "most 3600 (or 0 for none).",

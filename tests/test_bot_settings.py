@@ -63,8 +63,8 @@ async def test_sync_publishes_the_commands_globally_and_exits(fake_discord, tmp_
     (command,) = fake_discord.commands(global_=True)
     assert command["name"] == "nlk"
     subcommands = {o["name"] for o in command["options"]}
-    assert subcommands == {"new", "hand", "leave", "end", "rules", "stats", "export",
-                           "settings"}
+    assert subcommands == {"new", "hand", "leave", "remove", "end", "rules", "stats",
+                           "export", "settings"}
 
 
 def test_a_database_from_a_newer_bot_is_refused_at_start(tmp_path):

@@ -132,11 +132,14 @@ async def test_a_finished_hand_is_recorded_and_the_loser_deals_next(service):
     assert table.status == TableStatus.PLAYING
 
 
-async def test_leaving_mid_hand_is_refused_and_end_needs_host_or_moderator(service):
+async def test_leaving_mid_hand_waits_for_its_end_and_end_needs_host_or_moderator(service):
     table_id = await lobby(service, 3)
     table = (await service.start(table_id, 10)).table
-    with pytest.raises(SeatStays):
-        await service.leave(table_id, 11)
+    left = (await service.leave(table_id, 11)).table  # the hand keeps the seat to its end
+    assert left.seat_of(11) == 1 and not left.in_lobby(11)
+    await service.leave(table_id, 12)
+    with pytest.raises(SeatStays):  # the last person stays: nobody would deal the next hand
+        await service.leave(table_id, 10)
     with pytest.raises(NotAllowed):
         await service.end(table_id, 11, moderator=False)
     change = await service.end(table_id, 12, moderator=True)
