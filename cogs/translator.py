@@ -100,5 +100,5 @@ def t(where: discord.Interaction[Any] | discord.Locale | str | None) -> Translat
 
 
 async def setup(bot: commands.Bot) -> None:
-    """Loaded by the bot's ``setup_hook`` before the NLK cog: the tree's translator."""
+    """Loaded by the bot's ``setup_hook`` after the NLK cog, before any sync."""
     await bot.tree.set_translator(NLKTranslator())
