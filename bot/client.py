@@ -102,6 +102,7 @@ class NLKBot(commands.Bot):
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The cog registers its buttons, its error replies and its part of resuming tables.
         await self.load_extension("cogs.nlk")
+        await self.load_extension("cogs.translator")  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild:
             guild = discord.Object(self.settings.dev_guild)

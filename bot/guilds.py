@@ -5,12 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .errors import NoTable, NotAllowed
+from .errors import BadSetting, NoTable, NotAllowed
 from .records import GuildSettings, RatingRecord, SizeRecord, StoredHand
 from .repository import Repository
 from .tables import check_timer
 
+LANGUAGES = ("en", "hu", "fr")
+SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server's own locale
+
 PAGE_SIZE = 10
+
+
+def check_language(value: str | None) -> str | None:
+    """A server language setting: one NLK speaks, or None for the server's own locale."""
+    if value is None or value == SERVER_LOCALE:
+        return None
+    if value not in LANGUAGES:
+        raise BadSetting("language", value=value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,8 @@ class GuildService:
         if not can_manage:
             raise NotAllowed("settings")
         check_timer(changes.get("turn_seconds", 0))
+        if "language" in changes:
+            changes = {**changes, "language": check_language(changes["language"])}
         current = replace(current, **changes)
         await self.repo.save_guild_settings(guild_id, current)
         return current

@@ -142,6 +142,7 @@ class GuildSettings:
     must_beat_in_suit: bool = False
     turn_seconds: int = 90
     allow_ai: bool = True
+    language: str | None = None  # "en", "hu" or "fr"; None: the server's own locale
 
 
 @dataclass(frozen=True)

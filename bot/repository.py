@@ -334,18 +334,20 @@ class Repository:
         if row is None:
             return GuildSettings()
         return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
-                             row["turn_seconds"], bool(row["allow_ai"]))
+                             row["turn_seconds"], bool(row["allow_ai"]), row["language"])
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self.transaction() as db:
             await db.execute(
                 "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
-                "turn_seconds, allow_ai) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO "
+                "turn_seconds, allow_ai, language) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id) DO "
                 "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
                 "must_beat_in_suit = excluded.must_beat_in_suit, "
-                "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai",
+                "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
+                "language = excluded.language",
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
-                 settings.turn_seconds, int(settings.allow_ai)))
+                 settings.turn_seconds, int(settings.allow_ai), settings.language))
 
     # --- the bot's own state ---------------------------------------------------------------
 

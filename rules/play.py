@@ -17,10 +17,21 @@ from typing import TextIO
 
 from .actions import Action
 from .ai import LEVELS, choose
-from .cards import Card, check_players, show
+from .cards import Card, check_players
 from .cli import add_deal_arguments, variant_of
 from .engine import Game
 from .errors import IllegalAction, InputError, NLKError
+from .i18n import (
+    DEFAULT,
+    Lang,
+    card_text,
+    cards_text,
+    from_environment,
+    normalise,
+    suit_name,
+    translator,
+    variant_text,
+)
 from .phase import Phase
 from .variant import Variant
 from .views import SeatView, observe
@@ -28,123 +39,174 @@ from .views import SeatView, observe
 QUIT = ("q", "quit", "exit")
 EXIT_INTERRUPTED = 130  # what shells report for a program stopped by Ctrl-C (128 + SIGINT)
 
-HOW_TO_PLAY = """\
+
+def N_(message: str) -> str:
+    """Marks a msgid for extraction where it is translated later, at use."""
+    return message
+
+
+# What a player types stays the rule book's notation in every language (draw, give 9D 1,
+# play KS): only what the terminal prints is translated.
+HOW_TO_PLAY = N_("""\
 How to play: the last player holding cards loses.
   Collect phase: give your stack's top card, or the card you drew, to another stack where it
   fits (one rank higher; the lowest rank fits on an Ace), or keep the drawn card: turn over.
   Shed phase: stacks become hidden hands. Beat the trick's top card (higher in its suit, or
   a trump) or take the trick's bottom card; get rid of all your cards to be safe.
   Type an action's number or the action: draw, keep, take, give 9D 1, play KS.
-  Cards are rank then suit (S H D C): TD is 10♦, QS is Q♠. Type q to leave."""
+  Cards are rank then suit (S H D C): TD is 10♦, QS is Q♠. Type q to leave.""")
 
 
-_VERBS = {"deal": ("is dealt", "are dealt"), "draw": ("draws", "draw"),
-          "give": ("gives", "give"), "keep": ("keeps", "keep"), "play": ("plays", "play"),
-          "take": ("takes", "take")}
+class Words:
+    """Everything the terminal game says, in one language."""
+
+    def __init__(self, lang: object = DEFAULT) -> None:
+        self.lang = normalise(lang)
+        t = translator(self.lang)
+        self._, self.n_ = t.gettext, t.ngettext
+
+    def card(self, card: Card) -> str:
+        return card_text(card, self.lang)
+
+    def cards(self, cards: tuple[Card, ...]) -> str:
+        return cards_text(cards, self.lang)
+
+    def suit(self, letter: str | None) -> str:
+        return suit_name(letter, self.lang)
 
 
 def describe(event: tuple[int, str, Card, int | None], names: tuple[str, ...],
-             you: int | None = None) -> str:
+             you: int | None = None, words: Words | None = None) -> str:
     """One line for a public event (an ``Event``); ``you`` is addressed as "You"."""
+    w = words or Words()
+    _ = w._
     seat, act, card, to = event
-    verb = _VERBS[act][seat == you]
-    who = "You" if seat == you else names[seat]
-    line = f"{who} {verb} {card.display}"
-    if to is not None:
-        line += " to " + ("you" if to == you else names[to])
-    return line
+    c = w.card(card)
+    if act == "give" and to is not None:
+        if seat == you:
+            return _("You give {card} to {name}").format(card=c, name=names[to])
+        if to == you:
+            return _("{name} gives {card} to you").format(card=c, name=names[seat])
+        return _("{name} gives {card} to {to}").format(card=c, name=names[seat], to=names[to])
+    if seat == you:
+        line = {"deal": _("You are dealt {card}"), "draw": _("You draw {card}"),
+                "keep": _("You keep {card}"), "play": _("You play {card}"),
+                "take": _("You take {card}")}[act]
+    else:
+        line = {"deal": _("{name} is dealt {card}"), "draw": _("{name} draws {card}"),
+                "keep": _("{name} keeps {card}"), "play": _("{name} plays {card}"),
+                "take": _("{name} takes {card}")}[act]
+    return line.format(card=c, name=names[seat])
 
 
-def describe_action(action: Action, view: SeatView) -> str:
+def describe_action(action: Action, view: SeatView, words: Words | None = None) -> str:
     """An action in words, for the list of choices."""
+    w = words or Words()
+    _ = w._
     if action.act == "give":
         assert action.card is not None and action.to is not None
-        return f"give {action.card.display} to {view.name(action.to)}"
+        return _("give {card} to {name}").format(card=w.card(action.card),
+                                                 name=view.name(action.to))
     if action.act == "play":
         assert action.card is not None
-        return f"play {action.card.display}"
+        return _("play {card}").format(card=w.card(action.card))
     if action.act == "take":
-        return f"take {view.trick[0][1].display}"
+        return _("take {card}").format(card=w.card(view.trick[0][1]))
     if action.act == "keep":
         assert view.drawn is not None
-        return f"keep {view.drawn.display}"
-    return "draw"
+        return _("keep {card}").format(card=w.card(view.drawn))
+    return _("draw")
 
 
-def table(view: SeatView) -> str:
+def table(view: SeatView, words: Words | None = None) -> str:
     """The public table and the seat's own cards, as text."""
+    w = words or Words()
+    _, n_ = w._, w.n_
     me = view.seat
     lines = []
     if view.phase == Phase.COLLECT:
-        lines.append(f"Collect phase — talon: {view.talon} card(s).")
+        lines.append(n_("Collect phase — talon: {count} card.",
+                        "Collect phase — talon: {count} cards.", view.talon
+                        ).format(count=view.talon))
     else:
-        trick = " → ".join(f"{c.display} ({view.name(s)})" for s, c in view.trick)
-        lines.append(f"Shed phase — trumps: {_suit(view.trump)}.")
-        lines.append(f"Trick ({len(view.trick)} of {view.trick_size} cards): {trick}"
-                     if view.trick else "The trick is empty.")
+        trick = " → ".join(f"{w.card(c)} ({view.name(s)})" for s, c in view.trick)
+        lines.append(_("Shed phase — trumps: {suit}.").format(suit=w.suit(view.trump)))
+        lines.append(n_("Trick ({count} of {size} card): {trick}",
+                        "Trick ({count} of {size} cards): {trick}", view.trick_size or 0
+                        ).format(count=len(view.trick), size=view.trick_size, trick=trick)
+                     if view.trick else _("The trick is empty."))
+    you = _("You")
     for s in range(view.n):
-        mark = " (you)" if s == me and view.name(s) != "You" else ""
-        state = "out" if s in view.out else f"{view.counts[s]} card(s)"
+        name = view.name(s)
+        if s in view.out:
+            state = _("out")
+        else:
+            state = n_("{count} card", "{count} cards", view.counts[s]).format(
+                count=view.counts[s])
         top = view.tops[s]
-        extra = f", top {top.display}" if view.phase == Phase.COLLECT and top is not None else ""
-        lines.append(f"  {view.name(s)}{mark}: {state}{extra}")
-    label = "Your stack (bottom → top)" if view.phase == Phase.COLLECT else "Your hand"
-    lines.append(f"{label}: {show(view.own) or '(empty)'}")
+        if view.phase == Phase.COLLECT and top is not None:
+            state = _("{cards}, top {card}").format(cards=state, card=w.card(top))
+        if s == me and name != you:
+            lines.append(_("  {name} (you): {state}").format(name=name, state=state))
+        else:
+            lines.append(f"  {name}: {state}")
+    own = w.cards(view.own) or _("(empty)")
+    lines.append(_("Your stack (bottom → top): {cards}").format(cards=own)
+                 if view.phase == Phase.COLLECT else _("Your hand: {cards}").format(cards=own))
     if view.drawn is not None:
-        lines.append(f"Drawn card: {view.drawn.display}")
+        lines.append(_("Drawn card: {card}").format(card=w.card(view.drawn)))
     return "\n".join(lines)
 
 
-def _suit(letter: str | None) -> str:
-    return {"S": "♠ spades", "H": "♥ hearts", "D": "♦ diamonds", "C": "♣ clubs"}.get(
-        letter or "", "none")
-
-
-def read_choice(text: str, view: SeatView) -> Action:
+def read_choice(text: str, view: SeatView, words: Words | None = None) -> Action:
     """The action a player typed: a number from the list, an action, or just a card to play.
 
     Raises ``InputError`` with a reason the player can act on.
     """
+    _ = (words or Words())._
     t = text.strip()
     legal = view.legal
     if t.isdigit():
         i = int(t)
         if 1 <= i <= len(legal):
             return legal[i - 1]
-        raise InputError(f"choose a number from 1 to {len(legal)}")
+        raise InputError(_("choose a number from 1 to {count}").format(count=len(legal)))
     try:
         if len(t.split()) == 1 and t.lower() not in ("draw", "keep", "take"):
             try:
                 card = Card.parse(t)
             except NLKError:
-                raise InputError(f"{t!r} is neither a number from the list nor an action "
-                                 "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
-                                 ) from None
-            return _card_only(card, view)
+                raise InputError(_("{text} is neither a number from the list nor an action "
+                                   "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
+                                   ).format(text=repr(t))) from None
+            return _card_only(card, view, words)
         return Action.parse(t)
     except NLKError as error:
         raise InputError(error.message if isinstance(error, IllegalAction) else str(error)
                          ) from None
 
 
-def _card_only(card: Card, view: SeatView) -> Action:
+def _card_only(card: Card, view: SeatView, words: Words | None = None) -> Action:
     """A bare card: play it, or in phase one give it where it fits if that place is unique."""
+    w = words or Words()
     if view.phase != Phase.COLLECT:
         return Action.play(card)
     places = [a.to for a in view.legal if a.act == "give" and a.card == card]
     if len(places) == 1 and places[0] is not None:
         return Action.give(card, places[0])
     if places:
-        raise InputError(f"{card.display} fits on more than one stack: say which, like "
-                         f"'give {card} {places[0]}'")
-    raise InputError(f"{card.display} fits on no other stack now")
+        example = " ".join(("give", str(card), str(places[0])))  # typed notation, untranslated
+        raise InputError(w._("{card} fits on more than one stack: say which, like '{example}'"
+                             ).format(card=w.card(card), example=example))
+    raise InputError(w._("{card} fits on no other stack now").format(card=w.card(card)))
 
 
 class _Narrator:
     """Prints what happened since it last looked: events, the phase change, players out."""
 
-    def __init__(self, game: Game, you: int, out: TextIO) -> None:
+    def __init__(self, game: Game, you: int, out: TextIO, words: Words | None = None) -> None:
         self.game, self.you, self.out = game, you, out
+        self.words = words or Words()
         self.events = 0
         self.players_out = 0
         self.phase = game.phase
@@ -153,32 +215,41 @@ class _Narrator:
         print(text, file=self.out)
 
     def catch_up(self) -> None:
-        game = self.game
+        game, w = self.game, self.words
+        _ = w._
         names = game.names
         new = game.events[self.events:]
         for event in new:
-            self.say(describe(event, names, self.you))
+            self.say(describe(event, names, self.you, w))
         self.events = len(game.events)
         if new and new[-1][1] == "play" and not game.trick and not game.is_over:
-            self.say("   The trick is full and set aside.")
+            self.say("   " + _("The trick is full and set aside."))
         if self.phase == Phase.COLLECT and game.phase != Phase.COLLECT and game.trump is not None:
             self.phase = game.phase
-            self.say(f"-- The talon is empty: trumps are {_suit('SHDC'[game.trump])}. "
-                     "Stacks become hidden hands; get rid of yours. --")
+            self.say(_("-- The talon is empty: trumps are {suit}. Stacks become hidden hands; "
+                       "get rid of yours. --").format(suit=w.suit("SHDC"[game.trump])))
         for s in game.out[self.players_out:]:
-            self.say("You are out: safe!" if s == self.you else f"{names[s]} is out.")
+            self.say(_("You are out: safe!") if s == self.you
+                     else _("{name} is out.").format(name=names[s]))
         self.players_out = len(game.out)
 
 
 def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | None,
-              variant: Variant, ask: Callable[[str], str], out: TextIO) -> int:
+              variant: Variant, ask: Callable[[str], str], out: TextIO,
+              lang: object = DEFAULT) -> int:
     """Play one hand; returns 0 when it ends, 1 when the player quits or input runs out."""
-    names = tuple("You" if s == seat else f"AI {s}" for s in range(players))
+    w = Words(lang)
+    _, n_ = w._, w.n_
+    names = tuple(_("You") if s == seat else _("AI {seat}").format(seat=s)
+                  for s in range(players))
     game = Game.deal(players, random.Random(seed), variant=variant, names=names)
-    print(HOW_TO_PLAY + "\n", file=out)
-    print(f"NLK, {players} players; {variant.describe()}.", file=out)
-    print(f"{names[game.dealer or 0]} dealt. AI players: {level}.", file=out)
-    narrator = _Narrator(game, seat, out)
+    print(_(HOW_TO_PLAY) + "\n", file=out)
+    rules = variant_text(variant.last_card, variant.must_beat_in_suit, w.lang)
+    print(n_("NLK, {count} player; {rules}.", "NLK, {count} players; {rules}.", players
+             ).format(count=players, rules=rules), file=out)
+    print(_("{name} dealt. AI players: {level}.").format(name=names[game.dealer or 0],
+                                                         level=level), file=out)
+    narrator = _Narrator(game, seat, out, w)
     while not game.is_over:
         narrator.catch_up()
         s = game.to_act
@@ -190,31 +261,34 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
         if len(view.legal) == 1:
             game.apply(view.legal[0], s)  # nothing to decide: the event line says what
             continue
-        print("\n" + table(view), file=out)
+        print("\n" + table(view, w), file=out)
         for i, action in enumerate(view.legal, 1):
-            print(f"  {i}. {describe_action(action, view)}   [{action}]", file=out)
+            print(f"  {i}. {describe_action(action, view, w)}   [{action}]", file=out)
         while True:
             try:
-                text = ask("Your move (number or action, q to quit): ")
+                text = ask(_("Your move (number or action, q to quit): "))
             except EOFError:
-                print("\nNo more input: the hand is left unfinished.", file=out)
+                print("\n" + _("No more input: the hand is left unfinished."), file=out)
                 return 1
             if text.strip().lower() in QUIT:
-                print("You left the table.", file=out)
+                print(_("You left the table."), file=out)
                 return 1
             try:
-                game.apply(read_choice(text, view), seat)
+                game.apply(read_choice(text, view, w), seat)
                 break
             except ValueError as error:  # InputError and IllegalAction are ValueErrors too
                 reason = getattr(error, "message", None) or str(error)
-                print(f"Not possible: {reason} Try again.", file=out)
+                print(_("Not possible: {reason} Try again.").format(reason=reason), file=out)
     narrator.catch_up()
     outcome = game.outcome()
     assert outcome is not None
     # Said once: whether you were safe was announced when you went out.
-    loser = "You lost" if outcome.loser == seat else f"{names[outcome.loser]} lost"
     order = ", ".join(names[s] for s in outcome.order[:-1])
-    print(f"\nThe hand is over. Out in order: {order}. {loser} this hand.", file=out)
+    if outcome.loser == seat:
+        end = _("The hand is over. Out in order: {order}. You lost this hand.")
+    else:
+        end = _("The hand is over. Out in order: {order}. {name} lost this hand.")
+    print("\n" + end.format(order=order, name=names[outcome.loser]), file=out)
     return 0
 
 
@@ -238,28 +312,37 @@ def ask_terminal(prompt: str) -> str:
 
 
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("play", help="play a hand in the terminal against AI players")
-    add_deal_arguments(p, seed=None, seed_help="repeat a hand: the same seed, the same deal")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1")
-    p.add_argument("--level", choices=LEVELS, default="strong", help="the AI players' level")
+    # The help is in the environment's language: --lang is not read yet when it is built.
+    _ = translator(from_environment()).gettext
+    p = subparsers.add_parser("play", help=_("play a hand in the terminal against AI players"))
+    add_deal_arguments(p, seed=None,
+                       seed_help=_("repeat a hand: the same seed, the same deal"))
+    p.add_argument("--seat", type=int, default=0, help=_("your seat, 0 to players-1"))
+    p.add_argument("--level", choices=LEVELS, default="strong",
+                   help=_("the AI players' level"))
     p.add_argument("--budget-ms", type=int, default=300,
-                   help="the strong AI's thinking time per decision")
+                   help=_("the strong AI's thinking time per decision"))
+    p.add_argument("--lang", type=normalise, choices=list(Lang), default=from_environment(),
+                   help=_("the language to play in: en, hu or fr (default: the "
+                          "environment's locale)"))
     p.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    _ = translator(args.lang).gettext
     players = check_players(args.players)
     if not 0 <= args.seat < players:
-        print(f"error: --seat must be from 0 to {players - 1}", file=sys.stderr)
+        print(_("error: --seat must be from 0 to {last}").format(last=players - 1),
+              file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else str(random.SystemRandom().getrandbits(32))
     if args.seed is None:
-        print(f"(seed {seed})")
+        print(_("(seed {seed})").format(seed=seed))
     try:
         return play_hand(players, args.seat, args.level, seed, args.budget_ms,
-                         variant_of(args), ask_terminal, sys.stdout)
+                         variant_of(args), ask_terminal, sys.stdout, args.lang)
     except KeyboardInterrupt:
-        print("\nInterrupted: the hand is left unfinished.", flush=True)
+        print("\n" + _("Interrupted: the hand is left unfinished."), flush=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the output was piped into something that stopped reading
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the pipe

@@ -48,7 +48,7 @@ def test_typed_actions_and_numbers():
     else:
         raise AssertionError("an ambiguous card was accepted")
     shown = table(view)
-    assert "talon: 1 card(s)" in shown and "top 10♠" in shown and "Seat 2: 0 card(s)" in shown
+    assert "talon: 1 card." in shown and "top 10♠" in shown and "Seat 2: 0 cards" in shown
 
 
 def test_quitting_and_running_out_of_input():

@@ -1,0 +1,104 @@
+"""The bot in English, Hungarian and French: slash commands through discord.py's
+``Translator``, every other sentence through the ``nlk`` gettext catalogue (``rules.i18n``).
+
+How strings are wrapped (phase 2 of the languages work does this for every cog):
+
+* **Which language.** A reply only one person sees (their hand, a refusal, ``/nlk rules``,
+  ``/nlk stats``, help) follows that person: ``t(interaction)`` (``interaction.locale``).
+  A message everyone in the channel sees (the table message, turn pings, the end of a hand,
+  a quarantine notice) follows the server: ``t(server_language(settings, interaction))``,
+  where ``GuildSettings.language`` is the ``/nlk settings language`` choice and ``None``
+  means "the server's own locale" (``interaction.guild_locale``, or ``guild.preferred_locale``
+  outside an interaction). Anything but ``hu`` and ``fr`` reads English.
+* **Sentences.** ``_ = t(...).gettext`` then ``_("It's {name}'s turn.").format(name=...)``:
+  English text with *named* brace placeholders, formatted after translating, never
+  f-strings or ``+`` pieces (word order differs: Hungarian puts the verb elsewhere). Names
+  are escaped (``render.safe_name``) before they are put in, as now.
+* **Counts.** ``t(...).ngettext("{count} card", "{count} cards", n).format(count=n)``. The
+  Hungarian catalogue gives the same singular noun for both forms ("{count} lap"), as
+  Hungarian does after a number; French has its own two forms.
+* **Cards.** ``rules.i18n.card_text(card, lang)`` instead of ``card.display`` in anything a
+  person reads (K♠ / K♠ / R♠); custom ids and replays keep ``str(card)`` (``KS``).
+* **Refusals.** ``REPLIES`` keeps its keys; each value becomes ``N_("...")`` (marked for
+  extraction, same text) and ``sentence(refusal, lang)`` translates it at use:
+  ``translator(lang).gettext(template).format(**details)``. Rule numbers stay in the text.
+* **Slash commands.** In ``cogs/nlk.py`` names, descriptions, option names/descriptions and
+  choice names become ``locale_str("...")``; the bot's tree already has ``NLKTranslator``.
+  Command, group and option *names* are looked up with the context ``"command"``
+  (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` → ``új`` and
+  ``nouvelle``; descriptions and choice names use no context. Discord's naming rules are checked by
+  ``tests/test_i18n.py`` for every name in the catalogue.
+* **The catalogue.** ``cogs/messages.py`` holds, marked with ``N_``, the msgids the cogs will
+  use once wrapped; when a string is wrapped in place, delete it there (extraction finds it
+  in its cog). Then extract, update, translate and compile as docs/translating.md says.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from rules.i18n import DEFAULT, Lang, Translator, normalise, translator
+
+if TYPE_CHECKING:
+    from discord.ext import commands
+
+NAME_CONTEXT = "command"  # msgctxt of command, group and option names
+NAMES = (app_commands.TranslationContextLocation.command_name,
+         app_commands.TranslationContextLocation.group_name,
+         app_commands.TranslationContextLocation.parameter_name)
+LOCALES = {discord.Locale.hungarian: Lang.HU, discord.Locale.french: Lang.FR}
+
+
+class NLKTranslator(app_commands.Translator):
+    """Slash commands' names, descriptions and choices in Hungarian and French."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        lang = LOCALES.get(locale)
+        if lang is None:
+            return None  # Discord shows the English default
+        return translate_command_text(string.message, lang, context.location)
+
+
+def translate_command_text(message: str, lang: Lang,
+                           location: app_commands.TranslationContextLocation) -> str | None:
+    """The catalogue's translation of a command's text, or None when it has none."""
+    catalogue = translator(lang)
+    if location in NAMES:
+        found = catalogue.pgettext(NAME_CONTEXT, message)
+    else:
+        found = catalogue.gettext(message)
+    return found if found != message or lang == Lang.EN else None
+
+
+def lang_of(where: discord.Interaction[Any] | discord.Locale | str | None) -> Lang:
+    """The language of a private reply: an interaction's user locale, or a locale."""
+    if isinstance(where, discord.Interaction):
+        return normalise(where.locale)
+    return normalise(where) if where is not None else DEFAULT
+
+
+def server_language(setting: str | None,
+                    where: discord.Interaction[Any] | discord.Guild | None) -> Lang:
+    """The language of public messages: the server's ``/nlk settings language``, else its
+    own locale, else English."""
+    if setting:
+        return normalise(setting)
+    if isinstance(where, discord.Interaction):
+        return normalise(where.guild_locale)
+    if isinstance(where, discord.Guild):
+        return normalise(where.preferred_locale)
+    return DEFAULT
+
+
+def t(where: discord.Interaction[Any] | discord.Locale | str | None) -> Translator:
+    """The catalogue for a private reply: ``_ = t(interaction).gettext``."""
+    return translator(lang_of(where))
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Loaded by the bot's ``setup_hook`` after the NLK cog, before any sync."""
+    await bot.tree.set_translator(NLKTranslator())

@@ -1,0 +1,144 @@
+"""NLK in its own languages: English, Hungarian and French, through gettext catalogues.
+
+Every sentence a player reads is an English ``msgid`` with named ``{placeholders}``, looked
+up in the ``nlk`` domain under ``rules/locales/<lang>/LC_MESSAGES/nlk.mo``; English needs no
+catalogue (the msgids are the English text). Cards keep the rule book's two-letter notation
+(``TD``) wherever they are input; only the form shown to a person changes with the language.
+
+>>> from rules.cards import Card
+>>> [card_text(Card.parse(c), "hu") for c in ("QS", "JH", "TD")]
+['D♠', 'B♥', '10♦']
+>>> normalise("fr-FR"), normalise("hu_HU.UTF-8"), normalise("en-GB"), normalise("de")
+(<Lang.FR: 'fr'>, <Lang.HU: 'hu'>, <Lang.EN: 'en'>, <Lang.EN: 'en'>)
+>>> translator("hu").gettext("You are out: safe!")
+'Kiszálltál: megmenekültél!'
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+from .cards import SUIT_SYMBOLS, Card
+
+DOMAIN = "nlk"
+LOCALES = Path(__file__).with_name("locales")
+
+
+class Lang(StrEnum):
+    """The languages NLK speaks; anything else falls back to English."""
+
+    EN = "en"
+    HU = "hu"
+    FR = "fr"
+
+
+DEFAULT = Lang.EN
+
+
+def normalise(locale: object) -> Lang:
+    """The language of a locale in any usual spelling: ``hu``, Discord's ``en-US`` or
+    ``fr``, POSIX ``hu_HU.UTF-8`` or ``fr_FR@euro``; English for anything else (``C``,
+    ``de``, ``None``). Accepts ``discord.Locale`` too, through its string value."""
+    text = str(getattr(locale, "value", locale) or "").strip().lower()
+    head = text.replace("-", "_").split(".")[0].split("@")[0].split("_")[0]
+    try:
+        return Lang(head)
+    except ValueError:
+        return DEFAULT
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> Lang:
+    """The language the environment asks for, in gettext's order: ``LANGUAGE`` (a
+    colon-separated list: its first language NLK speaks wins), ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``."""
+    env = os.environ if environ is None else environ
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if not value:
+            continue
+        if name == "LANGUAGE":
+            spoken = [part for part in value.split(":") if _speaks(part)]
+            if spoken:
+                return normalise(spoken[0])
+            continue
+        return normalise(value)
+    return DEFAULT
+
+
+def _speaks(locale: str) -> bool:
+    """Whether NLK has ``locale``'s language (not just falls back to English for it)."""
+    return locale.strip().lower().replace("-", "_").split("_")[0].split(".")[0] in set(Lang)
+
+
+class Translator(Protocol):
+    """What a translation offers: ``gettext``'s own ``GNUTranslations`` satisfies it."""
+
+    def gettext(self, message: str, /) -> str: ...
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
+    def pgettext(self, context: str, message: str, /) -> str: ...
+
+
+@cache
+def translator(lang: object) -> Translator:
+    """The catalogue of ``lang`` (any spelling ``normalise`` reads). English is the
+    msgids themselves; a missing catalogue is an installation fault, so it raises."""
+    code = normalise(lang)
+    if code == Lang.EN:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALES, languages=[code.value])
+
+
+def catalogue_path(lang: Lang, suffix: str = ".po") -> Path:
+    """Where a language's catalogue lives (``.po`` source, ``.mo`` compiled)."""
+    return LOCALES / lang.value / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
+
+
+# --- cards ---------------------------------------------------------------------------------
+
+# The letters each language's players call the court cards and the ace by: Hungarian ász,
+# király, dáma, bubi; French as, roi, dame, valet. Number cards are digits everywhere.
+RANK_LETTERS: dict[Lang, dict[int, str]] = {
+    Lang.EN: {14: "A", 13: "K", 12: "Q", 11: "J"},
+    Lang.HU: {14: "A", 13: "K", 12: "D", 11: "B"},
+    Lang.FR: {14: "A", 13: "R", 12: "D", 11: "V"},
+}
+
+
+def rank_text(rank: int, lang: object = DEFAULT) -> str:
+    """A rank as shown in ``lang``: ``10``, ``D`` (Hungarian dáma), ``V`` (French valet)."""
+    return RANK_LETTERS[normalise(lang)].get(rank, str(rank))
+
+
+def card_text(card: Card, lang: object = DEFAULT) -> str:
+    """A card as shown in ``lang``, suit symbol kept: ``K♠``, ``R♠``; input stays ``KS``."""
+    return rank_text(card.rank, lang) + SUIT_SYMBOLS[card.suit]
+
+
+def cards_text(cards: Iterable[Card], lang: object = DEFAULT) -> str:
+    """Cards as shown in ``lang``, separated by spaces: ``10♦ V♠``."""
+    return " ".join(card_text(Card(c), lang) for c in cards)
+
+
+def suit_name(suit: int | str | None, lang: object = DEFAULT) -> str:
+    """A suit with its symbol, like ``♠ spades`` (``pikk``, ``pique``); a word for none."""
+    _ = translator(lang).gettext
+    names = (_("♠ spades"), _("♥ hearts"), _("♦ diamonds"), _("♣ clubs"))
+    if isinstance(suit, str):
+        suit = "SHDC".find(suit.upper()) if len(suit) == 1 else -1
+    if suit is None or not 0 <= suit < 4:
+        return _("none")
+    return names[suit]
+
+
+def variant_text(last_card: str, must_beat_in_suit: bool, lang: object = DEFAULT) -> str:
+    """A table's rules in one short line (``Variant.describe`` in ``lang``)."""
+    _ = translator(lang).gettext
+    last = _("last card kept") if last_card == "keep" else _("last card may be given")
+    beat = _("must beat in suit") if must_beat_in_suit else _("trumping always allowed")
+    return _("{last_card}; {must_beat}").format(last_card=last, must_beat=beat)
