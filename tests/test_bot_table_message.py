@@ -288,3 +288,38 @@ async def test_fair_deal_and_ending_mid_hand_reveal_what_they_may(fake_discord, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["deck"] == json.loads(hands[0]["deck"])
     fake.assert_clean()
+
+
+# --- the README's sample ----------------------------------------------------------------------
+
+def readme_sample() -> str:
+    """The table message at six seats mid-shed, as text (markdown marks dropped): the sample
+    README shows under "What the table message looks like"."""
+    names = ["Ann", "Bob", "Csilla", "Dani", "Eszter", "Feri"]
+    game = Game.from_deck(shuffled_deck(6, "readme"), 2, names=names)
+    table = table_for(game, seed="readme-sample")
+    table.id, table.hand_number, table.variant = 42, 3, Variant()
+    rng = random.Random(0)
+    while True:
+        game.apply(rng.choice(game.legal_actions()))
+        view = table.public_view()
+        if view.phase is Phase.SHED and len(view.trick) == 3 and len(view.out) == 1:
+            break
+    embed = render.table_embed(table)
+    lines = [embed.title, embed.description]
+    for f in embed.fields:
+        lines += [f.name, f.value]
+    lines.append(embed.footer.text)
+    buttons = [c["label"] for row in render.table_view(table).to_components()
+               for c in row["components"]]
+    lines.append(" ".join(f"[{label}]" for label in buttons))
+    return re.sub(r"\*\*|\*|\\", "", "\n".join(lines))
+
+
+def test_the_readme_shows_the_table_message_as_the_renderer_draws_it():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    section = readme.split("### What the table message looks like", 1)[1].split("\n#", 1)[0]
+    sample = readme_sample()
+    assert f"```text\n{sample}\n```" in section, sample
