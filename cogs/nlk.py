@@ -15,6 +15,7 @@ from bot.errors import (
     BotLacksPermissions,
     InputError,
     NoTable,
+    NotPlaying,
     NotSeated,
     Refusal,
     Stale,
@@ -187,10 +188,16 @@ class NLK(commands.Cog):
                                         channel_id=interaction.channel_id)
         self.bot.clocks.poke(change.table)
         await self.updater.after(change, None)
+        text = (f"NLK table {table.id} was ended by "
+                f"{render.safe_name(display_name(interaction.user))}.")
+        ended = change.table
+        hand = ended.public_view()
+        if ended.seed is not None and hand is not None and not hand.is_over:
+            # The unfinished hand's seed is public now, so its deal can still be checked.
+            text += (f" Hand {ended.hand_number} was not finished. "
+                     f"{render.seed_reveal(ended.seed, hand.n)}")
         await interaction.response.send_message(
-            f"NLK table {table.id} was ended by "
-            f"{render.safe_name(display_name(interaction.user))}.",
-            allowed_mentions=discord.AllowedMentions.none())
+            text, allowed_mentions=discord.AllowedMentions.none())
         self.updater.request(change.table)
 
     @nlk.command(name="remove")
@@ -308,6 +315,12 @@ class NLK(commands.Cog):
         if action == "hand":
             await self._show_hand(interaction, table_id)
             return
+        if action == "moves":
+            await self._show_moves(interaction, table_id, arg)
+            return
+        if action == "fair":
+            await self._show_fair(interaction, table_id)
+            return
         if action == "stats":
             guild_id = guild_of(interaction)
             if not arg.isdigit():
@@ -387,6 +400,31 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
+                          arg: str) -> None:
+        """The hand's public log, to anyone in the channel, privately; page buttons on the
+        log turn its pages in place."""
+        guild_of(interaction)
+        if arg and not arg.isdigit():
+            raise InputError("page")
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        if table.public_view() is None:
+            raise NotPlaying("lobby")
+        embed, view = render.moves_message(table, int(arg) if arg else None)
+        if _is_ephemeral(interaction):
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    async def _show_fair(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """The hand's full commitment (and its seed once that is public), privately."""
+        guild_of(interaction)
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        if table.seed is None or table.game is None:
+            raise NotPlaying("lobby")
+        await interaction.response.send_message(embed=render.fair_message(table),
+                                                ephemeral=True)
 
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
                       error: Exception) -> None:

@@ -7,21 +7,27 @@ drawn from that player's own view and sent ephemerally.
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 
 import discord
 
 from bot.tables import Table
 from rules import Action, Card, Phase, SeatView, Variant, commitment
-from rules.cards import SUIT_SYMBOLS, SUITS
+from rules.cards import SUITS
 from rules.engine import Event
 
 from .components import Buttons, NLKButton, NLKSelect
 from .ids import button_id, select_id
 
 COLOUR = discord.Colour(0x2E7D32)
-MOVES_SHOWN = 5
 MAX_PLAY_BUTTONS = 20  # four rows of five; the fifth row holds Take and Refresh
 NAME_LIMIT = 32
+SHORT_NAME = 12  # names inside move lines and the trick: the seat list has them in full
+# The table message stays readable on a phone: at most this much, whatever the seats.
+TABLE_CHARS = 1200
+TABLE_LINES = 20
+FINGERPRINT = 12  # hex characters of the commitment shown on the table message
+LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4,096)
 MARKS = {"forced": " (no choice)", "ai": " 🤖", "stand-in": " 🤖 (stand-in)"}
 
 
@@ -40,9 +46,101 @@ def ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+# Red suits as emoji, which are red on Discord's dark and light themes alike; black suits as
+# text (VS15 asks for the text form), drawn in the theme's own text colour, where a black
+# emoji would all but vanish on the dark theme.
+SUIT_MARKS = ("\u2660\ufe0e", "\u2665\ufe0f", "\u2666\ufe0f", "\u2663\ufe0e")
+
+
+def suit_mark(suit: int) -> str:
+    """A suit as the bot shows it on Discord (``SUITS`` index)."""
+    return SUIT_MARKS[suit]
+
+
+def card_text(card: Card) -> str:
+    """A card as the bot shows it on Discord: ``10♥️``, ``J♠︎`` (the engine says ``10♥``)."""
+    return card.display[:-1] + SUIT_MARKS[card.suit]
+
+
+def short_names(players: tuple[str, ...]) -> tuple[str, ...]:
+    """Names cut for move lines and the trick; names that would clash stay whole."""
+    cut = [p if len(p) <= SHORT_NAME else p[:SHORT_NAME - 1] + "…" for p in players]
+    return tuple(safe_name(p if cut.count(c) > 1 else c) for p, c in zip(players, cut,
+                                                                         strict=True))
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One player's consecutive moves (one collect turn, or a shed play and the lead after
+    it), with each move's index in the hand's history."""
+
+    seat: int
+    moves: tuple[tuple[int, Event], ...]
+
+
+SHED_ACTS = ("play", "take")
+
+
+def turns(history: tuple[Event, ...], *, by_phase: bool = False) -> list[Turn]:
+    """The hand's moves folded by turn, oldest first (the deal is not a turn); ``by_phase``
+    splits the last collect turn from the lead its drawer makes next."""
+    folded: list[Turn] = []
+    for i, event in enumerate(history):
+        if event.act == "deal":
+            continue
+        same_phase = not by_phase or not folded or \
+            (folded[-1].moves[-1][1].act in SHED_ACTS) == (event.act in SHED_ACTS)
+        if folded and folded[-1].seat == event.seat and same_phase:
+            folded[-1] = Turn(event.seat, (*folded[-1].moves, (i, event)))
+        else:
+            folded.append(Turn(event.seat, ((i, event),)))
+    return folded
+
+
+def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
+    """Each seat's latest turn, as far back as the newest turn of a seat that repeats.
+
+    Seats take turns in order, so this holds everything since any seat still playing last
+    moved: whoever is to act sees every move made since their previous turn.
+    """
+    shown: dict[int, Turn] = {}
+    for turn in reversed(turns(history)):
+        if turn.seat in shown:
+            break
+        shown[turn.seat] = turn
+    return shown
+
+
+def turn_text(turn: Turn, names: tuple[str, ...], marks: dict[int, str],
+              limit: int | None = None) -> str:
+    """``gave 9♥️ to ann, drew J♠︎, kept it``, with the marks of moves nobody chose;
+    cut from the front to ``limit`` characters (the latest moves matter most)."""
+    pieces: list[str] = []
+    kinds = {marks.get(i, "") for i, _ in turn.moves}
+    once = MARKS.get(kinds.pop(), "") if len(kinds) == 1 else None
+    drawn = None
+    for i, event in turn.moves:
+        shown = card_text(event.card)
+        if event.act == "give":
+            assert event.to is not None
+            target = names[event.to]
+            text = f"gave it to {target}" if event.card == drawn else f"gave {shown} to {target}"
+        elif event.act == "keep":
+            text = "kept it" if event.card == drawn else f"kept {shown}"
+        else:
+            text = {"draw": "drew", "play": "played", "take": "took"}[event.act] + f" {shown}"
+        drawn = event.card if event.act == "draw" else None
+        pieces.append(text + ("" if once is not None else MARKS.get(marks.get(i, ""), "")))
+    text = ", ".join(pieces) + (once or "")
+    while limit is not None and len(text) > limit and len(pieces) > 1:
+        pieces.pop(0)
+        text = "…, " + ", ".join(pieces) + (once or "")
+    return text
+
+
 def event_line(view: SeatView, event: Event) -> str:
     who = safe_name(view.players[event.seat])
-    card = event.card.display
+    card = card_text(event.card)
     if event.act == "give":
         assert event.to is not None
         return f"{who} gave {card} to {safe_name(view.players[event.to])}"
@@ -52,7 +150,7 @@ def event_line(view: SeatView, event: Event) -> str:
 
 
 def hand_text(cards: tuple[Card, ...], trump: str | None) -> str:
-    """A hand by suit, trumps last: ``♠ 7 9 J · ♥ 8 Q``."""
+    """A hand by suit, trumps last: ``♠︎ 7 9 J · ♥️ 8 Q``."""
     if not cards:
         return "*no cards*"
     trump_index = SUITS.index(trump) if trump else None
@@ -63,11 +161,25 @@ def hand_text(cards: tuple[Card, ...], trump: str | None) -> str:
         ranks = [c.display[:-1] for c in sorted(cards) if c.suit == s]
         if ranks:
             mark = " (trump)" if s == trump_index else ""
-            parts.append(f"{SUIT_SYMBOLS[s]}{mark} {' '.join(ranks)}")
+            parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")
     return "\n".join(parts)
 
 
 # --- the table message ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Detail:
+    """How much the table message says; ``table_embed`` draws the fullest that fits."""
+
+    turn_chars: int | None  # each seat's latest turn, cut to this (None: whole)
+    trick_names: bool  # who played each card of the trick
+    name_chars: int  # names in the seat list
+    turns: bool = True
+
+
+DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
+           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 16, False))
+
 
 def table_embed(table: Table) -> discord.Embed:
     if table.status == "lobby":
@@ -76,12 +188,24 @@ def table_embed(table: Table) -> discord.Embed:
     if view is None:
         return discord.Embed(title="NLK table", colour=COLOUR,
                              description="This table was cancelled before it started.")
-    embed = _hand_embed(table, view)
-    if table.status == "ended":
-        if not view.is_over:
-            embed.description = "**The table was ended before this hand finished.**"
-        embed.set_footer(text=f"Table {table.id} · closed")
+    for detail in DETAILS:
+        embed = _hand_embed(table, view, detail)
+        chars, lines = embed_size(embed)
+        if chars <= TABLE_CHARS and lines <= TABLE_LINES:
+            break
     return embed
+
+
+def embed_size(embed: discord.Embed) -> tuple[int, int]:
+    """Characters as Discord counts them (title, description, fields, footer) and lines as
+    Discord draws them: the title, the description's, a name line plus the value's per
+    field, and the footer."""
+    parts = [embed.title or "", embed.description or "", embed.footer.text or ""]
+    parts += [f"{f.name}{f.value}" for f in embed.fields]
+    lines = (1 if embed.title else 0) + len((embed.description or "").splitlines()) + \
+        sum(1 + len(str(f.value).splitlines()) for f in embed.fields) + \
+        (1 if embed.footer.text else 0)
+    return sum(len(p) for p in parts), lines
 
 
 def _lobby_embed(table: Table) -> discord.Embed:
@@ -106,49 +230,55 @@ def timer_line(seconds: int) -> str:
     return f"{seconds} s per turn" if seconds > 0 else "no turn timer"
 
 
-def _hand_embed(table: Table, view: SeatView) -> discord.Embed:
+def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0]) -> discord.Embed:
     title = f"NLK · hand {table.hand_number}"
     if view.phase == Phase.COLLECT:
         title += " · collect"
     elif view.phase == Phase.SHED:
-        title += f" · shed · trump {SUIT_SYMBOLS[SUITS.index(view.trump or 'S')]}"
+        title += f" · shed · trump {suit_mark(SUITS.index(view.trump or 'S'))}"
     else:
         title += " · over"
-    status = _status(view)
-    if table.ai_to_act() and not view.is_over:
-        status += "\n*The AI is thinking…*"
+    closed = table.status == "ended"
+    if closed:
+        status = (f"**{safe_name(view.players[view.loser])} lost this hand.** The table is "
+                  "closed." if view.loser is not None
+                  else "**The table was ended before this hand finished.**")
+    else:
+        status = _status(view)
+        if table.ai_to_act() and not view.is_over:
+            status += "\n*The AI is thinking…*"
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
-    embed.add_field(name="Players", value=_seat_lines(table, view), inline=False)
-    if view.phase == Phase.SHED and view.trick:
-        trick = " → ".join(f"{card.display} ({safe_name(view.players[s])})"
-                           for s, card in view.trick)
-        embed.add_field(name=f"Trick {len(view.trick)}/{view.trick_size}", value=trick,
-                        inline=False)
-    if view.out:
-        order = list(view.out) + ([view.loser] if view.loser is not None else [])
-        lines = [f"{i}. {safe_name(view.players[s])}" + (" — **loses**" if s == view.loser else "")
-                 for i, s in enumerate(order, 1)]
+    if view.is_over:
+        order = [*view.out, *([view.loser] if view.loser is not None else [])]
+        lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}{safe_name(view.players[s])}"
+                 + (" — **loses**" if s == view.loser else "") for i, s in enumerate(order, 1)]
         embed.add_field(name="Finishing order", value="\n".join(lines), inline=False)
-    moves = [(i, e) for i, e in enumerate(view.history) if e.act != "deal"][-MOVES_SHOWN:]
-    if moves and not view.is_over:
-        embed.add_field(name="Last moves", value="\n".join(
-            event_line(view, e) + MARKS.get(table.marks.get(i, ""), "") for i, e in moves),
-            inline=False)
+    else:
+        embed.add_field(name="Players", value=_seat_lines(table, view, detail), inline=False)
+    if view.phase == Phase.SHED and view.trick:
+        short = short_names(view.players)
+        trick = " → ".join(f"{card_text(card)} {short[s]}" if detail.trick_names
+                           else card_text(card) for s, card in view.trick)
+        embed.add_field(name=f"Trick · {len(view.trick)} of {view.trick_size} cards",
+                        value=trick, inline=False)
+    footer = f"Table {table.id}{' · closed' if closed else ''} · move {view.version} · " \
+             f"{view.variant.describe()} · {timer_line(table.turn_seconds)}"
     if table.seed is not None:
-        digest = commitment(table.seed)
-        if view.is_over:
-            fair = (f"Seed `{table.seed}` — check it: `python -m rules verify {table.seed} "
-                    f"{digest} --players {view.n}`")
+        if view.is_over or closed:
+            embed.add_field(name="Fair deal", value=seed_reveal(table.seed, view.n),
+                            inline=False)
         else:
-            fair = f"Commitment (SHA-256 of the seed, revealed at the end): `{digest}`"
-        embed.add_field(name="Fair deal", value=fair, inline=False)
+            footer += f" · fair deal {commitment(table.seed)[:FINGERPRINT]}"
     if table.stand_in:
-        embed.add_field(name="Unrated", value="A stand-in played a turn in this hand, so it "
-                        "doesn't count towards ratings.", inline=False)
-    dealer = safe_name(view.players[view.dealer]) if view.dealer is not None else "—"
-    embed.set_footer(text=f"Table {table.id} · move {view.version} · dealer {dealer} · "
-                          f"{view.variant.describe()} · {timer_line(table.turn_seconds)}")
+        footer += " · Unrated: a stand-in played"
+    embed.set_footer(text=footer)
     return embed
+
+
+def seed_reveal(seed: str, players: int) -> str:
+    """The seed of a hand that is over, and how anyone checks it against the commitment."""
+    return (f"Seed `{seed}` · check it: `python -m rules verify {seed} {commitment(seed)} "
+            f"--players {players}`")
 
 
 def _status(view: SeatView) -> str:
@@ -161,18 +291,21 @@ def _status(view: SeatView) -> str:
     if view.phase == Phase.COLLECT:
         talon = f"Talon: **{view.talon}** card{'s' if view.talon != 1 else ''}"
         if view.drawn is not None:
-            return (f"▶ {who} drew **{view.drawn.display}**: give it where it fits, or keep "
+            return (f"▶ {who} drew **{card_text(view.drawn)}**: give it where it fits, or keep "
                     f"it.\n{talon}")
         if view.has_drawn:
             return f"▶ {who} gave the drawn card away and draws again.\n{talon}"
         return f"▶ {who}'s turn: give the top card where it fits, then draw.\n{talon}"
     if view.trick:
         top = view.trick[-1][1]
-        return f"▶ {who} to beat **{top.display}** or take."
+        return f"▶ {who} to beat **{card_text(top)}** or take."
     return f"▶ {who} leads."
 
 
-def _seat_lines(table: Table, view: SeatView) -> str:
+def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0]) -> str:
+    """A line per seat: its cards, and its latest turn while that is news to someone."""
+    latest = last_round(view.history) if detail.turns else {}
+    short = short_names(view.players)
     lines = []
     for seat, player in enumerate(view.players):
         robot = "🤖 " if table.seats[seat].ai else ""
@@ -181,16 +314,20 @@ def _seat_lines(table: Table, view: SeatView) -> str:
         count = view.counts[seat]
         if view.phase == Phase.COLLECT:
             top = view.tops[seat]
-            shown = f"**{top.display}**" if top is not None else "*empty*"
-            detail = f"{shown} ({count})"
+            shown = f"**{card_text(top)}**" if top is not None else "*empty*"
+            detail_text = f"{shown} ({count})"
         elif seat in view.out:
-            detail = f"out ({ordinal(view.out.index(seat) + 1)})"
+            detail_text = f"out ({ordinal(view.out.index(seat) + 1)})"
         elif seat == view.loser:
-            detail = f"loser ({count} card{'s' if count != 1 else ''})"
+            detail_text = f"loser ({count} card{'s' if count != 1 else ''})"
         else:
-            detail = f"{count} card{'s' if count != 1 else ''}"
+            detail_text = f"{count} card{'s' if count != 1 else ''}"
         dealer = " · dealer" if seat == view.dealer else ""
-        lines.append(f"{marker}{robot}{safe_name(player)} — {detail}{dealer}{away}")
+        turn = latest.get(seat)
+        moved = f" · *{turn_text(turn, short, table.marks, detail.turn_chars)}*" if turn else ""
+        name = player if len(player) <= detail.name_chars else \
+            player[:detail.name_chars - 1] + "…"
+        lines.append(f"{marker}{robot}{safe_name(name)} — {detail_text}{dealer}{away}{moved}")
     return "\n".join(lines)
 
 
@@ -224,6 +361,7 @@ def table_view(table: Table) -> discord.ui.View:
                                 discord.ButtonStyle.success))
         view.add_item(NLKButton(button_id(t, None, "end"), "End table",
                                 discord.ButtonStyle.danger))
+        add_log_buttons(view, t)
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
@@ -240,6 +378,7 @@ def table_view(table: Table) -> discord.ui.View:
     else:
         view.add_item(NLKButton(button_id(t, None, "hand"), "My hand",
                                 discord.ButtonStyle.primary))
+    add_log_buttons(view, t)
     if table.away:
         view.add_item(NLKButton(button_id(t, None, "back"), "I'm back",
                                 discord.ButtonStyle.success))
@@ -259,13 +398,105 @@ def _collect_button(t: int, view: SeatView, action: Action) -> NLKButton:
     if action.act == "give":
         assert action.card is not None and action.to is not None
         return NLKButton(button_id(t, v, "give", f"{action.card}.{action.to}"),
-                         f"Give {action.card.display} to {label_name(view.players[action.to])}",
+                         f"Give {card_text(action.card)} to {label_name(view.players[action.to])}",
                          discord.ButtonStyle.success)
     if action.act == "draw":
         return NLKButton(button_id(t, v, "draw"), "Draw", discord.ButtonStyle.primary)
     assert view.drawn is not None
-    return NLKButton(button_id(t, v, "keep"), f"Keep {view.drawn.display}",
+    return NLKButton(button_id(t, v, "keep"), f"Keep {card_text(view.drawn)}",
                      discord.ButtonStyle.secondary)
+
+
+def add_log_buttons(view: discord.ui.View, t: int) -> None:
+    """**Moves** (the hand's whole public log) and **Fair deal** (the commitment), each
+    answered privately, so anyone can catch up or check the deal."""
+    view.add_item(NLKButton(button_id(t, None, "moves"), "Moves"))
+    view.add_item(NLKButton(button_id(t, None, "fair"), "Fair deal"))
+
+
+# --- the moves log and the fair deal (ephemeral) -------------------------------------------
+
+def log_lines(table: Table, view: SeatView) -> list[str]:
+    """The hand's public history, a line per turn; drawn from the public view only, which
+    holds what everyone saw happen and never a hidden hand."""
+    names = tuple(safe_name(p) for p in view.players)
+    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card)}"
+                      for e in view.history if e.act == "deal")
+    lines = ["**Collect**", f"Dealt face up: {dealt}"]
+    shed = False
+    for turn in turns(view.history, by_phase=True):
+        if not shed and turn.moves[0][1].act in SHED_ACTS:
+            shed = True
+            trump = f" · trump {suit_mark(SUITS.index(view.trump))}" if view.trump else ""
+            lines.append(f"**Shed**{trump}")
+        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks)}")
+    if view.loser is not None:
+        lines.append(f"**{names[view.loser]} loses this hand.**")
+    return lines
+
+
+def log_pages(lines: list[str]) -> list[str]:
+    """The lines in pages of whole lines, each short enough for one embed."""
+    pages: list[str] = []
+    page: list[str] = []
+    for line in lines:
+        if page and sum(len(x) + 1 for x in page) + len(line) > LOG_PAGE_CHARS:
+            pages.append("\n".join(page))
+            page = []
+        page.append(line[:LOG_PAGE_CHARS])
+    pages.append("\n".join(page))
+    return pages
+
+
+def moves_message(table: Table, page: int | None = None
+                  ) -> tuple[discord.Embed, discord.ui.View]:
+    """One page of the hand's moves (None: the latest page), with buttons to turn pages."""
+    view = table.public_view()
+    assert view is not None
+    pages = log_pages(log_lines(table, view))
+    last = len(pages) - 1
+    shown = last if page is None else max(0, min(page, last))
+    embed = discord.Embed(title=f"NLK · hand {table.hand_number} · moves", colour=COLOUR,
+                          description=pages[shown])
+    embed.set_footer(text=f"Table {table.id} · move {view.version} · page {shown + 1} of "
+                          f"{last + 1} · only you can see this")
+    buttons = Buttons()
+    t = table.id
+    if shown > 0:
+        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown - 1)), "◀ Earlier"))
+    if shown < last:
+        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown + 1)), "Later ▶"))
+    buttons.add_item(NLKButton(button_id(t, None, "moves"), "Latest"))
+    return embed, buttons
+
+
+def seed_revealed(table: Table) -> bool:
+    """A hand's seed is shown once the hand is over, or once the table was ended: before
+    that it would tell everyone every hidden hand."""
+    view = table.public_view()
+    return table.seed is not None and view is not None and (
+        view.is_over or table.status == "ended")
+
+
+def fair_message(table: Table) -> discord.Embed:
+    """The hand's full commitment, and its seed and how to check it once that is public."""
+    assert table.seed is not None and table.game is not None
+    digest = commitment(table.seed)
+    n = table.game.n
+    if seed_revealed(table):
+        text = (f"Seed: `{table.seed}`\nCommitment (the seed's SHA-256, shown since the "
+                f"deal): `{digest}`\n\nCheck that they match; it also prints the deck the "
+                f"seed deals:\n`python -m rules verify {table.seed} {digest} --players {n}`")
+    else:
+        text = (f"This hand was dealt from a secret seed. Before the first card the bot "
+                f"fixed the seed's SHA-256, its commitment:\n`{digest}`\n\nThe table message "
+                f"shows its first {FINGERPRINT} characters. When the hand is over (or the "
+                "table is ended) the seed is revealed, and anyone can check it:\n"
+                f"`python -m rules verify SEED {digest} --players {n}`")
+    embed = discord.Embed(title=f"Fair deal · hand {table.hand_number}", colour=COLOUR,
+                          description=text)
+    embed.set_footer(text=f"Table {table.id} · only you can see this")
+    return embed
 
 
 # --- the turn ping -------------------------------------------------------------------------
@@ -321,7 +552,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None
         return embed, buttons
     t = table.id
     if view.phase == Phase.COLLECT:
-        stack = " ".join(c.display for c in view.own) or "*empty*"
+        stack = " ".join(card_text(c) for c in view.own) or "*empty*"
         embed = discord.Embed(
             title=f"Your stack — {len(view.own)} card{'s' if len(view.own) != 1 else ''}",
             colour=COLOUR,
@@ -362,8 +593,8 @@ def _hand_status(view: SeatView) -> str:
     bottom = view.trick[0][1]
     plays = [a for a in view.legal if a.act == "play"]
     if not plays:
-        return f"**Your turn**: nothing beats {top.display}, so take {bottom.display}."
-    return f"**Your turn**: beat {top.display}, or take {bottom.display}."
+        return f"**Your turn**: nothing beats {card_text(top)}, so take {card_text(bottom)}."
+    return f"**Your turn**: beat {card_text(top)}, or take {card_text(bottom)}."
 
 
 def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView) -> None:
@@ -374,22 +605,22 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView) -> None
         for i, card in enumerate(sorted(plays, key=lambda c: (c.suit == trump, c))):
             style = discord.ButtonStyle.primary if card.suit == trump else \
                 discord.ButtonStyle.secondary
-            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)), card.display, style,
+            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)), card_text(card), style,
                                        row=i // 5))
     else:
         # Too many for buttons: one select per suit (a suit never has more than 13 cards).
         suits = sorted({c.suit for c in plays}, key=lambda s: (s == trump, s))
         for row, suit in enumerate(suits):
             cards = sorted(c for c in plays if c.suit == suit)
-            options = [discord.SelectOption(label=c.display, value=str(c)) for c in cards]
+            options = [discord.SelectOption(label=card_text(c), value=str(c)) for c in cards]
             trump_note = " (trump)" if suit == trump else ""
             buttons.add_item(NLKSelect(select_id(t, v, "play", SUITS[suit]),
-                                       f"Play {SUIT_SYMBOLS[suit]}{trump_note} — "
+                                       f"Play {suit_mark(suit)}{trump_note} — "
                                        f"{len(cards)} card{'s' if len(cards) != 1 else ''}",
                                        options, row=row))
     if any(a.act == "take" for a in view.legal):
         bottom = view.trick[0][1]
-        buttons.add_item(NLKButton(button_id(t, v, "take"), f"Take {bottom.display}",
+        buttons.add_item(NLKButton(button_id(t, v, "take"), f"Take {card_text(bottom)}",
                                    discord.ButtonStyle.danger, row=4))
 
 

@@ -142,9 +142,11 @@ async def test_the_revealed_seed_matches_the_commitment_and_export_replays(fake_
         ix = await fake.slash("ann", None, "nlk", "export")
         assert "No hand has finished" in (await ix.wait_response()).data["content"]
         table = await driver.seat_and_start("ann", ["bob"])
-        shown = field_value(table, "Fair deal")
-        digest = shown.split("`")[1]
-        assert len(digest) == 64
+        # The table message carries a fingerprint; Fair deal gives the whole commitment.
+        ix, response = await driver.click("bob", table, "Fair deal", expect=4)
+        assert response.ephemeral
+        digest = response.data["embeds"][0]["description"].split("`")[1]
+        assert len(digest) == 64 and f"fair deal {digest[:12]}" in table.text()
         ix = await fake.slash("bob", None, "nlk", "export")  # mid-hand: nothing to export yet
         assert "No hand has finished" in (await ix.wait_response()).data["content"]
         await driver.play_hand(table)
