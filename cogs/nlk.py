@@ -24,10 +24,12 @@ from bot.errors import (
 from bot.records import TableRecord
 from bot.tables import Change, Table, check_timer
 from rules import Action, Card, CardError, Variant
+from rules.i18n import N_, Lang, translator
 
 from . import ids, render, stats
 from .components import NLKButton, NLKSelect
 from .replies import describe, reply_error, say
+from .translator import L_, NC_, Languages, lang_of, t
 from .updates import TableUpdater
 
 if TYPE_CHECKING:
@@ -37,8 +39,14 @@ log = logging.getLogger(__name__)
 
 GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
 LAST_CARD_CHOICES = [
-    app_commands.Choice(name="keep — the drawer keeps it (McLeod)", value="keep"),
-    app_commands.Choice(name="free — it may be given away", value="free"),
+    app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
+    app_commands.Choice(name=L_("free — it may be given away"), value="free"),
+]
+LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
+LANGUAGE_CHOICES = [
+    app_commands.Choice(name=L_("The server's own language"), value="auto"),
+    *(app_commands.Choice(name=L_(name), value=lang.value)
+      for lang, name in LANGUAGE_NAMES.items()),
 ]
 
 
@@ -68,23 +76,30 @@ def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
     """What the bot lacks to run a table in this channel (it posts pings and exports)."""
     perms = interaction.app_permissions
     in_thread = isinstance(interaction.channel, discord.Thread)
-    needed = {"Send Messages in Threads" if in_thread else "Send Messages":
+    needed = {N_("Send Messages in Threads") if in_thread else N_("Send Messages"):
               perms.send_messages_in_threads if in_thread else perms.send_messages,
-              "Embed Links": perms.embed_links, "Attach Files": perms.attach_files}
+              N_("Embed Links"): perms.embed_links, N_("Attach Files"): perms.attach_files}
     return [name for name, has in needed.items() if not has]
 
 
 class NLK(commands.Cog):
     """NLK tables in channels."""
 
-    nlk = app_commands.Group(name="nlk", description="Play NLK, the Hungarian card game.",
+    nlk = app_commands.Group(name=NC_("command", "nlk"),
+                             description=L_("Play NLK, the Hungarian card game."),
                              guild_only=True)
 
     def __init__(self, bot: NLKBot) -> None:
         self.bot = bot
         self.service = bot.service
         self.servers = bot.servers
-        self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits)
+        self.languages = Languages(bot.servers, bot)
+        self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits,
+                                    languages=self.languages)
+
+    async def public(self, interaction: discord.Interaction[Any]) -> Lang:
+        """The language of what everyone in the channel sees: the server's."""
+        return await self.languages.public(interaction.guild_id, interaction)
 
     async def cog_load(self) -> None:
         """Register the buttons, the error replies and the notifier of the clocks."""
@@ -108,21 +123,26 @@ class NLK(commands.Cog):
     async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
-        for record, _ in quarantined:
+        for record, _reason in quarantined:
+            _ = translator(await self.languages.public(record.guild_id)).gettext
             await self.updater.post(
                 record.channel_id, record.guild_id,
-                f"NLK table {record.id} was stopped: its saved moves could not be read back "
-                "after a restart. Start a new table with `/nlk new`.")
+                _("NLK table {table} was stopped: its saved moves could not be read back after "
+                  "a restart. Start a new table with `/nlk new`.").format(table=record.id))
 
     # --- slash commands --------------------------------------------------------------------
 
-    @nlk.command(name="new")
+    @nlk.command(name=NC_("command", "new"),
+                 description=L_("Open an NLK table in this channel."))
     @app_commands.describe(
-        seats="How many seats (2–9; six is best). Default: the server's setting",
-        last_card="Whether the last talon card must be kept (McLeod) or may be given away",
-        must_beat_in_suit="Forbid trumping while you can beat in suit (the French rule)",
-        turn_timer="Seconds per turn before a stand-in plays it (0: no timer)",
+        seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
+        last_card=L_("Whether the last talon card must be kept (McLeod) or may be given away"),
+        must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
+        turn_timer=L_("Seconds per turn before a stand-in plays it (0: no timer)"),
     )
+    @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
+                         must_beat_in_suit=NC_("command", "must_beat_in_suit"),
+                         turn_timer=NC_("command", "turn_timer"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES)
     async def new(self, interaction: discord.Interaction[Any],
                   seats: app_commands.Range[int, 2, 9] | None = None,
@@ -133,7 +153,8 @@ class NLK(commands.Cog):
         assert interaction.channel_id is not None
         missing = missing_permissions(interaction)
         if missing:
-            raise BotLacksPermissions(missing=", ".join(missing))
+            _ = t(interaction).gettext
+            raise BotLacksPermissions(missing=", ".join(_(name) for name in missing))
         defaults = await self.servers.settings(guild_id)
         variant = Variant(last_card or defaults.last_card,
                           defaults.must_beat_in_suit if must_beat_in_suit is None
@@ -146,40 +167,49 @@ class NLK(commands.Cog):
                 moderator=is_moderator(interaction))
         except TableExists as exists:
             link = jump_url(guild_id, interaction.channel_id, exists.message_id)
-            text, _ = describe(exists)
-            await say(interaction, f"{text} It's here: {link}")
+            text, _expected = describe(exists, lang_of(interaction))
+            await say(interaction, t(interaction).gettext("{refusal} It's here: {link}").format(
+                refusal=text, link=link))
             return
         table = change.table
-        callback = await interaction.response.send_message(embed=render.table_embed(table),
-                                                           view=render.table_view(table))
+        lang = await self.public(interaction)
+        callback = await interaction.response.send_message(
+            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
         message_id = callback.message_id or (await interaction.original_response()).id
         await self.service.set_message(table.id, message_id)
         self.updater.shown(table, change.revision)
 
-    @nlk.command(name="hand")
+    @nlk.command(name=NC_("command", "hand"),
+                 description=L_("Show your cards (only you see them)."))
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Show your cards (only you see them)."""
         table = await self._table_here(interaction)
         if table.seat_of(interaction.user.id) is None:
             raise NotSeated(turn_of=table.name_to_act())
-        embed, view = render.hand_message(table, interaction.user.id)
+        embed, view = render.hand_message(table, interaction.user.id,
+                                          lang=lang_of(interaction))
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
-    @nlk.command(name="leave")
+    @nlk.command(name=NC_("command", "leave"),
+                 description=L_("Leave this channel's table (during a hand: when the hand "
+                                "ends)."))
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         """Leave this channel's table (during a hand: when the hand ends)."""
         table = await self._table_here(interaction)
         change = await self.service.leave(table.id, interaction.user.id,
                                           channel_id=interaction.channel_id)
-        text = "You left the table."
+        _ = t(interaction).gettext
+        text = _("You left the table.")
         if change.table.status == "playing":
-            text = ("You'll leave when this hand ends: until then the seat is yours, so keep "
-                    "playing your turns.")
+            text = _("You'll leave when this hand ends: until then the seat is yours, so keep "
+                     "playing your turns.")
         await interaction.response.send_message(text, ephemeral=True)
         self.updater.request(change.table)
         await self.updater.after(change, interaction)
 
-    @nlk.command(name="end")
+    @nlk.command(name=NC_("command", "end"),
+                 description=L_("End this channel's table (host, or anyone who can manage the "
+                                "channel)."))
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         """End this channel's table (host, or anyone who can manage the channel)."""
         table = await self._table_here(interaction)
@@ -188,20 +218,25 @@ class NLK(commands.Cog):
                                         channel_id=interaction.channel_id)
         self.bot.clocks.poke(change.table)
         await self.updater.after(change, None)
-        text = (f"NLK table {table.id} was ended by "
-                f"{render.safe_name(display_name(interaction.user))}.")
+        lang = await self.public(interaction)
+        _ = translator(lang).gettext
+        text = _("NLK table {table} was ended by {name}.").format(
+            table=table.id, name=render.safe_name(display_name(interaction.user)))
         ended = change.table
         hand = ended.public_view()
         if ended.seed is not None and hand is not None and not hand.is_over:
             # The unfinished hand's seed is public now, so its deal can still be checked.
-            text += (f" Hand {ended.hand_number} was not finished. "
-                     f"{render.seed_reveal(ended.seed, hand.n)}")
+            unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
+            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
         await interaction.response.send_message(
             text, allowed_mentions=discord.AllowedMentions.none())
         self.updater.request(change.table)
 
-    @nlk.command(name="remove")
-    @app_commands.describe(player="The away player (the AI is playing their seat)")
+    @nlk.command(name=NC_("command", "remove"),
+                 description=L_("Remove an away player's seat (host, or anyone who can manage "
+                                "the channel)."))
+    @app_commands.describe(player=L_("The away player (the AI is playing their seat)"))
+    @app_commands.rename(player=NC_("command", "player"))
     async def remove(self, interaction: discord.Interaction[Any],
                      player: discord.User | discord.Member) -> None:
         """Remove an away player's seat (host, or anyone who can manage the channel)."""
@@ -209,28 +244,37 @@ class NLK(commands.Cog):
         change = await self.service.remove(table.id, interaction.user.id, player.id,
                                            moderator=is_moderator(interaction),
                                            channel_id=interaction.channel_id)
-        when = (" when this hand ends: the AI plays it until then"
-                if change.table.status == "playing" else "")
+        _ = translator(await self.public(interaction)).gettext
+        if change.table.status == "playing":
+            text = _("{name}'s seat at NLK table {table} is removed when this hand ends: the AI "
+                     "plays it until then (by {by}).")
+        else:
+            text = _("{name}'s seat at NLK table {table} is removed (by {by}).")
         await interaction.response.send_message(
-            f"{render.safe_name(display_name(player))}'s seat at NLK table {table.id} is "
-            f"removed{when} (by {render.safe_name(display_name(interaction.user))}).",
+            text.format(name=render.safe_name(display_name(player)), table=table.id,
+                        by=render.safe_name(display_name(interaction.user))),
             allowed_mentions=discord.AllowedMentions.none())
         self.updater.request(change.table)
         await self.updater.after(change, interaction)
 
-    @nlk.command(name="rules")
+    @nlk.command(name=NC_("command", "rules"),
+                 description=L_("A short summary of the rules at this channel's table."))
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
         """A short summary of the rules at this channel's table."""
         try:
             variant = (await self._table_here(interaction)).variant
         except NoTable:
             variant = Variant()
-        embed = discord.Embed(title="How to play NLK", colour=render.COLOUR,
-                              description=render.rules_text(variant))
+        lang = lang_of(interaction)
+        embed = discord.Embed(title=translator(lang).gettext("How to play NLK"),
+                              colour=render.COLOUR, description=render.rules_text(variant, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
-    @nlk.command(name="stats")
-    @app_commands.describe(user="Show one player's numbers instead of the leaderboard")
+    @nlk.command(name=NC_("command", "stats"),
+                 description=L_("The server's NLK leaderboard, or one player's numbers by table "
+                                "size."))
+    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"))
+    @app_commands.rename(user=NC_("command", "user"))
     async def stats(self, interaction: discord.Interaction[Any],
                     user: discord.User | discord.Member | None = None) -> None:
         """The server's NLK leaderboard, or one player's numbers by table size."""
@@ -238,12 +282,15 @@ class NLK(commands.Cog):
         if user is not None:
             rating, sizes = await self.servers.player(guild_id, user.id)
             await interaction.response.send_message(
-                embed=stats.player(display_name(user), rating, sizes))
+                embed=stats.player(display_name(user), rating, sizes, lang_of(interaction)))
             return
-        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0))
+        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0),
+                                        lang_of(interaction))
         await interaction.response.send_message(embed=embed, view=view)
 
-    @nlk.command(name="export")
+    @nlk.command(name=NC_("command", "export"),
+                 description=L_("Attach this channel's last finished hand as an nlk-replay/1 "
+                                "file."))
     async def export(self, interaction: discord.Interaction[Any]) -> None:
         """Attach this channel's last finished hand as an nlk-replay/1 file."""
         guild_of(interaction)
@@ -254,41 +301,62 @@ class NLK(commands.Cog):
         replay["seed"] = hand.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
         filename = f"nlk-table{hand.table_id}-hand{hand.number}.json"
+        _ = translator(await self.public(interaction)).gettext
         await interaction.response.send_message(
-            f"Hand {hand.number} of table {hand.table_id}. Replay it with "
-            f"`python -m rules replay {filename}`.",
+            _("Hand {number} of table {table}. Replay it with `python -m rules replay "
+              "{filename}`.").format(number=hand.number, table=hand.table_id,
+                                     filename=filename),
             file=discord.File(io.BytesIO(data), filename=filename))
 
-    @nlk.command(name="settings")
+    @nlk.command(name=NC_("command", "settings"),
+                 description=L_("This server's defaults for new NLK tables (needs Manage "
+                                "Server to change)."))
     @app_commands.describe(
-        seats="Default seats for new tables (2–9)",
-        last_card="Default for the last talon card",
-        must_beat_in_suit="Default for the must-beat-in-suit rule",
-        turn_timer="Default seconds per turn (0: no timer)",
-        allow_ai="Whether hosts may add AI players",
+        seats=L_("Default seats for new tables (2–9)"),
+        last_card=L_("Default for the last talon card"),
+        must_beat_in_suit=L_("Default for the must-beat-in-suit rule"),
+        turn_timer=L_("Default seconds per turn (0: no timer)"),
+        allow_ai=L_("Whether hosts may add AI players"),
+        language=L_("The language of the bot's public messages in this server"),
     )
-    @app_commands.choices(last_card=LAST_CARD_CHOICES)
+    @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
+                         must_beat_in_suit=NC_("command", "must_beat_in_suit"),
+                         turn_timer=NC_("command", "turn_timer"),
+                         allow_ai=NC_("command", "allow_ai"),
+                         language=NC_("command", "language"))
+    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: app_commands.Range[int, 0, 3600] | None = None,
-                       allow_ai: bool | None = None) -> None:
+                       allow_ai: bool | None = None, language: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
-                                     "turn_seconds": turn_timer, "allow_ai": allow_ai}.items()
+                                     "turn_seconds": turn_timer, "allow_ai": allow_ai,
+                                     "language": language}.items()
                    if v is not None}
         perms = interaction.permissions
         current = await self.servers.change_settings(
             guild_id, changes, can_manage=perms.manage_guild or perms.administrator)
-        embed = discord.Embed(title="NLK settings for this server", colour=render.COLOUR,
-                              description="Saved." if changes else "Current defaults:")
-        embed.add_field(name="Seats", value=str(current.seats))
-        embed.add_field(name="Rules", value=Variant(
-            current.last_card, current.must_beat_in_suit).describe())
-        embed.add_field(name="Turn timer", value=render.timer_line(current.turn_seconds))
-        embed.add_field(name="AI players", value="allowed" if current.allow_ai else "off")
+        if "language" in changes:
+            self.languages.changed(guild_id, current.language)
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
+                              description=_("Saved.") if changes else _("Current defaults:"))
+        embed.add_field(name=_("Seats"), value=str(current.seats))
+        embed.add_field(name=_("Rules"), value=render.rules_line(
+            Variant(current.last_card, current.must_beat_in_suit), lang))
+        embed.add_field(name=_("Turn timer"), value=render.timer_line(current.turn_seconds,
+                                                                      lang))
+        embed.add_field(name=_("AI players"), value=_("allowed") if current.allow_ai
+                        else _("off"))
+        public = await self.public(interaction)
+        spoken = _(LANGUAGE_NAMES[public])
+        embed.add_field(name=_("Language"), value=spoken if current.language else
+                        _("{language} (the server's language)").format(language=spoken))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
@@ -325,7 +393,8 @@ class NLK(commands.Cog):
             guild_id = guild_of(interaction)
             if not arg.isdigit():
                 raise InputError("page")
-            embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, int(arg)))
+            embed, view = stats.leaderboard(
+                await self.servers.leaderboard(guild_id, int(arg)), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
             return
         change = await self._apply(interaction, table_id, version, action, arg, values)
@@ -337,13 +406,15 @@ class NLK(commands.Cog):
         on_table = not _is_ephemeral(interaction) and (
             message is None or table.message_id in (None, message.id))
         if on_table:
-            await interaction.response.edit_message(embed=render.table_embed(table),
-                                                    view=render.table_view(table))
+            lang = await self.public(interaction)
+            await interaction.response.edit_message(embed=render.table_embed(table, lang),
+                                                    view=render.table_view(table, lang))
         elif _is_ephemeral(interaction):
-            embed, view = render.hand_message(table, user.id)
+            embed, view = render.hand_message(table, user.id, lang=lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
         else:  # a turn ping: it keeps the controls while the turn lasts
-            content, view = render.ping_message(table, user.id)
+            content, view = render.ping_message(table, user.id,
+                                                lang=await self.public(interaction))
             await interaction.response.edit_message(content=content, view=view)
         if on_table:
             self.updater.shown(table, change.revision)
@@ -395,7 +466,7 @@ class NLK(commands.Cog):
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.seat_of(interaction.user.id) is None:
             raise NotSeated(turn_of=table.name_to_act())
-        embed, view = render.hand_message(table, interaction.user.id)
+        embed, view = render.hand_message(table, interaction.user.id, lang=lang_of(interaction))
         if _is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
@@ -411,7 +482,8 @@ class NLK(commands.Cog):
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        embed, view = render.moves_message(table, int(arg) if arg else None)
+        embed, view = render.moves_message(table, int(arg) if arg else None,
+                                           lang_of(interaction))
         if _is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
@@ -423,18 +495,20 @@ class NLK(commands.Cog):
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.seed is None or table.game is None:
             raise NotPlaying("lobby")
-        await interaction.response.send_message(embed=render.fair_message(table),
-                                                ephemeral=True)
+        await interaction.response.send_message(
+            embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
 
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
                       error: Exception) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
-        text, expected = describe(error)
+        lang = lang_of(interaction)
+        text, expected = describe(error, lang)
         if expected and table_id is not None and _is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                embed, view = render.hand_message(table, interaction.user.id, note=text)
+                embed, view = render.hand_message(table, interaction.user.id, note=text,
+                                                  lang=lang)
                 await interaction.response.edit_message(embed=embed, view=view)
                 return
             except Refusal:

@@ -15,6 +15,7 @@ from bot.tables import Table
 from rules import Action, Card, Phase, SeatView, Variant, commitment
 from rules.cards import SUITS
 from rules.engine import Event
+from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
 
 from .components import Buttons, NLKButton, NLKSelect
 from .ids import button_id, select_id
@@ -28,7 +29,15 @@ TABLE_CHARS = 1200
 TABLE_LINES = 20
 FINGERPRINT = 12  # hex characters of the commitment shown on the table message
 LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4,096)
-MARKS = {"forced": " (no choice)", "ai": " 🤖", "stand-in": " 🤖 (stand-in)"}
+
+
+def marks(lang: Lang = DEFAULT) -> dict[str, str]:
+    """What a move nobody chose is marked with: forced, by an AI seat, by a stand-in."""
+    _ = translator(lang).gettext
+    return {"forced": " " + _("(no choice)"), "ai": " 🤖", "stand-in": " 🤖 " + _("(stand-in)")}
+
+
+MARKS = marks(Lang.EN)
 
 
 def safe_name(text: str) -> str:
@@ -42,8 +51,12 @@ def label_name(text: str) -> str:
     return text if len(text) <= 24 else text[:23] + "…"
 
 
-def ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+def ordinal(n: int, lang: Lang = DEFAULT) -> str:
+    """A place in the finishing order: 1st, 1., 1er (a table has at most nine)."""
+    _ = translator(lang).gettext
+    if 10 <= n % 100 <= 20 or n % 10 not in (1, 2, 3):
+        return _("{n}th").format(n=n)
+    return {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}[n % 10].format(n=n)
 
 
 # Red suits as emoji, which are red on Discord's dark and light themes alike; black suits as
@@ -57,9 +70,16 @@ def suit_mark(suit: int) -> str:
     return SUIT_MARKS[suit]
 
 
-def card_text(card: Card) -> str:
-    """A card as the bot shows it on Discord: ``10♥️``, ``J♠︎`` (the engine says ``10♥``)."""
-    return card.display[:-1] + SUIT_MARKS[card.suit]
+def card_text(card: Card, lang: Lang = DEFAULT) -> str:
+    """A card as the bot shows it on Discord, in the language's letters and with the suit's
+    colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
+    ``10♥``; input stays ``TH``)."""
+    return rank_text(card.rank, lang) + SUIT_MARKS[card.suit]
+
+
+def rules_line(variant: Variant, lang: Lang = DEFAULT) -> str:
+    """A table's rules in one short line, in ``lang`` (``Variant.describe`` in English)."""
+    return variant_text(variant.last_card, variant.must_beat_in_suit, lang)
 
 
 def short_names(players: tuple[str, ...]) -> tuple[str, ...]:
@@ -111,26 +131,30 @@ def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
     return shown
 
 
-def turn_text(turn: Turn, names: tuple[str, ...], marks: dict[int, str],
-              limit: int | None = None) -> str:
+def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
+              limit: int | None = None, lang: Lang = DEFAULT) -> str:
     """``gave 9♥️ to ann, drew J♠︎, kept it``, with the marks of moves nobody chose;
     cut from the front to ``limit`` characters (the latest moves matter most)."""
+    _ = translator(lang).gettext
+    marked = marks(lang)
     pieces: list[str] = []
-    kinds = {marks.get(i, "") for i, _ in turn.moves}
-    once = MARKS.get(kinds.pop(), "") if len(kinds) == 1 else None
+    kinds = {kinds_of.get(i, "") for i, _event in turn.moves}
+    once = marked.get(kinds.pop(), "") if len(kinds) == 1 else None
     drawn = None
     for i, event in turn.moves:
-        shown = card_text(event.card)
+        shown = card_text(event.card, lang)
         if event.act == "give":
             assert event.to is not None
             target = names[event.to]
-            text = f"gave it to {target}" if event.card == drawn else f"gave {shown} to {target}"
+            text = (_("gave it to {name}").format(name=target) if event.card == drawn
+                    else _("gave {card} to {name}").format(card=shown, name=target))
         elif event.act == "keep":
-            text = "kept it" if event.card == drawn else f"kept {shown}"
+            text = _("kept it") if event.card == drawn else _("kept {card}").format(card=shown)
         else:
-            text = {"draw": "drew", "play": "played", "take": "took"}[event.act] + f" {shown}"
+            text = {"draw": _("drew {card}"), "play": _("played {card}"),
+                    "take": _("took {card}")}[event.act].format(card=shown)
         drawn = event.card if event.act == "draw" else None
-        pieces.append(text + ("" if once is not None else MARKS.get(marks.get(i, ""), "")))
+        pieces.append(text + ("" if once is not None else marked.get(kinds_of.get(i, ""), "")))
     text = ", ".join(pieces) + (once or "")
     while limit is not None and len(text) > limit and len(pieces) > 1:
         pieces.pop(0)
@@ -138,29 +162,32 @@ def turn_text(turn: Turn, names: tuple[str, ...], marks: dict[int, str],
     return text
 
 
-def event_line(view: SeatView, event: Event) -> str:
+def event_line(view: SeatView, event: Event, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
     who = safe_name(view.players[event.seat])
-    card = card_text(event.card)
+    card = card_text(event.card, lang)
     if event.act == "give":
         assert event.to is not None
-        return f"{who} gave {card} to {safe_name(view.players[event.to])}"
-    return {"draw": f"{who} drew {card}", "keep": f"{who} kept {card}",
-            "play": f"{who} played {card}", "take": f"{who} took {card}",
-            "deal": f"{who} was dealt {card}"}[event.act]
+        return _("{name} gave {card} to {to}").format(
+            name=who, card=card, to=safe_name(view.players[event.to]))
+    return {"draw": _("{name} drew {card}"), "keep": _("{name} kept {card}"),
+            "play": _("{name} played {card}"), "take": _("{name} took {card}"),
+            "deal": _("{name} was dealt {card}")}[event.act].format(name=who, card=card)
 
 
-def hand_text(cards: tuple[Card, ...], trump: str | None) -> str:
+def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT) -> str:
     """A hand by suit, trumps last: ``♠︎ 7 9 J · ♥️ 8 Q``."""
+    _ = translator(lang).gettext
     if not cards:
-        return "*no cards*"
+        return _("*no cards*")
     trump_index = SUITS.index(trump) if trump else None
     suits = [s for s in range(4) if s != trump_index] + ([trump_index]
                                                          if trump_index is not None else [])
     parts = []
     for s in suits:
-        ranks = [c.display[:-1] for c in sorted(cards) if c.suit == s]
+        ranks = [rank_text(c.rank, lang) for c in sorted(cards) if c.suit == s]
         if ranks:
-            mark = " (trump)" if s == trump_index else ""
+            mark = " " + _("(trump)") if s == trump_index else ""
             parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")
     return "\n".join(parts)
 
@@ -181,15 +208,17 @@ DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
            Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 16, False))
 
 
-def table_embed(table: Table) -> discord.Embed:
+def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
+    """The public table message, in the server's language ``lang``."""
+    _ = translator(lang).gettext
     if table.status == "lobby":
-        return _lobby_embed(table)
+        return _lobby_embed(table, lang)
     view = table.public_view()
     if view is None:
-        return discord.Embed(title="NLK table", colour=COLOUR,
-                             description="This table was cancelled before it started.")
+        return discord.Embed(title=_("NLK table"), colour=COLOUR,
+                             description=_("This table was cancelled before it started."))
     for detail in DETAILS:
-        embed = _hand_embed(table, view, detail)
+        embed = _hand_embed(table, view, detail, lang)
         chars, lines = embed_size(embed)
         if chars <= TABLE_CHARS and lines <= TABLE_LINES:
             break
@@ -208,145 +237,181 @@ def embed_size(embed: discord.Embed) -> tuple[int, int]:
     return sum(len(p) for p in parts), lines
 
 
-def _lobby_embed(table: Table) -> discord.Embed:
+def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
+    _ = translator(lang).gettext
+    host = " " + _("(host)")
     seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{safe_name(s.name)}"
-                      f"{' (host)' if s.user_id == table.host_id else ''}"
-                      for i, s in enumerate(table.lobby, 1)) or "*empty*"
+                      f"{host if s.user_id == table.host_id else ''}"
+                      for i, s in enumerate(table.lobby, 1)) or _("*empty*")
+    counts = {"seated": len(table.lobby), "seats": table.max_seats}
+    first = (_("Tap **Join** to take a seat ({seated}/{seats}).")
+             if len(table.lobby) < table.max_seats
+             else _("Every seat is taken ({seated}/{seats})."))
     embed = discord.Embed(
-        title="NLK table — waiting for players",
+        title=_("NLK table — waiting for players"),
         colour=COLOUR,
-        description=(f"Tap **Join** to take a seat ({len(table.lobby)}/{table.max_seats}). "
-                     if len(table.lobby) < table.max_seats else
-                     f"Every seat is taken ({table.max_seats}/{table.max_seats}). ") +
-                    "The host taps **Start** when everyone is in (two or more players).",
+        description=first.format(**counts) + " " +
+        _("The host taps **Start** when everyone is in (two or more players)."),
     )
-    embed.add_field(name="Seats", value=seats, inline=False)
-    embed.set_footer(text=f"Table {table.id} · {table.variant.describe()} · "
-                          f"{timer_line(table.turn_seconds)}")
+    embed.add_field(name=_("Seats"), value=seats, inline=False)
+    embed.set_footer(text=" · ".join((_("Table {table}").format(table=table.id),
+                                      rules_line(table.variant, lang),
+                                      timer_line(table.turn_seconds, lang))))
     return embed
 
 
-def timer_line(seconds: int) -> str:
-    return f"{seconds} s per turn" if seconds > 0 else "no turn timer"
+def timer_line(seconds: int, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    return _("{seconds} s per turn").format(seconds=seconds) if seconds > 0 \
+        else _("no turn timer")
 
 
-def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0]) -> discord.Embed:
-    title = f"NLK · hand {table.hand_number}"
+def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
+                lang: Lang = DEFAULT) -> discord.Embed:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    number = table.hand_number
     if view.phase == Phase.COLLECT:
-        title += " · collect"
+        title = _("NLK · hand {number} · collect").format(number=number)
     elif view.phase == Phase.SHED:
-        title += f" · shed · trump {suit_mark(SUITS.index(view.trump or 'S'))}"
+        title = _("NLK · hand {number} · shed · trump {suit}").format(
+            number=number, suit=suit_mark(SUITS.index(view.trump or "S")))
     else:
-        title += " · over"
+        title = _("NLK · hand {number} · over").format(number=number)
     closed = table.status == "ended"
     if closed:
-        status = (f"**{safe_name(view.players[view.loser])} lost this hand.** The table is "
-                  "closed." if view.loser is not None
-                  else "**The table was ended before this hand finished.**")
+        status = (_("**{name} lost this hand.** The table is closed.").format(
+                      name=safe_name(view.players[view.loser])) if view.loser is not None
+                  else _("**The table was ended before this hand finished.**"))
     else:
-        status = _status(view)
+        status = _status(view, lang)
         if table.ai_to_act() and not view.is_over:
-            status += "\n*The AI is thinking…*"
+            status += "\n" + _("*The AI is thinking…*")
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     if view.is_over:
         order = [*view.out, *([view.loser] if view.loser is not None else [])]
+        loses = " — " + _("**loses**")
         lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}{safe_name(view.players[s])}"
-                 + (" — **loses**" if s == view.loser else "") for i, s in enumerate(order, 1)]
-        embed.add_field(name="Finishing order", value="\n".join(lines), inline=False)
+                 + (loses if s == view.loser else "") for i, s in enumerate(order, 1)]
+        embed.add_field(name=_("Finishing order"), value="\n".join(lines), inline=False)
     else:
-        embed.add_field(name="Players", value=_seat_lines(table, view, detail), inline=False)
+        embed.add_field(name=_("Players"), value=_seat_lines(table, view, detail, lang),
+                        inline=False)
     if view.phase == Phase.SHED and view.trick:
         short = short_names(view.players)
-        trick = " → ".join(f"{card_text(card)} {short[s]}" if detail.trick_names
-                           else card_text(card) for s, card in view.trick)
-        embed.add_field(name=f"Trick · {len(view.trick)} of {view.trick_size} cards",
-                        value=trick, inline=False)
-    footer = f"Table {table.id}{' · closed' if closed else ''} · move {view.version} · " \
-             f"{view.variant.describe()} · {timer_line(table.turn_seconds)}"
+        trick = " → ".join(f"{card_text(card, lang)} {short[s]}" if detail.trick_names
+                           else card_text(card, lang) for s, card in view.trick)
+        label = n_("Trick · {count} of {size} card", "Trick · {count} of {size} cards",
+                   view.trick_size or 0).format(count=len(view.trick), size=view.trick_size)
+        embed.add_field(name=label, value=trick, inline=False)
+    footer = [_("Table {table}").format(table=table.id)]
+    if closed:
+        footer.append(_("closed"))
+    footer += [_("move {move}").format(move=view.version), rules_line(view.variant, lang),
+               timer_line(table.turn_seconds, lang)]
     if table.seed is not None:
         if view.is_over or closed:
-            embed.add_field(name="Fair deal", value=seed_reveal(table.seed, view.n),
+            embed.add_field(name=_("Fair deal"), value=seed_reveal(table.seed, view.n, lang),
                             inline=False)
         else:
-            footer += f" · fair deal {commitment(table.seed)[:FINGERPRINT]}"
+            footer.append(_("fair deal {fingerprint}").format(
+                fingerprint=commitment(table.seed)[:FINGERPRINT]))
     if table.stand_in:
-        footer += " · Unrated: a stand-in played"
-    embed.set_footer(text=footer)
+        footer.append(_("Unrated: a stand-in played"))
+    embed.set_footer(text=" · ".join(footer))
     return embed
 
 
-def seed_reveal(seed: str, players: int) -> str:
+def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
     """The seed of a hand that is over, and how anyone checks it against the commitment."""
-    return (f"Seed `{seed}` · check it: `python -m rules verify {seed} {commitment(seed)} "
-            f"--players {players}`")
+    _ = translator(lang).gettext
+    return _("Seed `{seed}` · check it: `python -m rules verify {seed} {digest} --players "
+             "{players}`").format(seed=seed, digest=commitment(seed), players=players)
 
 
-def _status(view: SeatView) -> str:
+def _status(view: SeatView, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
     if view.is_over:
         assert view.loser is not None
-        return (f"**{safe_name(view.players[view.loser])} loses this hand** and deals the next. "
-                "Tap **Next hand** to play again.")
+        return _("**{name} loses this hand** and deals the next. Tap **Next hand** to play "
+                 "again.").format(name=safe_name(view.players[view.loser]))
     assert view.to_act is not None
     who = f"**{safe_name(view.players[view.to_act])}**"
     if view.phase == Phase.COLLECT:
-        talon = f"Talon: **{view.talon}** card{'s' if view.talon != 1 else ''}"
+        talon = n_("Talon: **{count}** card", "Talon: **{count}** cards",
+                   view.talon).format(count=view.talon)
         if view.drawn is not None:
-            return (f"▶ {who} drew **{card_text(view.drawn)}**: give it where it fits, or keep "
-                    f"it.\n{talon}")
-        if view.has_drawn:
-            return f"▶ {who} gave the drawn card away and draws again.\n{talon}"
-        return f"▶ {who}'s turn: give the top card where it fits, then draw.\n{talon}"
+            line = _("▶ {name} drew **{card}**: give it where it fits, or keep it.").format(
+                name=who, card=card_text(view.drawn, lang))
+        elif view.has_drawn:
+            line = _("▶ {name} gave the drawn card away and draws again.").format(name=who)
+        else:
+            line = _("▶ {name}'s turn: give the top card where it fits, then draw.").format(
+                name=who)
+        return f"{line}\n{talon}"
     if view.trick:
         top = view.trick[-1][1]
-        return f"▶ {who} to beat **{card_text(top)}** or take."
-    return f"▶ {who} leads."
+        return _("▶ {name} to beat **{card}** or take.").format(
+            name=who, card=card_text(top, lang))
+    return _("▶ {name} leads.").format(name=who)
 
 
-def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0]) -> str:
+def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
+                lang: Lang = DEFAULT) -> str:
     """A line per seat: its cards, and its latest turn while that is news to someone."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
     latest = last_round(view.history) if detail.turns else {}
     short = short_names(view.players)
+    away_mark = " · " + _("away (AI playing)")
+    dealer_mark = " · " + _("dealer")
     lines = []
     for seat, player in enumerate(view.players):
         robot = "🤖 " if table.seats[seat].ai else ""
-        away = " · away (AI playing)" if seat in table.away else ""
+        away = away_mark if seat in table.away else ""
         marker = "▶ " if seat == view.to_act else ""
         count = view.counts[seat]
         if view.phase == Phase.COLLECT:
             top = view.tops[seat]
-            shown = f"**{card_text(top)}**" if top is not None else "*empty*"
+            shown = f"**{card_text(top, lang)}**" if top is not None else _("*empty*")
             detail_text = f"{shown} ({count})"
         elif seat in view.out:
-            detail_text = f"out ({ordinal(view.out.index(seat) + 1)})"
+            detail_text = _("out ({place})").format(
+                place=ordinal(view.out.index(seat) + 1, lang))
         elif seat == view.loser:
-            detail_text = f"loser ({count} card{'s' if count != 1 else ''})"
+            detail_text = n_("loser ({count} card)", "loser ({count} cards)",
+                             count).format(count=count)
         else:
-            detail_text = f"{count} card{'s' if count != 1 else ''}"
-        dealer = " · dealer" if seat == view.dealer else ""
+            detail_text = n_("{count} card", "{count} cards", count).format(count=count)
+        dealer = dealer_mark if seat == view.dealer else ""
         turn = latest.get(seat)
-        moved = f" · *{turn_text(turn, short, table.marks, detail.turn_chars)}*" if turn else ""
+        moved = f" · *{turn_text(turn, short, table.marks, detail.turn_chars, lang)}*" \
+            if turn else ""
         name = player if len(player) <= detail.name_chars else \
             player[:detail.name_chars - 1] + "…"
         lines.append(f"{marker}{robot}{safe_name(name)} — {detail_text}{dealer}{away}{moved}")
     return "\n".join(lines)
 
 
-def table_view(table: Table) -> discord.ui.View:
+def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     """The table message's buttons: lobby controls, the current collect turn, or My hand."""
+    _ = translator(lang).gettext
     view = Buttons()
     t = table.id
     full = len(table.lobby) >= table.max_seats
     if table.status == "lobby":
-        view.add_item(NLKButton(button_id(t, None, "join"), "Join", discord.ButtonStyle.success,
-                                disabled=full))
-        view.add_item(NLKButton(button_id(t, None, "leave"), "Leave"))
-        view.add_item(NLKButton(button_id(t, None, "start"), "Start (host)",
+        view.add_item(NLKButton(button_id(t, None, "join"), _("Join"),
+                                discord.ButtonStyle.success, disabled=full))
+        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, "start"), _("Start (host)"),
                                 discord.ButtonStyle.primary))
-        view.add_item(NLKButton(button_id(t, None, "cancel"), "Cancel (host)",
+        view.add_item(NLKButton(button_id(t, None, "cancel"), _("Cancel (host)"),
                                 discord.ButtonStyle.danger))
-        view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), "Add AI", row=1))
-        view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), "Add strong AI", row=1))
-        view.add_item(NLKButton(button_id(t, None, "removeai"), "Remove AI", row=1))
+        view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1))
+        view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"),
+                                row=1))
+        view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -354,33 +419,35 @@ def table_view(table: Table) -> discord.ui.View:
     if table.status == "over" or seat_view.is_over:
         # Between hands people come and go; the count shows the next hand's seats.
         view.add_item(NLKButton(button_id(t, None, "join"),
-                                f"Join next hand ({len(table.lobby)}/{table.max_seats})",
+                                _("Join next hand ({seated}/{seats})").format(
+                                    seated=len(table.lobby), seats=table.max_seats),
                                 discord.ButtonStyle.success, disabled=full))
-        view.add_item(NLKButton(button_id(t, None, "leave"), "Leave"))
-        view.add_item(NLKButton(button_id(t, None, "next"), "Next hand",
+        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, "next"), _("Next hand"),
                                 discord.ButtonStyle.success))
-        view.add_item(NLKButton(button_id(t, None, "end"), "End table",
+        view.add_item(NLKButton(button_id(t, None, "end"), _("End table"),
                                 discord.ButtonStyle.danger))
-        add_log_buttons(view, t)
+        add_log_buttons(view, t, lang)
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
                 and table.in_lobby(s.user_id)]
         for i, seat in enumerate(away[:10]):
             view.add_item(NLKButton(button_id(t, None, "remove", str(seat.user_id)),
-                                    f"Remove {label_name(seat.name)} (away)", row=1 + i // 5))
+                                    _("Remove {name} (away)").format(
+                                        name=label_name(seat.name)), row=1 + i // 5))
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
             for action in _to_act_legal(table):
-                view.add_item(_collect_button(t, seat_view, action))
-        view.add_item(NLKButton(button_id(t, None, "hand"), "My stack"))
+                view.add_item(_collect_button(t, seat_view, action, lang))
+        view.add_item(NLKButton(button_id(t, None, "hand"), _("My stack")))
     else:
-        view.add_item(NLKButton(button_id(t, None, "hand"), "My hand",
+        view.add_item(NLKButton(button_id(t, None, "hand"), _("My hand"),
                                 discord.ButtonStyle.primary))
-    add_log_buttons(view, t)
+    add_log_buttons(view, t, lang)
     if table.away:
-        view.add_item(NLKButton(button_id(t, None, "back"), "I'm back",
+        view.add_item(NLKButton(button_id(t, None, "back"), _("I'm back"),
                                 discord.ButtonStyle.success))
     return view
 
@@ -393,45 +460,51 @@ def _to_act_legal(table: Table) -> tuple[Action, ...]:
     return table.seat_view(game_view.to_act).legal
 
 
-def _collect_button(t: int, view: SeatView, action: Action) -> NLKButton:
+def _collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT) -> NLKButton:
+    _ = translator(lang).gettext
     v = view.version
     if action.act == "give":
         assert action.card is not None and action.to is not None
         return NLKButton(button_id(t, v, "give", f"{action.card}.{action.to}"),
-                         f"Give {card_text(action.card)} to {label_name(view.players[action.to])}",
+                         _("Give {card} to {name}").format(
+                             card=card_text(action.card, lang),
+                             name=label_name(view.players[action.to])),
                          discord.ButtonStyle.success)
     if action.act == "draw":
-        return NLKButton(button_id(t, v, "draw"), "Draw", discord.ButtonStyle.primary)
+        return NLKButton(button_id(t, v, "draw"), _("Draw"), discord.ButtonStyle.primary)
     assert view.drawn is not None
-    return NLKButton(button_id(t, v, "keep"), f"Keep {card_text(view.drawn)}",
+    return NLKButton(button_id(t, v, "keep"),
+                     _("Keep {card}").format(card=card_text(view.drawn, lang)),
                      discord.ButtonStyle.secondary)
 
 
-def add_log_buttons(view: discord.ui.View, t: int) -> None:
+def add_log_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
     """**Moves** (the hand's whole public log) and **Fair deal** (the commitment), each
     answered privately, so anyone can catch up or check the deal."""
-    view.add_item(NLKButton(button_id(t, None, "moves"), "Moves"))
-    view.add_item(NLKButton(button_id(t, None, "fair"), "Fair deal"))
+    _ = translator(lang).gettext
+    view.add_item(NLKButton(button_id(t, None, "moves"), _("Moves")))
+    view.add_item(NLKButton(button_id(t, None, "fair"), _("Fair deal")))
 
 
 # --- the moves log and the fair deal (ephemeral) -------------------------------------------
 
-def log_lines(table: Table, view: SeatView) -> list[str]:
+def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
     """The hand's public history, a line per turn; drawn from the public view only, which
     holds what everyone saw happen and never a hidden hand."""
+    _ = translator(lang).gettext
     names = tuple(safe_name(p) for p in view.players)
-    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card)}"
+    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang)}"
                       for e in view.history if e.act == "deal")
-    lines = ["**Collect**", f"Dealt face up: {dealt}"]
+    lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
     shed = False
     for turn in turns(view.history, by_phase=True):
         if not shed and turn.moves[0][1].act in SHED_ACTS:
             shed = True
-            trump = f" · trump {suit_mark(SUITS.index(view.trump))}" if view.trump else ""
-            lines.append(f"**Shed**{trump}")
-        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks)}")
+            lines.append(_("**Shed** · trump {suit}").format(
+                suit=suit_mark(SUITS.index(view.trump))) if view.trump else _("**Shed**"))
+        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks, None, lang)}")
     if view.loser is not None:
-        lines.append(f"**{names[view.loser]} loses this hand.**")
+        lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines
 
 
@@ -448,25 +521,28 @@ def log_pages(lines: list[str]) -> list[str]:
     return pages
 
 
-def moves_message(table: Table, page: int | None = None
+def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT
                   ) -> tuple[discord.Embed, discord.ui.View]:
     """One page of the hand's moves (None: the latest page), with buttons to turn pages."""
+    _ = translator(lang).gettext
     view = table.public_view()
     assert view is not None
-    pages = log_pages(log_lines(table, view))
+    pages = log_pages(log_lines(table, view, lang))
     last = len(pages) - 1
     shown = last if page is None else max(0, min(page, last))
-    embed = discord.Embed(title=f"NLK · hand {table.hand_number} · moves", colour=COLOUR,
-                          description=pages[shown])
-    embed.set_footer(text=f"Table {table.id} · move {view.version} · page {shown + 1} of "
-                          f"{last + 1} · only you can see this")
+    embed = discord.Embed(title=_("NLK · hand {number} · moves").format(
+                              number=table.hand_number),
+                          colour=COLOUR, description=pages[shown])
+    embed.set_footer(text=_("Table {table} · move {move} · page {page} of {pages} · only you "
+                            "can see this").format(table=table.id, move=view.version,
+                                                   page=shown + 1, pages=last + 1))
     buttons = Buttons()
     t = table.id
     if shown > 0:
-        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown - 1)), "◀ Earlier"))
+        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown - 1)), _("◀ Earlier")))
     if shown < last:
-        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown + 1)), "Later ▶"))
-    buttons.add_item(NLKButton(button_id(t, None, "moves"), "Latest"))
+        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown + 1)), _("Later ▶")))
+    buttons.add_item(NLKButton(button_id(t, None, "moves"), _("Latest")))
     return embed, buttons
 
 
@@ -478,24 +554,27 @@ def seed_revealed(table: Table) -> bool:
         view.is_over or table.status == "ended")
 
 
-def fair_message(table: Table) -> discord.Embed:
+def fair_message(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     """The hand's full commitment, and its seed and how to check it once that is public."""
+    _ = translator(lang).gettext
     assert table.seed is not None and table.game is not None
     digest = commitment(table.seed)
     n = table.game.n
     if seed_revealed(table):
-        text = (f"Seed: `{table.seed}`\nCommitment (the seed's SHA-256, shown since the "
-                f"deal): `{digest}`\n\nCheck that they match; it also prints the deck the "
-                f"seed deals:\n`python -m rules verify {table.seed} {digest} --players {n}`")
+        text = _("Seed: `{seed}`\nCommitment (the seed's SHA-256, shown since the deal): "
+                 "`{digest}`\n\nCheck that they match; it also prints the deck the seed "
+                 "deals:\n`python -m rules verify {seed} {digest} --players {players}`")
     else:
-        text = (f"This hand was dealt from a secret seed. Before the first card the bot "
-                f"fixed the seed's SHA-256, its commitment:\n`{digest}`\n\nThe table message "
-                f"shows its first {FINGERPRINT} characters. When the hand is over (or the "
-                "table is ended) the seed is revealed, and anyone can check it:\n"
-                f"`python -m rules verify SEED {digest} --players {n}`")
-    embed = discord.Embed(title=f"Fair deal · hand {table.hand_number}", colour=COLOUR,
-                          description=text)
-    embed.set_footer(text=f"Table {table.id} · only you can see this")
+        text = _("This hand was dealt from a secret seed. Before the first card the bot fixed "
+                 "the seed's SHA-256, its commitment:\n`{digest}`\n\nThe table message shows "
+                 "its first {count} characters. When the hand is over (or the table is "
+                 "ended) the seed is revealed, and anyone can check it:\n"
+                 "`python -m rules verify SEED {digest} --players {players}`")
+    embed = discord.Embed(title=_("Fair deal · hand {number}").format(
+                              number=table.hand_number), colour=COLOUR,
+                          description=text.format(seed=table.seed, digest=digest, players=n,
+                                                  count=FINGERPRINT))
+    embed.set_footer(text=_("Table {table} · only you can see this").format(table=table.id))
     return embed
 
 
@@ -515,89 +594,110 @@ def countdown(deadline: float) -> str:
 
 
 def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
-                 reminder: bool = False) -> tuple[str, discord.ui.View]:
+                 reminder: bool = False, lang: Lang = DEFAULT) -> tuple[str, discord.ui.View]:
     """The newest message on a person's turn: it mentions only them and carries their
-    turn's controls (phase one) or their hand one tap away (phase two)."""
+    turn's controls (phase one) or their hand one tap away (phase two). It is public, so
+    it speaks the server's language."""
+    _ = translator(lang).gettext
     view = table.public_view()
     buttons = Buttons()
     if view is None or table.user_to_act() != user_id:
-        return "Done.", buttons
+        return _("Done."), buttons
     deadline = deadline or table.deadline()
-    clock = f" Time runs out {countdown(deadline)}." if deadline else ""
+    clock = " " + _("Time runs out {countdown}.").format(countdown=countdown(deadline)) \
+        if deadline else ""
     if view.phase == Phase.COLLECT:
-        what = "your move (the buttons below, or on the table message)"
+        what = _("your move (the buttons below, or on the table message)")
         for action in _to_act_legal(table):
-            buttons.add_item(_collect_button(table.id, view, action))
+            buttons.add_item(_collect_button(table.id, view, action, lang))
     else:
-        what = "tap **My hand** to play"
-        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), "My hand",
+        what = _("tap **My hand** to play")
+        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), _("My hand"),
                                    discord.ButtonStyle.primary))
     if reminder:
-        clock = f" Time runs out {countdown(deadline or 0)}, then a stand-in plays it for you."
-    return (f"{'⏰ ' if reminder else ''}<@{user_id}> your turn at NLK table {table.id}: "
-            f"{what}.{clock} [Table]({jump_url(table)})"), buttons
+        clock = " " + _("Time runs out {countdown}, then a stand-in plays it for you.").format(
+            countdown=countdown(deadline or 0))
+    text = _("{mention} your turn at NLK table {table}: {what}.").format(
+        mention=f"<@{user_id}>", table=table.id, what=what)
+    link = _("Table")
+    return (f"{'⏰ ' if reminder else ''}{text}{clock} [{link}]({jump_url(table)})"), buttons
 
 
 # --- a player's own cards (ephemeral) ------------------------------------------------------
 
-def hand_message(table: Table, user_id: int, note: str | None = None
+def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT
                  ) -> tuple[discord.Embed, discord.ui.View]:
-    """The player's stack or hand, and in phase two their controls."""
+    """The player's stack or hand, and in phase two their controls, in their own language."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
     view = table.view_of_user(user_id)
     seat = table.seat_of(user_id)
     buttons = Buttons()
     if view is None or seat is None:
-        embed = discord.Embed(title="Your cards", colour=COLOUR,
-                              description="You're not playing at this table.")
+        embed = discord.Embed(title=_("Your cards"), colour=COLOUR,
+                              description=_("You're not playing at this table."))
         return embed, buttons
     t = table.id
+    count = len(view.own)
     if view.phase == Phase.COLLECT:
-        stack = " ".join(card_text(c) for c in view.own) or "*empty*"
+        stack = " ".join(card_text(c, lang) for c in view.own) or _("*empty*")
         embed = discord.Embed(
-            title=f"Your stack — {len(view.own)} card{'s' if len(view.own) != 1 else ''}",
+            title=n_("Your stack — {count} card", "Your stack — {count} cards",
+                     count).format(count=count),
             colour=COLOUR,
-            description=f"Bottom → top: {stack}\n\nEveryone sees stack tops; this is the "
-                        "whole pile. In the shed phase it becomes your hidden hand.")
+            description=_("Bottom → top: {cards}").format(cards=stack) + "\n\n" +
+            _("Everyone sees stack tops; this is the whole pile. In the shed phase it becomes "
+              "your hidden hand."))
     else:
         embed = discord.Embed(
-            title=f"Your hand — {len(view.own)} card{'s' if len(view.own) != 1 else ''}",
-            colour=COLOUR, description=hand_text(view.own, view.trump))
-        embed.add_field(name="Now", value=_hand_status(view), inline=False)
+            title=n_("Your hand — {count} card", "Your hand — {count} cards",
+                     count).format(count=count),
+            colour=COLOUR, description=hand_text(view.own, view.trump, lang))
+        embed.add_field(name=_("Now"), value=_hand_status(view, lang), inline=False)
         if view.my_turn:
-            _add_play_controls(buttons, t, view)
+            _add_play_controls(buttons, t, view, lang)
     if note:
-        embed.add_field(name="Note", value=note[:1024], inline=False)
-    buttons.add_item(NLKButton(button_id(t, None, "hand"), "Refresh",
+        embed.add_field(name=_("Note"), value=note[:1024], inline=False)
+    buttons.add_item(NLKButton(button_id(t, None, "hand"), _("Refresh"),
                                discord.ButtonStyle.secondary, row=4))
-    embed.set_footer(text=f"Table {t} · hand {table.hand_number} · move {view.version} · "
-                          "only you can see this")
+    embed.set_footer(text=_("Table {table} · hand {number} · move {move} · only you can see "
+                            "this").format(table=t, number=table.hand_number,
+                                           move=view.version))
     return embed, buttons
 
 
-def _hand_status(view: SeatView) -> str:
+def _hand_status(view: SeatView, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
     if view.is_over:
         assert view.loser is not None
         if view.loser == view.seat:
-            return "You lost this hand: you deal the next one."
+            return _("You lost this hand: you deal the next one.")
         assert view.seat is not None
-        return f"You finished {ordinal(view.out.index(view.seat) + 1)}."
+        return _("You finished {place}.").format(
+            place=ordinal(view.out.index(view.seat) + 1, lang))
     assert view.to_act is not None
-    waiting = f"Waiting for **{safe_name(view.players[view.to_act])}**."
+    waiting = _("Waiting for **{name}**.").format(name=safe_name(view.players[view.to_act]))
     if view.seat in view.out:
-        return f"You're out ({ordinal(view.out.index(view.seat) + 1)}). Well played! {waiting}"
+        out = _("You're out ({place}). Well played!").format(
+            place=ordinal(view.out.index(view.seat) + 1, lang))
+        return f"{out} {waiting}"
     if not view.my_turn:
         return waiting
     if not view.trick:
-        return "**Your lead**: play any card."
-    top = view.trick[-1][1]
-    bottom = view.trick[0][1]
+        return _("**Your lead**: play any card.")
+    top = card_text(view.trick[-1][1], lang)
+    bottom = card_text(view.trick[0][1], lang)
     plays = [a for a in view.legal if a.act == "play"]
     if not plays:
-        return f"**Your turn**: nothing beats {card_text(top)}, so take {card_text(bottom)}."
-    return f"**Your turn**: beat {card_text(top)}, or take {card_text(bottom)}."
+        return _("**Your turn**: nothing beats {top}, so take {bottom}.").format(
+            top=top, bottom=bottom)
+    return _("**Your turn**: beat {top}, or take {bottom}.").format(top=top, bottom=bottom)
 
 
-def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView) -> None:
+def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
+                       lang: Lang = DEFAULT) -> None:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
     plays = [a.card for a in view.legal if a.act == "play" and a.card is not None]
     v = view.version
     trump = SUITS.index(view.trump) if view.trump else None
@@ -605,41 +705,50 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView) -> None
         for i, card in enumerate(sorted(plays, key=lambda c: (c.suit == trump, c))):
             style = discord.ButtonStyle.primary if card.suit == trump else \
                 discord.ButtonStyle.secondary
-            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)), card_text(card), style,
-                                       row=i // 5))
+            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)),
+                                       card_text(card, lang), style, row=i // 5))
     else:
         # Too many for buttons: one select per suit (a suit never has more than 13 cards).
         suits = sorted({c.suit for c in plays}, key=lambda s: (s == trump, s))
         for row, suit in enumerate(suits):
             cards = sorted(c for c in plays if c.suit == suit)
-            options = [discord.SelectOption(label=card_text(c), value=str(c)) for c in cards]
-            trump_note = " (trump)" if suit == trump else ""
+            options = [discord.SelectOption(label=card_text(c, lang), value=str(c))
+                       for c in cards]
+            if suit == trump:
+                placeholder = n_("Play {suit} (trump) — {count} card",
+                                 "Play {suit} (trump) — {count} cards", len(cards))
+            else:
+                placeholder = n_("Play {suit} — {count} card", "Play {suit} — {count} cards",
+                                 len(cards))
             buttons.add_item(NLKSelect(select_id(t, v, "play", SUITS[suit]),
-                                       f"Play {suit_mark(suit)}{trump_note} — "
-                                       f"{len(cards)} card{'s' if len(cards) != 1 else ''}",
+                                       placeholder.format(suit=suit_mark(suit),
+                                                          count=len(cards)),
                                        options, row=row))
     if any(a.act == "take" for a in view.legal):
         bottom = view.trick[0][1]
-        buttons.add_item(NLKButton(button_id(t, v, "take"), f"Take {card_text(bottom)}",
+        buttons.add_item(NLKButton(button_id(t, v, "take"),
+                                   _("Take {card}").format(card=card_text(bottom, lang)),
                                    discord.ButtonStyle.danger, row=4))
 
 
-def rules_text(variant: Variant) -> str:
-    """A short summary of the rules at a table."""
-    last = ("The drawer must keep the last talon card." if variant.last_card == "keep"
-            else "The last talon card may be given away like any drawn card.")
-    beat = ("While the top card is not a trump, you may not trump if you can beat in suit."
+def rules_text(variant: Variant, lang: Lang = DEFAULT) -> str:
+    """A short summary of the rules at a table, in ``lang``."""
+    _ = translator(lang).gettext
+    last = (_("The drawer must keep the last talon card.") if variant.last_card == "keep"
+            else _("The last talon card may be given away like any drawn card."))
+    beat = (_("While the top card is not a trump, you may not trump if you can beat in suit.")
             if variant.must_beat_in_suit
-            else "You may trump even when you could beat in suit.")
-    return (
-        "**NLK** — 2 to 9 players; the pack has the n+4 highest ranks of each suit.\n\n"
-        "**Collect.** On your turn you may give your stack's top card to another stack where "
-        "it fits (exactly one rank higher; the lowest rank fits on an Ace), then you must "
-        "draw. Give the drawn card where it fits and draw again, or keep it to end your turn. "
-        f"{last} Its suit is trump, and its drawer leads.\n\n"
-        "**Shed.** Stacks become hidden hands. Lead any card; then each player beats the top "
-        "card (higher in suit, or a trump) or takes the bottom card of the trick. A trick is "
-        "full when it holds as many cards as players were in when it was led; whoever "
-        f"completed it leads. {beat} Play your last card and you're out.\n\n"
-        "The last player holding cards **loses** and deals the next hand."
-    )
+            else _("You may trump even when you could beat in suit."))
+    return "\n\n".join((
+        _("**NLK** — 2 to 9 players; the pack has the n+4 highest ranks of each suit."),
+        _("**Collect.** On your turn you may give your stack's top card to another stack where "
+          "it fits (exactly one rank higher; the lowest rank fits on an Ace), then you must "
+          "draw. Give the drawn card where it fits and draw again, or keep it to end your "
+          "turn. {last_card} Its suit is trump, and its drawer leads.").format(last_card=last),
+        _("**Shed.** Stacks become hidden hands. Lead any card; then each player beats the top "
+          "card (higher in suit, or a trump) or takes the bottom card of the trick. A trick is "
+          "full when it holds as many cards as players were in when it was led; whoever "
+          "completed it leads. {must_beat} Play your last card and you're out.").format(
+              must_beat=beat),
+        _("The last player holding cards **loses** and deals the next hand."),
+    ))

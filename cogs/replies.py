@@ -14,97 +14,129 @@ import discord
 
 from bot import errors
 from bot.tables import MIN_TURN_SECONDS
+from rules.i18n import DEFAULT, N_, Lang, translator
 
 from .render import safe_name
+from .translator import lang_of
 
 log = logging.getLogger(__name__)
 
 Key = type[errors.Refusal] | tuple[type[errors.Refusal], str]
 
 REPLIES: dict[Key, str] = {
-    errors.InputError: "That button or option doesn't make sense any more; nothing changed.",
-    (errors.InputError, "dm"): "NLK is played in server channels: use this command in a "
-                               "server's channel, not in a direct message.",
-    (errors.NoTable, "here"): "There is no NLK table in this channel. Start one with "
-                              "`/nlk new`.",
-    (errors.NoTable, "gone"): "That table no longer exists.",
-    (errors.NoTable, "export"): "No hand has finished in this channel yet: a hand is exported "
-                                "only once it is over.",
-    errors.TableExists: "This channel already has an NLK table. Join that one, or its host "
-                        "can cancel it.",
-    errors.NotSeated: "You're not playing at this table.",
-    (errors.NotSeated, "next"): "Only the players at this table can deal the next hand: tap "
-                                "**Join** first to play it.",
-    (errors.NotSeated, "leaving"): "You're already leaving: your seat goes when this hand ends.",
-    (errors.NotSeated, "remove"): "That player isn't staying at this table (or is already "
-                                  "leaving), so there is no seat to remove.",
-    (errors.NotAllowed, "add_ai"): "Only the host can add AI players.",
-    (errors.NotAllowed, "remove_ai"): "Only the host can remove AI players.",
-    (errors.NotAllowed, "start"): "Only the host can start the table.",
-    (errors.NotAllowed, "cancel"): "Only the host can cancel the table.",
-    (errors.NotAllowed, "remove"): "Only the host, or someone who can manage this channel, can "
-                                   "remove a player's seat.",
-    (errors.NotAllowed, "end"): "Only the host, or someone who can manage this channel, can "
-                                "end the table.",
-    (errors.NotAllowed, "settings"): "Changing the server's NLK settings needs the Manage "
-                                     "Server permission.",
-    (errors.NotAllowed, "ai_off"): "AI players are switched off on this server "
-                                   "(`/nlk settings`).",
-    (errors.NotAllowed, "away"): "An AI is playing your seat while you're away: tap **I'm "
-                                 "back** on the table message first.",
-    errors.TableFull: "This table is full ({seats} seats).",
-    errors.AlreadySeated: "You're already seated at this table.",
-    errors.AlreadyStarted: "This table's hand has already started: watch, or join the next "
-                           "table.",
-    (errors.AlreadyStarted, "join"): "A hand is under way: tap **Join** when it ends to play "
-                                     "the next one.",
-    (errors.AlreadyStarted, "start"): "This table has already started.",
-    (errors.AlreadyStarted, "cancel"): "The table has started: use `/nlk end` to stop it.",
-    errors.TooFewPlayers: "NLK needs at least two players: wait for someone to join, or add "
-                          "an AI player.",
-    (errors.TooFewPlayers, "next"): "The next hand needs at least two players: wait for someone "
-                                    "to tap **Join**, or end the table.",
-    errors.NoAIToRemove: "There is no AI player to remove.",
-    errors.SeatStays: "The hand is under way and nobody else stays for the next one, so this "
-                      "seat stays until the hand ends. The host (or a moderator) can stop the "
-                      "table with `/nlk end`.",
-    errors.HandNotOver: "The current hand isn't over yet.",
-    (errors.NotPlaying, "lobby"): "The hand hasn't started yet.",
-    (errors.NotPlaying, "over"): "This hand is over.",
-    (errors.NotPlaying, "ended"): "This table has ended.",
-    errors.NotAway: "You're not away: your seat is yours.",
-    (errors.NotAway, "remove"): "{name} isn't away: only a seat the AI is playing for a player "
-                                "who missed their turns can be removed.",
-    (errors.BadSetting, "seats"): "A table has 2 to 9 seats, not {value}.",
-    (errors.BadSetting, "timer"): f"A turn timer needs at least {MIN_TURN_SECONDS} seconds, and at "
-                                  "most 3600 (or 0 for none).",
-    (errors.BadSetting, "ai"): "There is no AI level called {value}.",
-    errors.WaitYourTurn: "It's {name}'s turn.",
-    errors.Stale: "That button is out of date: the table has moved on, so nothing changed. "
-                  "Use the buttons as they are now.",
-    errors.WrongChannel: "That button belongs to a table in another channel, so nothing "
-                         "changed.",
-    errors.AgainstTheRules: "{message} ({rule})",
-    errors.BotLacksPermissions: "I can't run a table in this channel: I'm missing {missing}. "
-                                "Ask a moderator to give me these permissions here.",
-    errors.StorageUnavailable: "The bot can't save moves right now (its disk refuses writes), "
-                               "so nothing changed. Please try again in a while.",
+    errors.InputError: N_("That button or option doesn't make sense any more; nothing changed."),
+    (errors.InputError, "dm"): N_("NLK is played in server channels: use this command in a "
+                                  "server's channel, not in a direct message."),
+    (errors.NoTable, "here"): N_("There is no NLK table in this channel. Start one with `/nlk "
+                                 "new`."),
+    (errors.NoTable, "gone"): N_("That table no longer exists."),
+    (errors.NoTable, "export"): N_("No hand has finished in this channel yet: a hand is exported "
+                                   "only once it is over."),
+    errors.TableExists: N_("This channel already has an NLK table. Join that one, or its host "
+                           "can cancel it."),
+    errors.NotSeated: N_("You're not playing at this table."),
+    (errors.NotSeated, "next"): N_("Only the players at this table can deal the next hand: tap "
+                                   "**Join** first to play it."),
+    (errors.NotSeated, "leaving"): N_("You're already leaving: your seat goes when this hand "
+                                      "ends."),
+    (errors.NotSeated, "remove"): N_("That player isn't staying at this table (or is already "
+                                     "leaving), so there is no seat to remove."),
+    (errors.NotAllowed, "add_ai"): N_("Only the host can add AI players."),
+    (errors.NotAllowed, "remove_ai"): N_("Only the host can remove AI players."),
+    (errors.NotAllowed, "start"): N_("Only the host can start the table."),
+    (errors.NotAllowed, "cancel"): N_("Only the host can cancel the table."),
+    (errors.NotAllowed, "remove"): N_("Only the host, or someone who can manage this channel, "
+                                      "can remove a player's seat."),
+    (errors.NotAllowed, "end"): N_("Only the host, or someone who can manage this channel, can "
+                                   "end the table."),
+    (errors.NotAllowed, "settings"): N_("Changing the server's NLK settings needs the Manage "
+                                        "Server permission."),
+    (errors.NotAllowed, "ai_off"): N_("AI players are switched off on this server (`/nlk "
+                                      "settings`)."),
+    (errors.NotAllowed, "away"): N_("An AI is playing your seat while you're away: tap **I'm "
+                                    "back** on the table message first."),
+    errors.TableFull: N_("This table is full ({seats} seats)."),
+    errors.AlreadySeated: N_("You're already seated at this table."),
+    errors.AlreadyStarted: N_("This table's hand has already started: watch, or join the next "
+                              "table."),
+    (errors.AlreadyStarted, "join"): N_("A hand is under way: tap **Join** when it ends to play "
+                                        "the next one."),
+    (errors.AlreadyStarted, "start"): N_("This table has already started."),
+    (errors.AlreadyStarted, "cancel"): N_("The table has started: use `/nlk end` to stop it."),
+    errors.TooFewPlayers: N_("NLK needs at least two players: wait for someone to join, or add "
+                             "an AI player."),
+    (errors.TooFewPlayers, "next"): N_("The next hand needs at least two players: wait for "
+                                       "someone to tap **Join**, or end the table."),
+    errors.NoAIToRemove: N_("There is no AI player to remove."),
+    errors.SeatStays: N_("The hand is under way and nobody else stays for the next one, so this "
+                         "seat stays until the hand ends. The host (or a moderator) can stop the "
+                         "table with `/nlk end`."),
+    errors.HandNotOver: N_("The current hand isn't over yet."),
+    (errors.NotPlaying, "lobby"): N_("The hand hasn't started yet."),
+    (errors.NotPlaying, "over"): N_("This hand is over."),
+    (errors.NotPlaying, "ended"): N_("This table has ended."),
+    errors.NotAway: N_("You're not away: your seat is yours."),
+    (errors.NotAway, "remove"): N_("{name} isn't away: only a seat the AI is playing for a "
+                                   "player who missed their turns can be removed."),
+    (errors.BadSetting, "seats"): N_("A table has 2 to 9 seats, not {value}."),
+    (errors.BadSetting, "timer"): N_("A turn timer needs at least {minimum} seconds, and at most "
+                                     "3600 (or 0 for none)."),
+    (errors.BadSetting, "ai"): N_("There is no AI level called {value}."),
+    (errors.BadSetting, "language"): N_("There is no language called {value}: choose en, hu or "
+                                        "fr."),
+    errors.WaitYourTurn: N_("It's {name}'s turn."),
+    errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
+                     "Use the buttons as they are now."),
+    errors.WrongChannel: N_("That button belongs to a table in another channel, so nothing "
+                            "changed."),
+    errors.AgainstTheRules: N_("{message} ({rule})"),
+    errors.BotLacksPermissions: N_("I can't run a table in this channel: I'm missing {missing}. "
+                                   "Ask a moderator to give me these permissions here."),
+    errors.StorageUnavailable: N_("The bot can't save moves right now (its disk refuses writes), "
+                                  "so nothing changed. Please try again in a while."),
 }
 
+# The engine's refusals by rule number (``AgainstTheRules.rule``): the engine words them in
+# English for replays and the terminal; players read these, in their language, with the rule
+# number kept. A rule not listed here falls back to the engine's own sentence.
+RULES: dict[str, str] = {
+    "R3.1": N_("It's not your turn yet."),
+    "R3.2": N_("That card doesn't fit there: a card goes on another player's stack only when "
+               "it is exactly one rank above that stack's top card (the lowest rank fits on an "
+               "Ace)."),
+    "R3.3": N_("That isn't a move for this step of your turn: give your stack's top card where "
+               "it fits, then draw; give the drawn card where it fits, or keep it."),
+    "R4.2": N_("That card doesn't beat the top card of the trick: play a higher card of its "
+               "suit or a trump, or take."),
+    "R4.4": N_("There is nothing to take: you lead, so play any card."),
+    "R4.5": N_("In the shed phase you play a card from your hand or take, on your turn."),
+    "R4.8": N_("You're out: you have no cards left to play."),
+    "R4.9": N_("The hand is over: nobody can act any more."),
+    "R6.2": N_("At this table you must beat in suit when you can, so you may not trump this "
+               "card."),
+}
+RULE = N_("{message} ({rule})")
 NAMES = ("name", "turn_of")  # details that are players' names: escaped before use
+FALLBACK = N_("That can't be done now; nothing changed.")
 
 
-def sentence(refusal: errors.Refusal) -> str:
-    """The refusal as the sentence a player reads."""
+def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
+    """The refusal as the sentence a player reads, in their language ``lang``."""
+    _ = translator(lang).gettext
+    if isinstance(refusal, errors.AgainstTheRules):
+        # English keeps the engine's own, more particular sentence; the other languages
+        # say the rule in their words (the engine's English only for a rule not listed).
+        said = RULES.get(refusal.rule)
+        message = _(said) if said is not None and lang != DEFAULT else refusal.message
+        return _(RULE).format(message=message, rule=refusal.rule)
     template = REPLIES.get((type(refusal), refusal.reason)) or REPLIES.get(type(refusal))
     if template is None:  # a subclass: look up its parents
-        template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES),
-                        "That can't be done now; nothing changed.")
+        template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES), FALLBACK)
     details = {k: safe_name(v) if k in NAMES else v for k, v in refusal.details.items()}
-    text = template.format(**details)
+    text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
     turn_of = details.get("turn_of")
     if isinstance(refusal, errors.NotSeated) and turn_of:
-        text += f" It's {turn_of}'s turn."
+        text += " " + _(REPLIES[errors.WaitYourTurn]).format(name=turn_of)
     return text
 
 
@@ -119,21 +151,25 @@ async def say(interaction: discord.Interaction[Any], text: str) -> None:
         log.warning("could not tell user %s: %s", interaction.user.id, text, exc_info=True)
 
 
-def describe(error: BaseException) -> tuple[str, bool]:
-    """``(sentence, expected)``: refusals speak for themselves; anything else gets a code."""
+def describe(error: BaseException, lang: Lang = DEFAULT) -> tuple[str, bool]:
+    """``(sentence, expected)`` in ``lang``: refusals speak for themselves; anything else
+    gets a code."""
+    _ = translator(lang).gettext
     if isinstance(error, errors.Refusal):
-        return sentence(error), True
+        return sentence(error, lang), True
     if isinstance(error, discord.app_commands.NoPrivateMessage):
-        return REPLIES[(errors.InputError, "dm")], True
+        return _(REPLIES[(errors.InputError, "dm")]), True
     if isinstance(error, discord.app_commands.CheckFailure):
-        return "You can't use that command here.", True
+        return _("You can't use that command here."), True
     code = secrets.token_hex(3).upper()
     log.error("unexpected error, code %s", code, exc_info=error)
-    return (f"Sorry — something went wrong on our side (code {code}). Please try again; if it "
-            "keeps happening, give that code to the bot's admin.", False)
+    return (_("Sorry — something went wrong on our side (code {code}). Please try again; if "
+              "it keeps happening, give that code to the bot's admin.").format(code=code),
+            False)
 
 
 async def reply_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
-    """The command tree's error handler: the reply for whatever a command raised."""
-    text, _ = describe(getattr(error, "original", error))
+    """The command tree's error handler: the reply for whatever a command raised, in the
+    language of whoever sent the command."""
+    text, _expected = describe(getattr(error, "original", error), lang_of(interaction))
     await say(interaction, text)

@@ -45,11 +45,24 @@ from rules.i18n import DEFAULT, Lang, Translator, normalise, translator
 if TYPE_CHECKING:
     from discord.ext import commands
 
+    from bot.guilds import GuildService
+
 NAME_CONTEXT = "command"  # msgctxt of command, group and option names
 NAMES = (app_commands.TranslationContextLocation.command_name,
          app_commands.TranslationContextLocation.group_name,
          app_commands.TranslationContextLocation.parameter_name)
 LOCALES = {discord.Locale.hungarian: Lang.HU, discord.Locale.french: Lang.FR}
+
+
+def NC_(context: str, message: str) -> app_commands.locale_str:
+    """A command, group or option name (``context`` "command"), marked for extraction and
+    translated by ``NLKTranslator`` when the tree is synced."""
+    return app_commands.locale_str(message, context=context)
+
+
+def L_(message: str) -> app_commands.locale_str:
+    """A command's description or choice name, marked for extraction (``-k L_``)."""
+    return app_commands.locale_str(message)
 
 
 class NLKTranslator(app_commands.Translator):
@@ -92,6 +105,49 @@ def server_language(setting: str | None,
     if isinstance(where, discord.Guild):
         return normalise(where.preferred_locale)
     return DEFAULT
+
+
+class Languages:
+    """The language of each server's public messages, known without an interaction.
+
+    The table message is also redrawn by the updater after AI moves and restarts, where no
+    interaction says the server's locale: so the ``/nlk settings language`` choice is kept
+    here once read, and each server's locale is remembered whenever an interaction shows it
+    (``guild.preferred_locale`` from the gateway otherwise).
+    """
+
+    def __init__(self, servers: GuildService | None,
+                 client: discord.Client | None = None) -> None:
+        self.servers = servers
+        self.client = client
+        self._settings: dict[int, str | None] = {}
+        self._locales: dict[int, Lang] = {}
+
+    def seen(self, interaction: discord.Interaction[Any]) -> None:
+        """Remember the server's locale that an interaction carries."""
+        if interaction.guild_id is not None and interaction.guild_locale is not None:
+            self._locales[interaction.guild_id] = normalise(interaction.guild_locale)
+
+    def changed(self, guild_id: int, setting: str | None) -> None:
+        """``/nlk settings language`` saved a new choice (None: the server's own locale)."""
+        self._settings[guild_id] = setting
+
+    async def public(self, guild_id: int | None,
+                     interaction: discord.Interaction[Any] | None = None) -> Lang:
+        """The language everyone in the server's channels reads."""
+        if interaction is not None:
+            self.seen(interaction)
+        if guild_id is None:
+            return DEFAULT
+        if guild_id not in self._settings and self.servers is not None:
+            self._settings[guild_id] = (await self.servers.settings(guild_id)).language
+        setting = self._settings.get(guild_id)
+        if setting:
+            return normalise(setting)
+        if guild_id in self._locales:
+            return self._locales[guild_id]
+        guild = self.client.get_guild(guild_id) if self.client is not None else None
+        return server_language(None, guild)
 
 
 def t(where: discord.Interaction[Any] | discord.Locale | str | None) -> Translator:

@@ -21,8 +21,10 @@ from typing import Any
 import discord
 
 from bot.tables import Change, Table, TableService
+from rules.i18n import translator
 
 from . import render
+from .translator import Languages
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +38,12 @@ class TableUpdater:
     """Coalesced edits of table messages, and the turn pings."""
 
     def __init__(self, client: discord.Client, service: TableService, *,
-                 edits_per_window: int = EDITS_PER_WINDOW) -> None:
+                 edits_per_window: int = EDITS_PER_WINDOW,
+                 languages: Languages | None = None) -> None:
         self.client = client
         self.service = service
+        # Everything the updater posts is public: it speaks each server's language.
+        self.languages = languages or Languages(None, client)
         self.edits_per_window = edits_per_window
         self._latest: dict[int, Table] = {}  # table id → newest snapshot not yet shown
         self._shown: dict[int, int] = {}
@@ -90,8 +95,9 @@ class TableUpdater:
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         """A reminder replaces the turn ping (one live ping per table), with the controls."""
+        lang = await self.languages.public(table.guild_id)
         content, buttons = render.ping_message(table, user_id, deadline=deadline,
-                                               reminder=True)
+                                               reminder=True, lang=lang)
         self._swap_ping(table, await self.say(table, content, mention=user_id, view=buttons))
 
     async def after(self, change: Change, interaction: discord.Interaction[Any] | None
@@ -141,8 +147,9 @@ class TableUpdater:
         await self.pacer.slot(channel_id, kind)
 
     async def _edit(self, table: Table) -> None:
-        embed = render.table_embed(table)
-        view = render.table_view(table)
+        lang = await self.languages.public(table.guild_id)
+        embed = render.table_embed(table, lang)
+        view = render.table_view(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         if table.message_id is None:
@@ -188,7 +195,8 @@ class TableUpdater:
         if user_id is None or table.public_view() is None:
             await self.clear_ping(table)
             return
-        content, buttons = render.ping_message(table, user_id)
+        lang = await self.languages.public(table.guild_id, interaction)
+        content, buttons = render.ping_message(table, user_id, lang=lang)
         message: discord.Message | None = None
         if interaction is not None:
             mentions = discord.AllowedMentions(everyone=False, roles=False,
@@ -210,9 +218,11 @@ class TableUpdater:
         if view is None or view.loser is None:
             return
         order = ", ".join(render.safe_name(view.players[s]) for s in view.out)
-        content = (f"Hand {table.hand_number} is over: **"
-                   f"{render.safe_name(view.players[view.loser])}"
-                   f" loses** and deals next. Finishing order: {order}.")
+        _ = translator(await self.languages.public(table.guild_id, interaction)).gettext
+        content = _("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
+                    "{order}.").format(number=table.hand_number,
+                                       name=render.safe_name(view.players[view.loser]),
+                                       order=order)
         if interaction is not None:
             try:
                 await interaction.followup.send(content,

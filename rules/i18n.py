@@ -41,6 +41,12 @@ class Lang(StrEnum):
 DEFAULT = Lang.EN
 
 
+def N_(message: str) -> str:
+    """Marks a msgid for extraction where it is defined; it is translated where it is used
+    (``translator(lang).gettext(message)``)."""
+    return message
+
+
 def normalise(locale: object) -> Lang:
     """The language of a locale in any usual spelling: ``hu``, Discord's ``en-US`` or
     ``fr``, POSIX ``hu_HU.UTF-8`` or ``fr_FR@euro``; English for anything else (``C``,

@@ -92,7 +92,8 @@ def test_the_template_holds_every_message_of_the_source(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import sys; from babel.messages.frontend import main; "
          "sys.argv[0] = 'pybabel'; main()", "extract", "-F", "babel.cfg",
-         "-k", "N_", "-k", "NP_:1,2", "-k", "NC_:1c,2", "-k", "n_:1,2", "--no-location",
+         "-k", "N_", "-k", "NP_:1,2", "-k", "NC_:1c,2", "-k", "n_:1,2", "-k", "L_",
+         "--no-location",
          "--sort-output", "-o", str(tmp_path / "nlk.pot"), "."],
         cwd=ROOT, capture_output=True, check=True)
     assert out.returncode == 0
