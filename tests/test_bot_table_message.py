@@ -16,6 +16,7 @@ from bot.records import TableStatus
 from bot.tables import Seat, Table
 from cogs import render
 from rules import Game, Phase, Variant, observe, shuffled_deck
+from rules.i18n import Lang
 from tests.rules_helpers import cards
 
 LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
@@ -61,39 +62,44 @@ def play(names, seed: int):
         yield table
 
 
-def check_budget(table: Table) -> None:
-    embed = render.table_embed(table)
+def check_budget(table: Table, lang: Lang = Lang.EN) -> None:
+    embed = render.table_embed(table, lang)
     chars, lines = size(embed)
-    assert chars <= 1200 and lines <= 20, (chars, lines, text_of(embed))
+    assert chars <= 1200 and lines <= 20, (lang, chars, lines, text_of(embed))
     assert len(embed.fields) <= 25 and all(len(f.value) <= 1024 for f in embed.fields)
+    assert all(len(f.name) <= 256 for f in embed.fields) and len(embed.title or "") <= 256
+    for row in render.table_view(table, lang).to_components():
+        for item in row["components"]:
+            assert len(item["label"]) <= 80 and len(item["custom_id"]) <= 100, item
 
 
+@pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
-def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(names):
+def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(names, lang):
     seen = set()
     lobby = table_for(Game(9, names=names), status=TableStatus.LOBBY)
     lobby.game, lobby.seats = None, []
     lobby.lobby = [Seat(1000 + i, n, "strong" if i % 3 else None) for i, n in enumerate(names)]
-    check_budget(lobby)
+    check_budget(lobby, lang)
     for seed in range(3):
         for table in play(names, seed):
             view = table.public_view()
             # The worst case: away seats, a stand-in, the AI thinking.
             table.away = frozenset({3, 4})
             table.stand_in = True
-            check_budget(table)
+            check_budget(table, lang)
             if view.drawn is not None:
                 seen.add("drawn")
             if view.trick and len(view.trick) == view.trick_size - 1:
                 seen.add("full trick")
             if view.is_over:
                 table.status = TableStatus.OVER
-                check_budget(table)
+                check_budget(table, lang)
                 seen.add("over")
             # Ended by /nlk end at this very moment.
             ended = table.snapshot()
             ended.status = TableStatus.ENDED
-            check_budget(ended)
+            check_budget(ended, lang)
     assert seen == {"drawn", "full trick", "over"}
 
 
