@@ -1,36 +1,36 @@
 """The bot in English, Hungarian and French: slash commands through discord.py's
 ``Translator``, every other sentence through the ``nlk`` gettext catalogue (``rules.i18n``).
 
-How strings are wrapped (phase 2 of the languages work does this for every cog):
+How strings are wrapped in the cogs (a test scans every cogs module for sentences that
+bypass the catalogue):
 
 * **Which language.** A reply only one person sees (their hand, a refusal, ``/nlk rules``,
-  ``/nlk stats``, help) follows that person: ``t(interaction)`` (``interaction.locale``).
-  A message everyone in the channel sees (the table message, turn pings, the end of a hand,
-  a quarantine notice) follows the server: ``t(server_language(settings, interaction))``,
-  where ``GuildSettings.language`` is the ``/nlk settings language`` choice and ``None``
-  means "the server's own locale" (``interaction.guild_locale``, or ``guild.preferred_locale``
-  outside an interaction). Anything but ``hu`` and ``fr`` reads English.
-* **Sentences.** ``_ = t(...).gettext`` then ``_("It's {name}'s turn.").format(name=...)``:
-  English text with *named* brace placeholders, formatted after translating, never
-  f-strings or ``+`` pieces (word order differs: Hungarian puts the verb elsewhere). Names
-  are escaped (``render.safe_name``) before they are put in, as now.
-* **Counts.** ``t(...).ngettext("{count} card", "{count} cards", n).format(count=n)``. The
+  ``/nlk stats``, Moves, Fair deal, help) follows that person: ``lang_of(interaction)``
+  (``interaction.locale``). A message everyone in the channel sees (the table message, turn
+  pings, the end of a hand, ``/nlk end``, a quarantine notice) follows the server:
+  ``await languages.public(guild_id, interaction)``, where ``GuildSettings.language`` is the
+  ``/nlk settings language`` choice and ``None`` means "the server's own locale"
+  (``interaction.guild_locale``, remembered for redraws outside interactions, else
+  ``guild.preferred_locale``). Anything but ``hu`` and ``fr`` reads English.
+* **Sentences.** ``_ = translator(lang).gettext`` then ``_("It's {name}'s turn.").format(
+  name=...)``: English text with *named* brace placeholders, formatted after translating,
+  never f-strings or ``+`` pieces (word order differs: Hungarian puts the verb elsewhere).
+  Names are escaped (``render.safe_name``) before they are put in.
+* **Counts.** ``ngettext("{count} card", "{count} cards", n).format(count=n)``. The
   Hungarian catalogue gives the same singular noun for both forms ("{count} lap"), as
   Hungarian does after a number; French has its own two forms.
-* **Cards.** ``rules.i18n.card_text(card, lang)`` instead of ``card.display`` in anything a
-  person reads (K♠ / K♠ / R♠); custom ids and replays keep ``str(card)`` (``KS``).
-* **Refusals.** ``REPLIES`` keeps its keys; each value becomes ``N_("...")`` (marked for
-  extraction, same text) and ``sentence(refusal, lang)`` translates it at use:
-  ``translator(lang).gettext(template).format(**details)``. Rule numbers stay in the text.
-* **Slash commands.** In ``cogs/nlk.py`` names, descriptions, option names/descriptions and
-  choice names become ``locale_str("...")``; the bot's tree already has ``NLKTranslator``.
-  Command, group and option *names* are looked up with the context ``"command"``
-  (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` → ``új`` and
-  ``nouvelle``; descriptions and choice names use no context. Discord's naming rules are checked by
-  ``tests/test_i18n.py`` for every name in the catalogue.
-* **The catalogue.** ``cogs/messages.py`` holds, marked with ``N_``, the msgids the cogs will
-  use once wrapped; when a string is wrapped in place, delete it there (extraction finds it
-  in its cog). Then extract, update, translate and compile as docs/translating.md says.
+* **Cards.** ``render.card_text(card, lang)``: the language's letters with the bot's suit
+  colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``).
+* **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
+  ``sentence(refusal, lang)``). The engine's refusals are translated by rule number
+  (``replies.RULES``), the rule number kept; the engine's English is the fallback.
+* **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
+  ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context
+  ``"command"`` (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` →
+  ``új`` and ``nouvelle``. Discord's naming rules are checked for every name in the catalogue
+  and again by the fake Discord when the tree is synced.
+* **The catalogue.** After changing a sentence: extract, update, translate and compile as
+  docs/translating.md says.
 """
 
 from __future__ import annotations

@@ -148,10 +148,6 @@ def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:
 
 # --- through the fake Discord --------------------------------------------------------------
 
-def _public(fake) -> list:
-    return [m for m in fake.public_messages()]
-
-
 async def _play_out(fake, table, rng: random.Random) -> list:
     """Play the hand to its end by custom ids only (the labels are in Hungarian), opening
     hands privately in phase two; returns every private hand message seen."""
@@ -186,7 +182,7 @@ async def _play_out(fake, table, rng: random.Random) -> list:
             ix = await fake.select(who, hand, select.custom_id, [value])
         assert (await ix.wait_response()).type == 7
         # The updater redraws the table message, outside any interaction.
-        await fake.wait_until(lambda: len(table.versions) > shown, timeout=10)
+        await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
     raise AssertionError("the hand did not end")
 
 
@@ -222,7 +218,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         assert (await ix.wait_message()).embeds[0]["title"].startswith("Your stack — ")
         hands = await _play_out(fake, table, random.Random(2))
         await fake.wait_until(lambda: any("leosztás vége" in m.content
-                                          for m in _public(fake)), timeout=10)
+                                          for m in fake.public_messages()), timeout=10)
     fake.assert_clean()
     assert hands, "phase two was played from private hands"
     for who, hand in hands:
