@@ -17,6 +17,8 @@ import json
 import logging
 import time
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,8 +138,9 @@ class TableUpdater:
         found: list[int] = []
         me = self.client.user.id if self.client.user else None
         try:
-            await self._slot(table.channel_id, "read")
-            for message in await self.client.http.logs_from(table.channel_id, HISTORY):
+            async with self.pacer.use(table.channel_id, "read"):
+                history = await self.client.http.logs_from(table.channel_id, HISTORY)
+            for message in history:
                 if int(message["author"]["id"]) == me and message.get("embeds") and \
                         _carries(message, table.id):
                     found.append(int(message["id"]))
@@ -172,9 +175,9 @@ class TableUpdater:
         needs Read Message History to look)."""
         if table.message_id is None:
             return False
-        await self._slot(table.channel_id, "read")
         try:
-            await self.client.http.get_message(table.channel_id, table.message_id)
+            async with self.pacer.use(table.channel_id, "read"):
+                await self.client.http.get_message(table.channel_id, table.message_id)
         except discord.NotFound:
             return False
         except discord.HTTPException:
@@ -208,8 +211,8 @@ class TableUpdater:
 
     async def _retire(self, channel_id: int, message_id: int) -> None:
         try:
-            await self._slot(channel_id, "delete")
-            await self.client.http.delete_message(channel_id, message_id)
+            async with self.pacer.use(channel_id, "delete"):
+                await self.client.http.delete_message(channel_id, message_id)
         except discord.HTTPException:
             log.debug("old table message %s was already gone", message_id)
 
@@ -301,14 +304,17 @@ class TableUpdater:
                 table = self._latest.get(table_id)
                 if table is None or self._shown.get(table_id, -1) >= table.revision:
                     break
-                await self._slot(table.channel_id)
-                table = self._latest.get(table_id)
-                if table is None or self._shown.get(table_id, -1) >= table.revision:
-                    break
                 try:
-                    await self._edit(table)
+                    async with self.pacer.use(table.channel_id, "write"):
+                        latest = self._latest.get(table_id)
+                        if latest is None or self._shown.get(table_id, -1) >= latest.revision:
+                            break
+                        table = latest
+                        await self._edit(table)
                 except asyncio.CancelledError:
                     raise
+                except _Gone:
+                    continue  # someone deleted the message: the next turn posts it again
                 except Exception as error:
                     # Report a persisting failure once, then back off and try again: the
                     # message must not stay stale until the next change. A closed table's
@@ -363,11 +369,9 @@ class TableUpdater:
         try:
             await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
         except discord.NotFound:
-            await self._slot(table.channel_id)
             # Someone deleted the table message: post a fresh one so the table stays playable.
-            message = await channel.send(embed=embed, view=view)
-            await self.service.set_message(table.id, message.id)
-            table.message_id = message.id
+            self._gone.add(table.id)
+            raise _Gone() from None
 
     # --- messages in the channel ---------------------------------------------------------
 
@@ -383,11 +387,11 @@ class TableUpdater:
         """A channel message outside any interaction, paced, mentioning ``mention`` only."""
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
             discord.Object(mention)] if mention else False)
-        await self._slot(channel_id)
         channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
-            message = await channel.send(content, view=view or discord.utils.MISSING,
-                                         allowed_mentions=mentions)
+            async with self.pacer.use(channel_id, "write"):
+                message = await channel.send(content, view=view or discord.utils.MISSING,
+                                             allowed_mentions=mentions)
         except discord.Forbidden as error:
             # Permissions changed under a running table: the next interaction there is told.
             self._refused(channel_id, error)
@@ -471,8 +475,8 @@ class TableUpdater:
                     time.monotonic() - ping.sent < TOKEN_SECONDS:
                 await ping.message.delete()
                 return
-            await self._slot(channel_id, "delete")
-            await self.client.http.delete_message(channel_id, ping.message.id)
+            async with self.pacer.use(channel_id, "delete"):
+                await self.client.http.delete_message(channel_id, ping.message.id)
         except discord.HTTPException:
             log.debug("turn ping %s was already gone", ping.message.id)
 
@@ -487,50 +491,98 @@ class _Ping:
     sent: float = field(default_factory=time.monotonic)
 
 
+class _Gone(Exception):
+    """The table message was deleted: post it again."""
+
+
 class Pacer:
     """Discord's limits for requests outside interactions, kept before Discord enforces them.
 
     About 50 requests a second per bot, and per channel about 5 message posts or edits, and
     separately 5 deletes, in any 5 seconds. Interaction responses and follow-ups are not
     counted (Discord does not count them either).
+
+    A request counts from the moment it is let through until its answer is back, and then in
+    its window from the moment the answer came: Discord counts a request when it arrives,
+    which is somewhere in between. Counting from the grant alone is not enough when the bot
+    is busy: requests granted early in one second can arrive late and meet the next second's.
     """
 
     def __init__(self, per_channel: int = EDITS_PER_WINDOW, per_second: int = GLOBAL_PER_SECOND
                  ) -> None:
         self.per_channel = per_channel
         self.per_second = per_second
-        self._channels: dict[tuple[int, str], deque[float]] = {}
-        self._global: deque[float] = deque()
+        self._channels: dict[tuple[int, str], _Bucket] = {}
+        self._global = _Bucket(per_second, 1.0)
 
     def tracked(self) -> int:
         return len(self._channels)
 
     async def slot(self, channel_id: int, kind: str) -> None:
-        """Wait until one more ``kind`` request ("write" or "delete") fits in the channel's
-        window and in the bot's global second."""
+        """Wait until one more ``kind`` request ("write", "delete" or "read") fits in the
+        channel's window and in the bot's global second, and count it as made now."""
+        async with self.use(channel_id, kind):
+            pass
+
+    @asynccontextmanager
+    async def use(self, channel_id: int, kind: str) -> AsyncIterator[None]:
+        """Make one ``kind`` request inside this block, when it fits Discord's limits."""
         key = (channel_id, kind)
-        while True:
-            now = time.monotonic()
-            recent = self._channels.setdefault(key, deque())
-            _expire(recent, now, WINDOW)
-            _expire(self._global, now, 1.0)
-            wait = 0.0
+        channel = self._channels.get(key)
+        if channel is None:
             limit = self.per_channel if kind == "write" else DELETES_PER_WINDOW
-            if len(recent) >= limit:
-                wait = WINDOW - (now - recent[0]) + 0.05
-            if len(self._global) >= self.per_second:
-                wait = max(wait, 1.0 - (now - self._global[0]) + 0.01)
-            if wait <= 0:
-                recent.append(now)
-                self._global.append(now)
-                return
-            await asyncio.sleep(wait)
+            channel = self._channels[key] = _Bucket(limit, WINDOW)
+        await channel.take()
+        try:
+            await self._global.take()
+        except BaseException:
+            channel.done()
+            raise
+        try:
+            yield
+        finally:
+            channel.done()
+            self._global.done()
 
     def prune(self) -> None:
         """Forget channels with nothing in their window."""
-        now = time.monotonic()
-        for key in [k for k, q in self._channels.items() if not q or now - q[-1] > WINDOW]:
+        for key in [k for k, bucket in self._channels.items() if bucket.idle()]:
             del self._channels[key]
+
+
+class _Bucket:
+    """At most ``limit`` requests in flight or answered within the last ``window`` seconds.
+    Waiters queue first come, first served; only the first one watches the clock."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.recent: deque[float] = deque()  # when answers came back, oldest first
+        self.busy = 0  # requests let through whose answer has not come back
+        self._queue = asyncio.Lock()
+        self._freed = asyncio.Event()
+
+    async def take(self) -> None:
+        async with self._queue:
+            while True:
+                now = time.monotonic()
+                _expire(self.recent, now, self.window)
+                if len(self.recent) + self.busy < self.limit:
+                    self.busy += 1
+                    return
+                wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else None
+                self._freed.clear()
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._freed.wait(), wait)
+
+    def done(self) -> None:
+        self.busy -= 1
+        self.recent.append(time.monotonic())
+        self._freed.set()
+
+    def idle(self) -> bool:
+        _expire(self.recent, time.monotonic(), self.window)
+        return not self.recent and not self.busy and not self._queue.locked()
 
 
 def shown_digest(table: Table) -> str:
