@@ -100,9 +100,8 @@ class NLK(commands.Cog):
 
     @commands.Cog.listener()
     async def on_tables_resumed(self, tables: list[Table]) -> None:
-        """After a restart: bring every table message up to date."""
-        for table in tables:
-            self.updater.request(table)
+        """After a restart: bring the table messages that are out of date up to date."""
+        await self.updater.resume(tables)
 
     @commands.Cog.listener()
     async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
@@ -145,9 +144,15 @@ class NLK(commands.Cog):
                 display_name(interaction.user), seats or defaults.seats, variant, timer,
                 moderator=is_moderator(interaction))
         except TableExists as exists:
+            if exists.message_id is not None and exists.table_id and \
+                    not await self.updater.exists(await self.service.get(exists.table_id)):
+                # Its message was deleted: bring it back rather than point at nothing.
+                await self._post_table(interaction, exists.table_id, retire=False)
+                return
             link = jump_url(guild_id, interaction.channel_id, exists.message_id)
             text, _ = describe(exists)
             await say(interaction, f"{text} It's here: {link}")
+            await self._tell_refusal(interaction)
             return
         table = change.table
         callback = await interaction.response.send_message(embed=render.table_embed(table),
@@ -164,6 +169,48 @@ class NLK(commands.Cog):
             raise NotSeated(turn_of=table.name_to_act())
         embed, view = render.hand_message(table, interaction.user.id)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.check(table)
+        await self._tell_refusal(interaction)
+
+    @nlk.command(name="table")
+    async def table_command(self, interaction: discord.Interaction[Any]) -> None:
+        """Post this channel's table message again, at the bottom (the old one goes)."""
+        table = await self._table_here(interaction)
+        await self._post_table(interaction, table.id)
+
+    async def _post_table(self, interaction: discord.Interaction[Any], table_id: int, *,
+                          retire: bool = True) -> None:
+        """The table message, posted afresh as the answer to ``interaction`` (so it costs no
+        channel request); with ``retire``, the old one is deleted."""
+        table = await self.service.get(table_id)
+        callback = await interaction.response.send_message(embed=render.table_embed(table),
+                                                           view=render.table_view(table))
+        message_id = callback.message_id or (await interaction.original_response()).id
+        old = await self.service.set_message(table.id, message_id)
+        table.message_id = message_id
+        self.updater.replaced(table, table.revision, old if retire else None)
+        self.updater.request(await self.service.get(table.id))  # if it changed meanwhile
+        await self._tell_refusal(interaction)
+
+    async def _tell_refusal(self, interaction: discord.Interaction[Any]) -> None:
+        """If Discord refused one of the bot's posts in this channel since (a permission was
+        taken away), tell whoever uses the table next, once, what the bot needs."""
+        said = self.updater.untold_refusal(interaction.channel_id)
+        if said is None or not interaction.response.is_done():
+            return
+        missing = missing_permissions(interaction)
+        if missing and missing[0].startswith("Send Messages"):
+            missing = missing[:1]  # Discord takes the others away with it: it alone is missing
+        if not interaction.app_permissions.view_channel:
+            missing = ["View Channel"]
+        needs = (f"It needs **{', '.join(missing)}** here: ask someone who can manage this "
+                 "channel to allow it." if missing else "It seems to have them again now.")
+        try:
+            await interaction.followup.send(
+                f"The bot couldn't post in this channel ({said}), so turn pings or table "
+                f"updates may be missing. {needs}", ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not tell about a refused post", exc_info=True)
 
     @nlk.command(name="leave")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
@@ -178,6 +225,7 @@ class NLK(commands.Cog):
         await interaction.response.send_message(text, ephemeral=True)
         self.updater.request(change.table)
         await self.updater.after(change, interaction)
+        await self._tell_refusal(interaction)
 
     @nlk.command(name="end")
     async def end(self, interaction: discord.Interaction[Any]) -> None:
@@ -307,6 +355,8 @@ class NLK(commands.Cog):
             await self._component(interaction, table_id, version, action, arg, values)
         except Exception as error:
             await self._refuse(interaction, table_id, error)
+        if table_id is not None:
+            await self._tell_refusal(interaction)
 
     async def _component(self, interaction: discord.Interaction[Any], table_id: int,
                          version: int | None, action: str, arg: str,
@@ -400,6 +450,8 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        if interaction.message is None or interaction.message.id != table.message_id:
+            self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 
     async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
                           arg: str) -> None:
