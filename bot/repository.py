@@ -362,6 +362,27 @@ class Repository:
                              "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                              (key, value))
 
+    async def state_values(self, prefix: str) -> dict[str, str]:
+        """Every value kept between starts whose key starts with ``prefix``."""
+        rows = await self._all("SELECT key, value FROM bot_state WHERE substr(key, 1, ?) = ?",
+                               (len(prefix), prefix))
+        return {str(row["key"]): str(row["value"]) for row in rows}
+
+    async def set_state_values(self, values: dict[str, str | None]) -> None:
+        """Keep (or, for None, forget) several values in one transaction."""
+        kept = [(k, v) for k, v in values.items() if v is not None]
+        gone = [(k,) for k, v in values.items() if v is None]
+        async with self.transaction() as db:
+            await db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?) "
+                                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", kept)
+            await db.executemany("DELETE FROM bot_state WHERE key = ?", gone)
+
+    async def active_times(self) -> dict[int, float]:
+        """When each open table last changed (unix time)."""
+        rows = await self._all("SELECT id, active_at FROM tables WHERE status IN (?, ?, ?)",
+                               OPEN)
+        return {row["id"]: float(row["active_at"] or 0.0) for row in rows}
+
     # --- idle tables -----------------------------------------------------------------------
 
     async def idle_tables(self, before: float) -> list[int]:

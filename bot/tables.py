@@ -356,11 +356,26 @@ class TableService:
         async with self._changing(table_id, None) as table:
             return Change(table.snapshot(), None, None)
 
-    async def set_message(self, table_id: int, message_id: int) -> None:
-        """Remember the table message (posted, or posted again)."""
+    async def set_message(self, table_id: int, message_id: int) -> int | None:
+        """Remember the table message (posted, or posted again); returns the one it
+        replaces, so whoever re-posted it can retire the old one."""
         async with self._changing(table_id, None) as table:
+            old = table.message_id
             await self.repo.set_message(table.id, message_id)
             table.message_id = message_id
+            return old if old != message_id else None
+
+    async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
+        """What each table message last showed, as the updater recorded it (kept under
+        ``prefix`` + table id), and when each open table last changed."""
+        values = await self.repo.state_values(prefix)
+        shown = {int(k[len(prefix):]): v for k, v in values.items()
+                 if k[len(prefix):].isdigit()}
+        return shown, await self.repo.active_times()
+
+    async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
+        """Record (None: forget) what table messages show, by table id."""
+        await self.repo.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})
 
     async def join(self, table_id: int, user_id: int, name: str, *,
                    channel_id: int | None = None) -> Change:

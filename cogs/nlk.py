@@ -115,9 +115,8 @@ class NLK(commands.Cog):
 
     @commands.Cog.listener()
     async def on_tables_resumed(self, tables: list[Table]) -> None:
-        """After a restart: bring every table message up to date."""
-        for table in tables:
-            self.updater.request(table)
+        """After a restart: bring the table messages that are out of date up to date."""
+        await self.updater.resume(tables)
 
     @commands.Cog.listener()
     async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
@@ -166,10 +165,16 @@ class NLK(commands.Cog):
                 display_name(interaction.user), seats or defaults.seats, variant, timer,
                 moderator=is_moderator(interaction))
         except TableExists as exists:
+            if exists.message_id is not None and exists.table_id and \
+                    not await self.updater.exists(await self.service.get(exists.table_id)):
+                # Its message was deleted: bring it back rather than point at nothing.
+                await self._post_table(interaction, exists.table_id, retire=False)
+                return
             link = jump_url(guild_id, interaction.channel_id, exists.message_id)
             text, _expected = describe(exists, lang_of(interaction))
             await say(interaction, t(interaction).gettext("{refusal} It's here: {link}").format(
                 refusal=text, link=link))
+            await self._tell_refusal(interaction)
             return
         table = change.table
         lang = await self.public(interaction)
@@ -189,6 +194,54 @@ class NLK(commands.Cog):
         embed, view = render.hand_message(table, interaction.user.id,
                                           lang=lang_of(interaction))
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.check(table)
+        await self._tell_refusal(interaction)
+
+    @nlk.command(name=NC_("command", "table"),
+                 description=L_("Post this channel's table message again, at the bottom (the "
+                                "old one goes)."))
+    async def table_command(self, interaction: discord.Interaction[Any]) -> None:
+        """Post this channel's table message again, at the bottom (the old one goes)."""
+        table = await self._table_here(interaction)
+        await self._post_table(interaction, table.id)
+
+    async def _post_table(self, interaction: discord.Interaction[Any], table_id: int, *,
+                          retire: bool = True) -> None:
+        """The table message, posted afresh as the answer to ``interaction`` (so it costs no
+        channel request); with ``retire``, the old one is deleted."""
+        table = await self.service.get(table_id)
+        lang = await self.public(interaction)
+        callback = await interaction.response.send_message(
+            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
+        message_id = callback.message_id or (await interaction.original_response()).id
+        old = await self.service.set_message(table.id, message_id)
+        table.message_id = message_id
+        self.updater.replaced(table, table.revision, old if retire else None)
+        self.updater.request(await self.service.get(table.id))  # if it changed meanwhile
+        await self._tell_refusal(interaction)
+
+    async def _tell_refusal(self, interaction: discord.Interaction[Any]) -> None:
+        """If Discord refused one of the bot's posts in this channel since (a permission was
+        taken away), tell whoever uses the table next, once, what the bot needs."""
+        said = self.updater.untold_refusal(interaction.channel_id)
+        if said is None or not interaction.response.is_done():
+            return
+        missing = missing_permissions(interaction)
+        if missing and missing[0].startswith("Send Messages"):
+            missing = missing[:1]  # Discord takes the others away with it: it alone is missing
+        if not interaction.app_permissions.view_channel:
+            missing = [N_("View Channel")]
+        _ = t(interaction).gettext  # only this person reads it
+        needs = (_("It needs **{missing}** here: ask someone who can manage this channel to "
+                   "allow it.").format(missing=", ".join(_(name) for name in missing))
+                 if missing else _("It seems to have them again now."))
+        try:
+            await interaction.followup.send(
+                _("The bot couldn't post in this channel ({said}), so turn pings or table "
+                  "updates may be missing. {needs}").format(said=said, needs=needs),
+                ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not tell about a refused post", exc_info=True)
 
     @nlk.command(name=NC_("command", "leave"),
                  description=L_("Leave this channel's table (during a hand: when the hand "
@@ -206,6 +259,7 @@ class NLK(commands.Cog):
         await interaction.response.send_message(text, ephemeral=True)
         self.updater.request(change.table)
         await self.updater.after(change, interaction)
+        await self._tell_refusal(interaction)
 
     @nlk.command(name=NC_("command", "end"),
                  description=L_("End this channel's table (host, or anyone who can manage the "
@@ -375,6 +429,8 @@ class NLK(commands.Cog):
             await self._component(interaction, table_id, version, action, arg, values)
         except Exception as error:
             await self._refuse(interaction, table_id, error)
+        if table_id is not None:
+            await self._tell_refusal(interaction)
 
     async def _component(self, interaction: discord.Interaction[Any], table_id: int,
                          version: int | None, action: str, arg: str,
@@ -471,6 +527,8 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        if interaction.message is None or interaction.message.id != table.message_id:
+            self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 
     async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
                           arg: str) -> None:

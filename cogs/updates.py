@@ -12,14 +12,19 @@ becomes one or two edits.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import discord
 
+from bot.clocks import RETRY_SECONDS
 from bot.tables import Change, Table, TableService
 from rules.i18n import translator
 
@@ -32,6 +37,11 @@ EDITS_PER_WINDOW = 4  # Discord allows about 5 per 5 s per channel; keep one spa
 DELETES_PER_WINDOW = 4  # deletes have a per-channel bucket of their own
 GLOBAL_PER_SECOND = 40  # Discord allows 50 requests a second per bot; keep some spare
 WINDOW = 5.0
+CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per table
+RECORD_SECONDS = 2.0  # what table messages show is written down in batches this often
+HISTORY = 50  # recent channel messages searched for a table message posted before a crash
+SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
+CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
 
 
 class TableUpdater:
@@ -50,16 +60,24 @@ class TableUpdater:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.pacer = Pacer(edits_per_window)
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
-        self._deletes: set[asyncio.Task[None]] = set()
+        self._deletes: set[asyncio.Task[None]] = set()  # and other short background work
+        self._drawn: dict[int, tuple[Table, float]] = {}  # shown, not yet written down, when
+        self._recorder: asyncio.Task[None] | None = None
+        self._checked: dict[int, float] = {}  # table id → when its message was last looked for
+        self._gone: set[int] = set()  # tables whose message was found deleted: post anew
+        # channel id → (what Discord said when it refused a post, whether someone was told)
+        self._denied: dict[int, tuple[str, bool]] = {}
         self.closed = False
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
-            self.pacer.tracked()
+            len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked()
 
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
+        if revision >= self._shown.get(table.id, -1):
+            self._remember(table)
         self._shown[table.id] = max(self._shown.get(table.id, -1), revision)
         latest = self._latest.get(table.id)
         if latest is not None and latest.revision <= revision:
@@ -78,13 +96,181 @@ class TableUpdater:
             self._tasks[table.id] = asyncio.create_task(self._run(table.id))
 
     async def close(self) -> None:
-        """Cancel the pending edits and wait until they have stopped."""
+        """Cancel the pending edits and wait until they have stopped; then write down what
+        the table messages show, so the next start redraws only what is out of date."""
         self.closed = True
-        tasks = [task for task in [*self._tasks.values(), *self._deletes] if not task.done()]
+        tasks = [task for task in [*self._tasks.values(), *self._deletes, self._recorder]
+                 if task is not None and not task.done()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        self._recorder = None
+        await self._record()
+
+    # --- after a restart -------------------------------------------------------------------
+
+    async def resume(self, tables: list[Table]) -> None:
+        """Redraw the table messages that are out of date, and only those: a restart with
+        hundreds of open tables must not spend Discord's request budget on no-op edits.
+        A table with no recorded message first looks for one posted just before a crash."""
+        try:
+            shown, active = await self.service.shown_records(SHOWN)
+        except Exception:
+            log.warning("could not read what the table messages show", exc_info=True)
+            shown, active = {}, {}
+        open_ids = {table.id for table in tables}
+        closed: dict[int, str | None] = {
+            table_id: None for table_id in shown if table_id not in open_ids}
+        if closed:
+            try:
+                await self.service.record_shown(SHOWN, closed)
+            except Exception:
+                log.warning("could not forget closed tables' messages", exc_info=True)
+        for table in tables:
+            if table.message_id is None:
+                self._background(self._adopt(table))
+            elif _unchanged(shown.get(table.id), table, active.get(table.id, 0.0)):
+                self._shown[table.id] = table.revision
+            else:
+                self.request(table)
+
+    async def _adopt(self, table: Table) -> None:
+        """A table with no recorded message: the bot may have been stopped between posting
+        it and recording its id. Adopt the newest such message among the channel's recent
+        ones (retiring any older copy) rather than post a second; without Read Message
+        History the channel looks empty, and a fresh one is posted."""
+        found: list[int] = []
+        me = self.client.user.id if self.client.user else None
+        try:
+            async with self.pacer.use(table.channel_id, "read"):
+                history = await self.client.http.logs_from(table.channel_id, HISTORY)
+            for message in history:
+                if int(message["author"]["id"]) == me and message.get("embeds") and \
+                        _carries(message, table.id):
+                    found.append(int(message["id"]))
+        except discord.HTTPException:
+            log.info("table %s: could not read channel %s's history", table.id,
+                     table.channel_id)
+        if found:
+            found.sort()
+            await self.service.set_message(table.id, found[-1])
+            log.info("table %s: adopted message %s", table.id, found[-1])
+            for extra in found[:-1]:
+                await self._retire(table.channel_id, extra)
+            table = await self.service.get(table.id)
+        self.request(table)
+
+    # --- a table message someone deleted ---------------------------------------------------
+
+    def check(self, table: Table) -> None:
+        """The table was used without its message being drawn (``/nlk hand``, a button on a
+        ping or a hand): look, at most every ``CHECK_SECONDS``, whether the message still
+        exists, and post it again if someone deleted it."""
+        if self.closed or not table.is_open or table.message_id is None:
+            return
+        now = time.monotonic()
+        if now - self._checked.get(table.id, -CHECK_SECONDS) < CHECK_SECONDS:
+            return
+        self._checked[table.id] = now
+        self._background(self._check(table.id))
+
+    async def exists(self, table: Table) -> bool:
+        """Whether the table message is still there (True when the bot can't tell: it
+        needs Read Message History to look)."""
+        if table.message_id is None:
+            return False
+        try:
+            async with self.pacer.use(table.channel_id, "read"):
+                await self.client.http.get_message(table.channel_id, table.message_id)
+        except discord.NotFound:
+            return False
+        except discord.HTTPException:
+            log.debug("table %s: can't tell whether its message exists", table.id)
+        return True
+
+    async def _check(self, table_id: int) -> None:
+        try:
+            table = await self.service.get(table_id)
+            if not await self.exists(table):
+                log.info("table %s: its message %s was deleted; posting it again",
+                         table.id, table.message_id)
+                self.repost(table)
+        except Exception:
+            log.warning("table %s: could not check its message", table_id, exc_info=True)
+
+    def repost(self, table: Table) -> None:
+        """The table message is gone: post the table again soon (paced)."""
+        self._gone.add(table.id)
+        self._shown.pop(table.id, None)
+        self.request(table)
+
+    def replaced(self, table: Table, revision: int, old_message_id: int | None) -> None:
+        """An interaction posted the table message afresh (``revision`` shows in it): the
+        old one, if any, is deleted so only one carries the table's buttons."""
+        self._gone.discard(table.id)
+        self._shown[table.id] = revision  # the new message shows this, whatever the old did
+        self._remember(table)
+        if old_message_id is not None:
+            self._background(self._retire(table.channel_id, old_message_id))
+
+    async def _retire(self, channel_id: int, message_id: int) -> None:
+        try:
+            async with self.pacer.use(channel_id, "delete"):
+                await self.client.http.delete_message(channel_id, message_id)
+        except discord.HTTPException:
+            log.debug("old table message %s was already gone", message_id)
+
+    def _background(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._deletes.add(task)
+        task.add_done_callback(self._deletes.discard)
+
+    # --- what the table messages show, written down ----------------------------------------
+
+    def _remember(self, table: Table) -> None:
+        """The table message now shows ``table``: write it down soon (in a batch)."""
+        self._drawn[table.id] = (table, self.service.clock())
+        if self._recorder is None and not self.closed:
+            self._recorder = asyncio.create_task(self._record_soon())
+
+    async def _record_soon(self) -> None:
+        await asyncio.sleep(RECORD_SECONDS)
+        self._recorder = None
+        await self._record()
+
+    async def _record(self) -> None:
+        drawn, self._drawn = self._drawn, {}
+        if not drawn:
+            return
+        values: dict[int, str | None] = {
+            table_id: f"{shown_digest(table)} {at!r}" if table.is_open else None
+            for table_id, (table, at) in drawn.items()}
+        try:
+            await self.service.record_shown(SHOWN, values)
+        except Exception:
+            # Nothing is lost but a skipped redraw: the next start redraws these tables.
+            log.warning("could not write down what the table messages show", exc_info=True)
+
+    # --- posting was refused ---------------------------------------------------------------
+
+    def _refused(self, channel_id: int, error: discord.Forbidden) -> None:
+        said, told = self._denied.get(channel_id, ("", False))
+        self._denied[channel_id] = (error.text or said or "Missing Permissions", told)
+
+    def _allowed(self, channel_id: int) -> None:
+        self._denied.pop(channel_id, None)
+
+    def untold_refusal(self, channel_id: int | None) -> str | None:
+        """What Discord said when it last refused a post in the channel, if nobody there
+        was told yet; marks it told (each refusal is told once, until posting works again)."""
+        if channel_id is None or channel_id not in self._denied:
+            return None
+        said, told = self._denied[channel_id]
+        if told:
+            return None
+        self._denied[channel_id] = (said, True)
+        return said
 
     # --- the bot's clocks tell us -----------------------------------------------------------
 
@@ -118,21 +304,47 @@ class TableUpdater:
     # --- the table message -----------------------------------------------------------------
 
     async def _run(self, table_id: int) -> None:
+        failures = 0
         try:
             while True:
                 table = self._latest.get(table_id)
                 if table is None or self._shown.get(table_id, -1) >= table.revision:
                     break
-                await self._slot(table.channel_id)
-                table = self._latest.get(table_id)
-                if table is None or self._shown.get(table_id, -1) >= table.revision:
-                    break
-                await self._edit(table)
+                try:
+                    async with self.pacer.use(table.channel_id, "write"):
+                        latest = self._latest.get(table_id)
+                        if latest is None or self._shown.get(table_id, -1) >= latest.revision:
+                            break
+                        table = latest
+                        await self._edit(table)
+                except asyncio.CancelledError:
+                    raise
+                except _Gone:
+                    continue  # someone deleted the message: the next turn posts it again
+                except Exception as error:
+                    # Report a persisting failure once, then back off and try again: the
+                    # message must not stay stale until the next change. A closed table's
+                    # last edit gets a few tries only.
+                    if isinstance(error, discord.Forbidden):
+                        self._refused(table.channel_id, error)
+                    if failures == 0:
+                        log.warning("could not update the message of table %s; retrying",
+                                    table_id, exc_info=True)
+                    failures += 1
+                    if not table.is_open and failures >= CLOSED_TRIES:
+                        log.warning("table %s closed: its message was left as it was",
+                                    table_id)
+                        self._latest.pop(table_id, None)
+                        self._forget_if_closed(table)
+                        break
+                    await asyncio.sleep(RETRY_SECONDS[min(failures - 1,
+                                                          len(RETRY_SECONDS) - 1)])
+                    continue
+                if failures:
+                    log.info("table %s: its message is up to date again after %d failed "
+                             "tries", table_id, failures)
+                    failures = 0
                 self.shown(table, table.revision)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("could not update the message of table %s", table_id)
         finally:
             if self._tasks.get(table_id) is asyncio.current_task():
                 del self._tasks[table_id]
@@ -140,6 +352,9 @@ class TableUpdater:
     def _forget_if_closed(self, table: Table) -> None:
         if not table.is_open and table.id not in self._latest:
             self._shown.pop(table.id, None)
+            self._checked.pop(table.id, None)
+            self._gone.discard(table.id)
+            self._denied.pop(table.channel_id, None)
             self.pacer.prune()
 
     async def _slot(self, channel_id: int, kind: str = "write") -> None:
@@ -152,19 +367,18 @@ class TableUpdater:
         view = render.table_view(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
-        if table.message_id is None:
+        if table.message_id is None or table.id in self._gone:
             message = await channel.send(embed=embed, view=view)
             await self.service.set_message(table.id, message.id)
             table.message_id = message.id
+            self._gone.discard(table.id)
             return
         try:
             await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
         except discord.NotFound:
-            await self._slot(table.channel_id)
             # Someone deleted the table message: post a fresh one so the table stays playable.
-            message = await channel.send(embed=embed, view=view)
-            await self.service.set_message(table.id, message.id)
-            table.message_id = message.id
+            self._gone.add(table.id)
+            raise _Gone() from None
 
     # --- messages in the channel ---------------------------------------------------------
 
@@ -180,14 +394,21 @@ class TableUpdater:
         """A channel message outside any interaction, paced, mentioning ``mention`` only."""
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
             discord.Object(mention)] if mention else False)
-        await self._slot(channel_id)
         channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
-            return await channel.send(content, view=view or discord.utils.MISSING,
-                                      allowed_mentions=mentions)
+            async with self.pacer.use(channel_id, "write"):
+                message = await channel.send(content, view=view or discord.utils.MISSING,
+                                             allowed_mentions=mentions)
+        except discord.Forbidden as error:
+            # Permissions changed under a running table: the next interaction there is told.
+            self._refused(channel_id, error)
+            log.warning("may not post to channel %s: %s", channel_id, error.text)
+            return None
         except discord.HTTPException:
             log.warning("could not post to channel %s", channel_id, exc_info=True)
             return None
+        self._allowed(channel_id)
+        return message
 
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
         """Tell the player to act, mentioning only them, with their turn's controls."""
@@ -264,8 +485,8 @@ class TableUpdater:
                     time.monotonic() - ping.sent < TOKEN_SECONDS:
                 await ping.message.delete()
                 return
-            await self._slot(channel_id, "delete")
-            await self.client.http.delete_message(channel_id, ping.message.id)
+            async with self.pacer.use(channel_id, "delete"):
+                await self.client.http.delete_message(channel_id, ping.message.id)
         except discord.HTTPException:
             log.debug("turn ping %s was already gone", ping.message.id)
 
@@ -280,50 +501,131 @@ class _Ping:
     sent: float = field(default_factory=time.monotonic)
 
 
+class _Gone(Exception):
+    """The table message was deleted: post it again."""
+
+
 class Pacer:
     """Discord's limits for requests outside interactions, kept before Discord enforces them.
 
     About 50 requests a second per bot, and per channel about 5 message posts or edits, and
     separately 5 deletes, in any 5 seconds. Interaction responses and follow-ups are not
     counted (Discord does not count them either).
+
+    A request counts from the moment it is let through until its answer is back, and then in
+    its window from the moment the answer came: Discord counts a request when it arrives,
+    which is somewhere in between. Counting from the grant alone is not enough when the bot
+    is busy: requests granted early in one second can arrive late and meet the next second's.
     """
 
     def __init__(self, per_channel: int = EDITS_PER_WINDOW, per_second: int = GLOBAL_PER_SECOND
                  ) -> None:
         self.per_channel = per_channel
         self.per_second = per_second
-        self._channels: dict[tuple[int, str], deque[float]] = {}
-        self._global: deque[float] = deque()
+        self._channels: dict[tuple[int, str], _Bucket] = {}
+        self._global = _Bucket(per_second, 1.0)
 
     def tracked(self) -> int:
         return len(self._channels)
 
     async def slot(self, channel_id: int, kind: str) -> None:
-        """Wait until one more ``kind`` request ("write" or "delete") fits in the channel's
-        window and in the bot's global second."""
+        """Wait until one more ``kind`` request ("write", "delete" or "read") fits in the
+        channel's window and in the bot's global second, and count it as made now."""
+        async with self.use(channel_id, kind):
+            pass
+
+    @asynccontextmanager
+    async def use(self, channel_id: int, kind: str) -> AsyncIterator[None]:
+        """Make one ``kind`` request inside this block, when it fits Discord's limits."""
         key = (channel_id, kind)
-        while True:
-            now = time.monotonic()
-            recent = self._channels.setdefault(key, deque())
-            _expire(recent, now, WINDOW)
-            _expire(self._global, now, 1.0)
-            wait = 0.0
+        channel = self._channels.get(key)
+        if channel is None:
             limit = self.per_channel if kind == "write" else DELETES_PER_WINDOW
-            if len(recent) >= limit:
-                wait = WINDOW - (now - recent[0]) + 0.05
-            if len(self._global) >= self.per_second:
-                wait = max(wait, 1.0 - (now - self._global[0]) + 0.01)
-            if wait <= 0:
-                recent.append(now)
-                self._global.append(now)
-                return
-            await asyncio.sleep(wait)
+            channel = self._channels[key] = _Bucket(limit, WINDOW)
+        await channel.take()
+        try:
+            await self._global.take()
+        except BaseException:
+            channel.done()
+            raise
+        try:
+            yield
+        finally:
+            channel.done()
+            self._global.done()
 
     def prune(self) -> None:
         """Forget channels with nothing in their window."""
-        now = time.monotonic()
-        for key in [k for k, q in self._channels.items() if not q or now - q[-1] > WINDOW]:
+        for key in [k for k, bucket in self._channels.items() if bucket.idle()]:
             del self._channels[key]
+
+
+class _Bucket:
+    """At most ``limit`` requests in flight or answered within the last ``window`` seconds.
+    Waiters queue first come, first served; only the first one watches the clock."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.recent: deque[float] = deque()  # when answers came back, oldest first
+        self.busy = 0  # requests let through whose answer has not come back
+        self._queue = asyncio.Lock()
+        self._freed = asyncio.Event()
+
+    async def take(self) -> None:
+        async with self._queue:
+            while True:
+                now = time.monotonic()
+                _expire(self.recent, now, self.window)
+                if len(self.recent) + self.busy < self.limit:
+                    self.busy += 1
+                    return
+                wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else None
+                self._freed.clear()
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._freed.wait(), wait)
+
+    def done(self) -> None:
+        self.busy -= 1
+        self.recent.append(time.monotonic())
+        self._freed.set()
+
+    def idle(self) -> bool:
+        _expire(self.recent, time.monotonic(), self.window)
+        return not self.recent and not self.busy and not self._queue.locked()
+
+
+def shown_digest(table: Table) -> str:
+    """A short fingerprint of everything the table message shows. It is drawn in English
+    whatever the server's language: it stands for the table's state, which is what decides
+    whether a restart must redraw the message."""
+    drawn = [render.table_embed(table).to_dict(), render.table_view(table).to_components()]
+    text = json.dumps(drawn, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _unchanged(record: str | None, table: Table, active_at: float) -> bool:
+    """Whether the recorded drawing is of the table as it is now, made after its last change
+    (the time rules out a table that changed and changed back since)."""
+    if record is None:
+        return False
+    digest, _, at = record.partition(" ")
+    try:
+        return float(at) >= active_at and digest == shown_digest(table)
+    except ValueError:
+        return False
+
+
+def _carries(message: Any, table_id: int) -> bool:
+    """Whether a raw message has a component of table ``table_id`` (its custom ids)."""
+    prefix = f"nlk:{table_id}:"
+    stack = list(message.get("components") or [])
+    while stack:
+        node = stack.pop()
+        if str(node.get("custom_id", "")).startswith(prefix):
+            return True
+        stack.extend(node.get("components") or [])
+    return False
 
 
 def _expire(recent: deque[float], now: float, window: float) -> None:

@@ -36,6 +36,17 @@ harness (not the bot) was the bottleneck and the latency figures are upper bound
 
 The run is bounded: every wait has a timeout, the whole run has ``--timeout`` seconds, and all
 traffic stays on 127.0.0.1.
+
+**Restarts** (``--restart``): opens N two-player tables (each in the collect phase, no turn
+timer), stops the bot (SIGTERM), starts it again and counts the requests and 429s while it
+resumes (until the bot has been quiet for three seconds). Then it stops the bot once more,
+makes every table idle in the database (as if nobody had touched them for days), starts it
+again and counts the same while the idle sweep (a minute after the start) ends them all::
+
+    {"tables", "open_seconds", "resume": {"seconds", "requests", "rate_limited"},
+     "idle_resume": {…}, "sweep": {…}, "violations"}
+
+``requests`` counts the bot's requests by route (interaction answers excluded: none come).
 """
 
 from __future__ import annotations
@@ -47,9 +58,11 @@ import json
 import math
 import os
 import random
+import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -371,6 +384,101 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
     }
 
 
+# --- restarts ----------------------------------------------------------------------------
+
+
+async def _open_tables(fake: FakeDiscord, tables: int, seed: int) -> list[Message]:
+    """N started two-player tables, each in its own channel, opened a few dozen at a time."""
+    gate = asyncio.Semaphore(50)
+
+    async def one(index: int) -> Message:
+        async with gate:
+            driver = ChannelDriver(fake, random.Random(seed * 100_003 + index),
+                                   channel=fake.add_channel(f"nlk-{index:03d}"))
+            host, guest = _names(index, 2)
+            return await driver.seat_and_start(host, [guest], turn_timer=0)
+
+    return list(await asyncio.gather(*(one(i) for i in range(tables))))
+
+
+async def _until_quiet(fake: FakeDiscord, quiet: float, timeout: float) -> None:
+    """Until the bot has sent no request for ``quiet`` seconds (or ``timeout`` passed)."""
+    deadline = time.monotonic() + timeout
+    last, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        count = sum(fake.request_counts.values())
+        if count != last:
+            last, since = count, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+        await asyncio.sleep(0.25)
+
+
+class Phase:
+    """Requests and 429s from the moment it is made until ``done()``."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.requests = Counter(fake.request_counts)
+        self.limited = len(fake.rate_limited)
+        self.started = time.monotonic()
+
+    def done(self) -> dict[str, Any]:
+        requests = Counter(self.fake.request_counts)
+        requests.subtract(self.requests)
+        return {"seconds": round(time.monotonic() - self.started, 2),
+                "requests": {k: v for k, v in sorted(requests.items()) if v > 0},
+                "rate_limited": len(self.fake.rate_limited) - self.limited}
+
+
+def _make_idle(database: Path) -> None:
+    """Every open table last changed long ago, as if the bot had been down for days."""
+    db = sqlite3.connect(database)
+    try:
+        with db:
+            db.execute("UPDATE tables SET active_at = 0 WHERE status IN "
+                       "('lobby', 'playing', 'over')")
+    finally:
+        db.close()
+
+
+async def run_restart(tables: int = 500, seed: int = 0, *, timeout: float = 1800.0
+                      ) -> dict[str, Any]:
+    """Open ``tables`` tables, restart the bot, then restart it with every table idle."""
+    if tables < 1:
+        raise ValueError("need at least one table")
+    with tempfile.TemporaryDirectory(prefix="nlk-restart-") as tmp:
+        folder = Path(tmp)
+        async with FakeDiscord() as fake, asyncio.timeout(timeout):
+            started = time.monotonic()
+            async with bot_process(fake, folder):
+                messages = await _open_tables(fake, tables, seed)
+                await _until_quiet(fake, 3.0, 120.0)
+            open_seconds = time.monotonic() - started
+            phase = Phase(fake)
+            async with bot_process(fake, folder):
+                await _until_quiet(fake, 3.0, 300.0)
+                resume = phase.done()
+            _make_idle(folder / "load.sqlite3")
+            phase = Phase(fake)
+            async with bot_process(fake, folder):
+                await _until_quiet(fake, 3.0, 300.0)
+                idle_resume = phase.done()
+                phase = Phase(fake)
+                # The sweep runs a minute after the start and ends every table.
+                await fake.wait_until(lambda: all(
+                    "closed" in m.embeds[0].get("footer", {}).get("text", "")
+                    for m in messages), timeout=300.0)
+                await _until_quiet(fake, 3.0, 120.0)
+                sweep = phase.done()
+            bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
+    return {"tables": tables, "open_seconds": round(open_seconds, 2), "resume": resume,
+            "idle_resume": idle_resume, "sweep": sweep,
+            "rate_limited": len(fake.rate_limited), "violations": len(fake.violations),
+            "_violations": [str(v) for v in fake.violations], "_failures": [],
+            "_bot_log": bot_log, "failed_tables": 0}
+
+
 def public(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if not k.startswith("_")}
 
@@ -387,9 +495,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="give up after this many seconds (default 1800)")
+    parser.add_argument("--restart", action="store_true",
+                        help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
-    report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
-                                  think_ms=args.think, timeout=args.timeout))
+    if args.restart:
+        report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
+    else:
+        report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
+                                      think_ms=args.think, timeout=args.timeout))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     for violation in report["_violations"][:5]:

@@ -234,11 +234,13 @@ async def test_the_host_leaving_between_hands_passes_hosting_on(fake_discord, tm
 
 
 class MovesOnly(Driver):
-    """Taps moves only: "I'm back" on the table message is for the away player, not a move."""
+    """Taps moves only: "I'm back" is for the away player, and Moves and Fair deal only show
+    things privately."""
 
     async def _collect_step(self, table) -> None:
         name = actor(table)
-        choices = [b for b in table.buttons() if b.label not in ("My stack", "I'm back")]
+        choices = [b for b in table.buttons()
+                   if b.label not in ("My stack", "I'm back", "Moves", "Fair deal")]
         ix = await self.fake.click(name, table, custom_id=self.rng.choice(choices).custom_id)
         assert (await ix.wait_response()).type == 7
         self.actions += 1

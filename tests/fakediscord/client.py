@@ -35,7 +35,7 @@ from .ratelimit import (
     ChannelRateLimiter,
     GlobalRateLimiter,
 )
-from .server import API, Hold, RestAPI
+from .server import API, Failure, Hold, RestAPI
 from .state import CommandSync, State
 
 log = logging.getLogger("fakediscord")
@@ -161,11 +161,25 @@ class FakeDiscord:
             "DISCORD_TOKEN": self.token,
         }
 
-    def hold(self, method: str, path: str) -> Hold:
-        """Make requests ``method`` to a path matching the regex ``path`` wait for ``release()``."""
-        hold = Hold(method.upper(), re.compile(path))
+    def hold(self, method: str, path: str, *, answer: bool = False) -> Hold:
+        """Make requests ``method`` to a path matching the regex ``path`` wait for ``release()``
+        (with ``answer``: carry them out, and hold only the answer)."""
+        hold = Hold(method.upper(), re.compile(path), answer)
         self.rest.holds.append(hold)
         return hold
+
+    def fail(self, method: str, path: str, *, status: int = 500, code: int = 0,
+             message: str = "500: Internal Server Error", times: int = 1) -> Failure:
+        """Refuse the next ``times`` requests ``method`` to a path matching the regex ``path``
+        with this error (a passing outage, or a permission lost between two checks)."""
+        failure = Failure(method.upper(), re.compile(path), status, code, message, times)
+        self.rest.failures.append(failure)
+        return failure
+
+    @property
+    def request_counts(self) -> Counter[str]:
+        """Requests received per route, keyed like ``rate_limit_counts``."""
+        return self.state.request_counts
 
     def patch_discord(self) -> DiscordPatch:
         """Point in-process discord.py at this fake now; use as a context manager to undo."""

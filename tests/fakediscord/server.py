@@ -60,16 +60,35 @@ def snowflake(request: web.Request, name: str) -> int:
 
 @dataclass
 class Hold:
-    """Requests matching ``method`` and ``path`` wait until released (to test in-flight work)."""
+    """Requests matching ``method`` and ``path`` wait until released (to test in-flight work).
+
+    With ``answer``, the request is carried out at once and only its answer waits: the bot
+    has not heard back yet, but Discord has done it.
+    """
 
     method: str
     path: re.Pattern[str]
+    answer: bool = False
     reached: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)
     count: int = 0
 
     def release(self) -> None:
         self.released.set()
+
+
+@dataclass
+class Failure:
+    """The next ``times`` requests matching ``method`` and ``path`` are refused with this
+    error, as Discord does now and then (a 5xx, or a permission taken away between checks)."""
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    code: int
+    message: str
+    times: int
+    count: int = 0
 
 
 class RestAPI:
@@ -95,6 +114,7 @@ class RestAPI:
         self.token = token
         self.advertise_ratelimits = False
         self.holds: list[Hold] = []
+        self.failures: list[Failure] = []
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[self.middleware], client_max_size=64 * 1024 * 1024)
@@ -176,12 +196,26 @@ class RestAPI:
                 raise APIError(401, 0, "401: Unauthorized", kind="auth")
             if bot_route and (limited := self._throttle_global(request)) is not None:
                 return limited
-            for hold in self.holds:
-                if hold.method == request.method and hold.path.search(path):
+            if path.startswith(API):
+                self.state.request_counts[self._route(request)] += 1
+            held = [h for h in self.holds if h.method == request.method and h.path.search(path)]
+            for hold in held:
+                if not hold.answer:
                     hold.count += 1
                     hold.reached.set()
                     await hold.released.wait()
+            for failure in self.failures:
+                if failure.count < failure.times and failure.method == request.method \
+                        and failure.path.search(path):
+                    failure.count += 1
+                    raise APIError(failure.status, failure.code, failure.message,
+                                   kind="injected")
             response: web.StreamResponse = await handler(request)
+            for hold in held:
+                if hold.answer:
+                    hold.count += 1
+                    hold.reached.set()
+                    await hold.released.wait()
             return response
         except APIError as exc:
             self._violation(request, exc)
@@ -233,12 +267,16 @@ class RestAPI:
             return None
         return self.global_limiter.too_many(self._hit(request, None, retry_after, "global"))
 
+    def _route(self, request: web.Request) -> str:
+        """The request's route template, e.g. ``PATCH /channels/{channel_id}/messages/…``."""
+        resource = request.match_info.route.resource
+        template = resource.canonical if resource is not None else request.path
+        return f"{request.method} {template.removeprefix(API)}"
+
     def _hit(
         self, request: web.Request, channel_id: int | None, retry_after: float, scope: str
     ) -> RateLimitHit:
-        resource = request.match_info.route.resource
-        template = resource.canonical if resource is not None else request.path
-        route = f"{request.method} {template.removeprefix(API)}"
+        route = self._route(request)
         hit = RateLimitHit(
             request.method,
             request.path,
@@ -493,6 +531,9 @@ class RestAPI:
         return self._message_response(message, channel_id)
 
     async def get_message(self, request: web.Request) -> web.Response:
+        channel = self.state.channel(snowflake(request, "channel_id"))
+        if not self._can_view(channel) & Perm.READ_MESSAGE_HISTORY:
+            raise missing_access()  # Discord needs Read Message History to fetch one message
         return json_response(self._message(request).to_dict())
 
     async def edit_message(self, request: web.Request) -> web.StreamResponse:

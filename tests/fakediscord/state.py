@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import copy
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,8 @@ class State:
         self.interactions_by_token: dict[str, Interaction] = {}
         self.violations: list[Violation] = []
         self.rate_limited: list[RateLimitHit] = []
+        # Requests received per route template (``"PATCH /channels/{channel_id}/…"``).
+        self.request_counts: Counter[str] = Counter()
         self.command_syncs: list[CommandSync] = []
         # The bot's permissions where a test set them: per channel, and per guild.
         self.bot_channel_permissions: dict[int, int] = {}
