@@ -163,6 +163,7 @@ class NLK(commands.Cog):
             raise NotSeated(turn_of=table.name_to_act())
         embed, view = render.hand_message(table, interaction.user.id)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
 
     @nlk.command(name="leave")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
@@ -307,6 +308,7 @@ class NLK(commands.Cog):
         elif _is_ephemeral(interaction):
             embed, view = render.hand_message(table, user.id)
             await interaction.response.edit_message(embed=embed, view=view)
+            self.updater.hands.opened(table, user.id, interaction)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id)
             await interaction.response.edit_message(content=content, view=view)
@@ -360,6 +362,7 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
 
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
                       error: Exception) -> None:

@@ -23,6 +23,7 @@ import discord
 from bot.tables import Change, Table, TableService
 
 from . import render
+from .hands import OpenHands
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +47,13 @@ class TableUpdater:
         self.pacer = Pacer(edits_per_window)
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
         self._deletes: set[asyncio.Task[None]] = set()
+        self.hands = OpenHands()  # players' open hands, redrawn after each change
         self.closed = False
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
-            self.pacer.tracked()
+            self.pacer.tracked() + self.hands.tracked()
 
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
@@ -80,6 +82,7 @@ class TableUpdater:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        await self.hands.close()
 
     # --- the bot's clocks tell us -----------------------------------------------------------
 
@@ -98,6 +101,7 @@ class TableUpdater:
                     ) -> None:
         """Ping whoever must act now, or announce the end of the hand, or clear the ping."""
         table = change.table
+        self.hands.changed(table)
         actor = interaction.user.id if interaction is not None else None
         if change.hand_over:
             await self.announce_end(table, interaction)
