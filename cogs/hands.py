@@ -75,7 +75,7 @@ class OpenHands:
             hands[user_id] = _Open(interaction, self.clock(), -1, None)
         else:
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(table, user_id))
+                                   _looks(*_draw(table, user_id)))
         latest = self._latest.get(table.id)
         if latest is None or latest.revision < table.revision:
             self._latest[table.id] = table
@@ -137,11 +137,11 @@ class OpenHands:
 
     async def _redraw(self, table: Table, user_id: int, hand: _Open) -> None:
         """Bring one hand up to ``table``, if what it shows has changed."""
-        looks = _looks(table, user_id)
+        embed, view = _draw(table, user_id)
+        looks = _looks(embed, view)
         if looks == hand.shown:
             hand.revision = table.revision
             return
-        embed, view = _draw(table, user_id)
         hand.pending = True
         try:
             await hand.interaction.edit_original_response(embed=embed, view=view)
@@ -170,10 +170,9 @@ def _draw(table: Table, user_id: int) -> tuple[discord.Embed, discord.ui.View]:
     return embed, Buttons()
 
 
-def _looks(table: Table, user_id: int) -> Any:
+def _looks(embed: discord.Embed, view: discord.ui.View) -> Any:
     """What a hand shows that matters: its embed less the footer (which only counts moves),
     and its controls. Equal looks need no edit."""
-    embed, view = _draw(table, user_id)
     shown = embed.to_dict()
     shown.pop("footer", None)
     return shown, view.to_components()

@@ -237,10 +237,9 @@ class TableUpdater:
         if current is not None and current.revision > table.revision:
             stale = _Ping(table.revision, message) if message is not None else None
         else:
-            if message is None:
-                self._pings.pop(table.id, None)
-            else:
-                self._pings[table.id] = _Ping(table.revision, message)
+            # No ping: keep the revision it was cleared at, so that a ping for an earlier
+            # turn that lands late (a paced post) is known to be stale and deleted.
+            self._pings[table.id] = _Ping(table.revision, message)
             stale = current
         if not table.is_open and message is None:
             self._pings.pop(table.id, None)
