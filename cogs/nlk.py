@@ -169,6 +169,7 @@ class NLK(commands.Cog):
             raise NotSeated(turn_of=table.name_to_act())
         embed, view = render.hand_message(table, interaction.user.id)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
         self.updater.check(table)
         await self._tell_refusal(interaction)
 
@@ -392,6 +393,7 @@ class NLK(commands.Cog):
         elif _is_ephemeral(interaction):
             embed, view = render.hand_message(table, user.id)
             await interaction.response.edit_message(embed=embed, view=view)
+            self.updater.hands.opened(table, user.id, interaction)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id)
             await interaction.response.edit_message(content=content, view=view)
@@ -450,6 +452,7 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
         if interaction.message is None or interaction.message.id != table.message_id:
             self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 
