@@ -194,6 +194,7 @@ class NLK(commands.Cog):
         embed, view = render.hand_message(table, interaction.user.id,
                                           lang=lang_of(interaction))
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
         self.updater.check(table)
         await self._tell_refusal(interaction)
 
@@ -468,6 +469,7 @@ class NLK(commands.Cog):
         elif _is_ephemeral(interaction):
             embed, view = render.hand_message(table, user.id, lang=lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
+            self.updater.hands.opened(table, user.id, interaction)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id,
                                                 lang=await self.public(interaction))
@@ -527,6 +529,7 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        self.updater.hands.opened(table, interaction.user.id, interaction)
         if interaction.message is None or interaction.message.id != table.message_id:
             self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 

@@ -29,6 +29,7 @@ from bot.tables import Change, Table, TableService
 from rules.i18n import translator
 
 from . import render
+from .hands import OpenHands
 from .translator import Languages
 
 log = logging.getLogger(__name__)
@@ -67,12 +68,14 @@ class TableUpdater:
         self._gone: set[int] = set()  # tables whose message was found deleted: post anew
         # channel id → (what Discord said when it refused a post, whether someone was told)
         self._denied: dict[int, tuple[str, bool]] = {}
+        self.hands = OpenHands()  # players' open hands, redrawn after each change
         self.closed = False
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
-            len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked()
+            len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked() + \
+            self.hands.tracked()
 
     def shown(self, table: Table, revision: int) -> None:
         """The table message now shows ``revision`` (an interaction response drew it)."""
@@ -105,6 +108,7 @@ class TableUpdater:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        await self.hands.close()
         self._recorder = None
         await self._record()
 
@@ -290,6 +294,7 @@ class TableUpdater:
                     ) -> None:
         """Ping whoever must act now, or announce the end of the hand, or clear the ping."""
         table = change.table
+        self.hands.changed(table)
         actor = interaction.user.id if interaction is not None else None
         if change.hand_over:
             await self.announce_end(table, interaction)
@@ -464,10 +469,9 @@ class TableUpdater:
         if current is not None and current.revision > table.revision:
             stale = _Ping(table.revision, message) if message is not None else None
         else:
-            if message is None:
-                self._pings.pop(table.id, None)
-            else:
-                self._pings[table.id] = _Ping(table.revision, message)
+            # No ping: keep the revision it was cleared at, so that a ping for an earlier
+            # turn that lands late (a paced post) is known to be stale and deleted.
+            self._pings[table.id] = _Ping(table.revision, message)
             stale = current
         if not table.is_open and message is None:
             self._pings.pop(table.id, None)

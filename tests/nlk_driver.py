@@ -131,6 +131,25 @@ def is_over(message: Message) -> bool:
     return title(message).endswith(" · over")
 
 
+def is_hand(message: Message) -> bool:
+    return title(message).startswith(("Your hand", "Your stack"))
+
+
+def open_hand(fake: FakeDiscord, name: str, channel: int | None = None) -> Message | None:
+    """The newest hand message ``name`` still has open in the channel (not dismissed): what
+    they see of their own cards without tapping anything."""
+    hands = [m for m in fake.visible_to(name, channel) if m.visible_to is not None
+             and is_hand(m)]
+    return hands[-1] if hands else None
+
+
+def my_turn(hand: Message) -> bool:
+    """The hand shows its owner's turn, with their controls."""
+    text = hand.text()
+    controls = any(b.label != "Refresh" for b in hand.buttons()) or bool(hand.selects())
+    return ("Your turn" in text or "Your lead" in text) and controls
+
+
 @dataclass
 class Driver:
     """Plays whole hands through the fake, by taps only."""

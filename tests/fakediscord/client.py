@@ -358,6 +358,22 @@ class FakeDiscord:
             raise AssertionError(f"message {msg.id} is already deleted")
         self.state.delete_message(msg)
 
+    def dismiss(self, user: UserRef, message: MessageRef) -> None:
+        """The user taps "Dismiss message" under an ephemeral message they can see.
+
+        Discord sends the bot no event; the message is gone for good, so later edits of it
+        through any interaction token get 404 10008 Unknown Message.
+        """
+        msg = self.find_message(message)
+        viewer = self.user(user)
+        if msg.visible_to is None:
+            raise AssertionError("only ephemeral messages can be dismissed")
+        if msg.visible_to != viewer.id:
+            raise AssertionError(f"{viewer.name} cannot see message {msg.id}")
+        if msg.deleted:
+            raise AssertionError(f"message {msg.id} is already gone")
+        self.state.delete_message(msg)
+
     def _ensure_member(self, user: User, guild: Guild, permissions: int) -> Member:
         member = guild.members.get(user.id)
         if member is None:

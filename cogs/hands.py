@@ -1,0 +1,183 @@
+"""Open hands: a player's private hand message follows the table while it stays open.
+
+Discord lets the bot edit an ephemeral message only through the interaction that made (or
+last updated) it, for 15 minutes. So for each player who opened their hand — ``/nlk hand``,
+**My hand**, or any tap on the hand itself — we keep that interaction, and after every change
+to the table redraw the hand in place when what it shows has changed: the turn comes to them
+with its controls, the turn moves on, the hand ends. Someone who keeps their hand open then
+plays every shed turn with one tap. These are webhook edits of the interaction's
+``@original``: Discord does not count them against the channel's rate limit.
+
+Only the owner's own view is ever drawn into their hand (``render.hand_message`` for their
+user id). Entries are dropped when the token is about to lapse, when Discord says the
+message is gone (dismissed), when the table closes, and on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.tables import Table
+from rules.i18n import DEFAULT, Lang, translator
+
+from . import render
+from .components import Buttons
+from .translator import lang_of
+
+log = logging.getLogger(__name__)
+
+LIFETIME = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
+
+
+@dataclass
+class _Open:
+    """One player's open hand: the interaction that can edit it, and what it shows."""
+
+    interaction: discord.Interaction[Any]
+    since: float  # when that interaction arrived (its token's age counts from then)
+    revision: int  # the table revision the hand was last drawn from
+    shown: Any  # what the hand shows, less its footer (see ``_looks``); None: unsure
+    pending: bool = False  # an edit through its token is on its way
+
+
+class OpenHands:
+    """Every open hand, per table and player, kept current after each change."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 lifetime: float = LIFETIME) -> None:
+        self.clock = clock
+        self.lifetime = lifetime
+        self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
+        self._latest: dict[int, Table] = {}  # table id → newest snapshot to draw
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.closed = False
+
+    def tracked(self) -> int:
+        """How many tables and hands this holds state for (freed when they close)."""
+        return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
+            len(self._latest) + len(self._tasks)
+
+    def opened(self, table: Table, user_id: int,
+               interaction: discord.Interaction[Any]) -> None:
+        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``."""
+        if self.closed or not table.is_open or table.seat_of(user_id) is None:
+            return
+        hands = self._hands.setdefault(table.id, {})
+        current = hands.get(user_id)
+        if current is not None and current.pending:
+            # A redraw through the old token may land after this tap's answer: draw once
+            # more through the new one, from the newest state.
+            hands[user_id] = _Open(interaction, self.clock(), -1, None)
+        else:
+            hands[user_id] = _Open(interaction, self.clock(), table.revision,
+                                   _looks(*_draw(table, user_id, lang_of(interaction))))
+        latest = self._latest.get(table.id)
+        if latest is None or latest.revision < table.revision:
+            self._latest[table.id] = table
+
+    def changed(self, table: Table) -> None:
+        """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
+        if self.closed or table.id not in self._hands:
+            return
+        latest = self._latest.get(table.id)
+        if latest is None or latest.revision <= table.revision:
+            self._latest[table.id] = table
+        task = self._tasks.get(table.id)
+        if task is None or task.done():
+            self._tasks[table.id] = asyncio.create_task(self._run(table.id))
+
+    def forget(self, table_id: int) -> None:
+        """Drop everything held for a table."""
+        self._hands.pop(table_id, None)
+        self._latest.pop(table_id, None)
+
+    async def close(self) -> None:
+        """Stop redrawing and free every entry (shutting down)."""
+        self.closed = True
+        tasks = [task for task in self._tasks.values() if not task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.clear()
+        self._hands.clear()
+        self._latest.clear()
+
+    # --- the redrawing -------------------------------------------------------------------
+
+    async def _run(self, table_id: int) -> None:
+        try:
+            while True:
+                table = self._latest.get(table_id)
+                hands = self._hands.get(table_id)
+                if table is None or hands is None:
+                    break
+                now = self.clock()
+                for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
+                    del hands[user_id]  # its token is about to lapse
+                due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
+                if due:
+                    await asyncio.gather(*(self._redraw(table, u, h) for u, h in due))
+                    continue  # the table may have changed meanwhile
+                if not table.is_open or not hands:
+                    self.forget(table_id)
+                break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not redraw the open hands at table %s", table_id)
+            self.forget(table_id)
+        finally:
+            if self._tasks.get(table_id) is asyncio.current_task():
+                del self._tasks[table_id]
+
+    async def _redraw(self, table: Table, user_id: int, hand: _Open) -> None:
+        """Bring one hand up to ``table``, if what it shows has changed."""
+        embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
+        looks = _looks(embed, view)
+        if looks == hand.shown:
+            hand.revision = table.revision
+            return
+        hand.pending = True
+        try:
+            await hand.interaction.edit_original_response(embed=embed, view=view)
+        except discord.NotFound:
+            self._drop(table.id, user_id, hand)  # dismissed, or the token has lapsed
+            return
+        except discord.HTTPException:
+            log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
+            self._drop(table.id, user_id, hand)
+            return
+        finally:
+            hand.pending = False
+        hand.revision, hand.shown = table.revision, looks
+
+    def _drop(self, table_id: int, user_id: int, hand: _Open) -> None:
+        hands = self._hands.get(table_id)
+        if hands is not None and hands.get(user_id) is hand:
+            del hands[user_id]
+
+
+def _draw(table: Table, user_id: int, lang: Lang = DEFAULT
+          ) -> tuple[discord.Embed, discord.ui.View]:
+    """The owner's hand as it is now, in their language; once the table is closed, without
+    controls."""
+    if table.is_open:
+        return render.hand_message(table, user_id, lang=lang)
+    note = translator(lang).gettext("This table is closed.")
+    embed, _controls = render.hand_message(table, user_id, note=note, lang=lang)
+    return embed, Buttons()
+
+
+def _looks(embed: discord.Embed, view: discord.ui.View) -> Any:
+    """What a hand shows that matters: its embed less the footer (which only counts moves),
+    and its controls. Equal looks need no edit."""
+    shown = embed.to_dict()
+    shown.pop("footer", None)
+    return shown, view.to_components()

@@ -1,0 +1,165 @@
+"""An open hand comes to its player: it is redrawn in place when their turn comes, so a
+player who keeps it open plays each shed turn with one tap."""
+
+import random
+
+from tests.nlk_driver import (
+    Driver,
+    actor,
+    check_no_hand_leaks,
+    is_over,
+    move_of,
+    my_turn,
+    open_hand,
+    running_bot,
+    title,
+)
+
+PLAYERS = ["ann", "bob", "cy"]
+
+
+def table_id_of(table) -> int:
+    return int(table.embeds[0]["footer"]["text"].split()[1])
+
+
+def finished(hand) -> bool:
+    """The hand says how its owner finished: the hand is over."""
+    return "You finished" in hand.text() or "You lost" in hand.text()
+
+
+def hands_of(bot):
+    return bot.get_cog("NLK").updater.hands
+
+
+async def to_the_shed_phase(driver, table):
+    while " · collect" in title(table):
+        await driver._collect_step(table)
+    assert " · shed" in title(table), title(table)
+
+
+async def open_every_hand(driver, table):
+    """Each player taps My hand once, on the table message."""
+    for name in PLAYERS:
+        await driver.open_hand(name, table)
+    return {name: open_hand(driver.fake, name) for name in PLAYERS}
+
+
+async def tap_once(driver, name, hand):
+    """The player's one tap for this turn, on their open hand."""
+    await driver._choose(name, hand)
+
+
+async def test_an_open_hand_follows_the_turn_and_each_shed_turn_is_one_tap(fake_discord,
+                                                                           tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        taps = 0
+        while True:
+            # Nobody taps Refresh or My hand: the turn arrives in the hand already open.
+            await fake.wait_until(lambda: any(my_turn(h) for h in hands.values())
+                                  or all(finished(h) for h in hands.values()), timeout=5)
+            if all(finished(h) for h in hands.values()):
+                break
+            name = next(n for n, h in hands.items() if my_turn(h))
+            assert open_hand(fake, name) is hands[name]  # the same message, edited in place
+            await tap_once(driver, name, hands[name])
+            taps += 1
+            assert taps < 500
+        await fake.wait_until(lambda: is_over(table), timeout=15)
+        # One tap per turn: every shed move a person made was a tap on their open hand.
+        assert taps > 5 and driver.hands_opened == len(PLAYERS)
+        for name, hand in hands.items():
+            assert not my_turn(hand)
+            # The hand was redrawn by the bot (webhook edits), not only by its owner's taps.
+            assert any(v.via == "webhook_edit" for v in hand.versions), name
+    # Only the owner's own cards were ever drawn into each hand, at every version.
+    assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0
+    for name, hand in hands.items():
+        assert hand.visible_to == fake.user(name).id
+    fake.assert_clean()
+
+
+async def test_a_dismissed_hand_is_dropped_without_errors(fake_discord, tmp_path, caplog):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        tracker = hands_of(bot)
+        waiting = next(n for n in PLAYERS if n != actor(table))
+        dismissed = hands[waiting]
+        fake.dismiss(waiting, dismissed)
+        assert open_hand(fake, waiting) is None
+        # The next move changes what every hand shows: the dismissed one answers 404 once,
+        # and is forgotten; the others go on being redrawn.
+        name = actor(table)
+        before = move_of(table)
+        await tap_once(driver, name, hands[name])
+        await fake.wait_until(lambda: move_of(table) > before or is_over(table), timeout=10)
+        await fake.wait_until(lambda: not still_held(tracker, table, fake, waiting, dismissed),
+                              timeout=5)
+        third = next(n for n in PLAYERS if n not in (name, waiting))
+        await fake.wait_until(lambda: hands[third].versions[-1].via == "webhook_edit",
+                              timeout=5)
+        assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    # Discord says 404 Unknown Message for a dismissed ephemeral; the bot cannot know in
+    # advance, so exactly that one refusal is expected, and nothing else.
+    assert [(v.status, v.code) for v in fake.violations] == [(404, 10008)]
+    assert len(fake.rate_limited) == 0
+
+
+def still_held(tracker, table, fake, name, message) -> bool:
+    """Whether the bot still keeps ``message`` as ``name``'s open hand."""
+    held = tracker._hands.get(table_id_of(table), {}).get(fake.user(name).id)
+    return held is not None and held.interaction.id == message.interaction_id
+
+
+async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        tracker = hands_of(bot)
+        assert tracker.tracked() > 0
+        # Fourteen and a half minutes pass for the bot: the tokens are nearly spent.
+        real = tracker.clock
+        tracker.clock = lambda: real() + 14.5 * 60
+        frozen = {name: len(hand.versions) for name, hand in hands.items()}
+        name = actor(table)
+        hand = await driver.open_hand(name, table)  # a fresh token for the player to act
+        before = move_of(table)
+        await tap_once(driver, name, hand)
+        await fake.wait_until(lambda: move_of(table) > before or is_over(table), timeout=10)
+        await fake.wait_until(lambda: set(tracker._hands.get(table_id_of(table), {}))
+                              <= {fake.user(name).id}, timeout=5)
+        # The lapsed hands were left alone: no edit through a dead token was tried.
+        for other, old in hands.items():
+            assert len(old.versions) == frozen[other]
+    fake.assert_clean()
+
+
+async def test_state_is_freed_when_the_table_closes(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        updater = bot.get_cog("NLK").updater
+        assert updater.hands.tracked() >= len(PLAYERS)
+        ix = await fake.slash("ann", None, "nlk", "end")
+        await ix.wait_response()
+        await fake.wait_until(lambda: updater.hands.tracked() == 0, timeout=5)
+        # (The pacer's per-channel window is time-based and pruned on later activity.)
+        await fake.wait_until(lambda: updater.tracked() == updater.pacer.tracked(), timeout=10)
+        # The hands were drawn one last time: the table is closed, no controls are left.
+        for hand in hands.values():
+            assert not my_turn(hand)
+    fake.assert_clean()
