@@ -40,7 +40,7 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, channel_edits: int = 4,
+                 ai_processes: int = 2, channel_edits: int = 5,
                  clock: Callable[[], float] | None = None, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True

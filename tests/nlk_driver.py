@@ -286,6 +286,20 @@ def rebuild(hand_row, action_rows, upto: int) -> Game:
     return game
 
 
+def stacks_by_version(hand_row, action_rows) -> list[list[set[str]]]:
+    """Every seat's cards after each number of actions, replayed once (a hand is shown in
+    thousands of versions; replaying from the deal for each would be quadratic)."""
+    from rules import Action
+
+    game = rebuild(hand_row, action_rows, 0)
+    states = [[{str(c) for c in stack} for stack in game.stacks]]
+    for row in action_rows:
+        action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
+        game.apply(action, row["seat"])
+        states.append([{str(c) for c in stack} for stack in game.stacks])
+    return states
+
+
 SYMBOL_SUITS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 
 
@@ -323,6 +337,7 @@ def check_no_hand_leaks(fake: FakeDiscord, path: Path, table_id: int) -> int:
     """
     hands, actions = database_rows(path, table_id)
     by_number = {h["number"]: h for h in hands}
+    stacks: dict[int, list[list[set[str]]]] = {}  # hand id → every seat's cards, per version
     checked = 0
     for message in fake.state.messages.values():  # deleted ones too
         for version in message.versions:
@@ -338,8 +353,10 @@ def check_no_hand_leaks(fake: FakeDiscord, path: Path, table_id: int) -> int:
                 players = json.loads(hand_row["players"])
                 assert owner in players, "a hand was shown to someone not playing"
                 if heading.startswith("Your hand"):
-                    game = rebuild(hand_row, actions[hand_row["id"]], int(found[2]))
-                    own = {str(c) for c in game.stacks[players.index(owner)]}
+                    if hand_row["id"] not in stacks:
+                        stacks[hand_row["id"]] = stacks_by_version(hand_row,
+                                                                   actions[hand_row["id"]])
+                    own = stacks[hand_row["id"]][int(found[2])][players.index(owner)]
                     assert listed_hand(embed.get("description", "")) == own
                     checked += 1
     return checked

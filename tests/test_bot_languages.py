@@ -192,7 +192,10 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
     fake.add_user("amelie")
     fake.add_user("hugo")  # keeps the fake's default locale, en-US
     fake.set_locale("amelie", "fr")
-    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+    # Every shed play waits for the table message's paced redraw: raise the channel's limit
+    # (and the bot's pace with it) so the hand is not held to five edits per five seconds.
+    fake.set_channel_rate_limit(limit=200, per=5.0)
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", channel_edits=150):
         ix = await fake.slash("hugo", None, "nlk", "new", {"seats": 2})
         table = await ix.wait_message()
         assert title(table) == "NLK-asztal — játékosokra vár"

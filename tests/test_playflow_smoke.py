@@ -10,7 +10,7 @@ from tests.playflow import run_playflow
 
 @pytest.mark.timeout(150)
 async def test_a_short_play_flow_run_reports_every_figure():
-    report = await run_playflow(people=2, ai=1, hands=1, pace=0.2, reaction=0.1, settle=2.0,
+    report = await run_playflow(people=2, ai=0, hands=1, pace=0.2, reaction=0.1, settle=2.0,
                                 timeout=130)
     figures = public(report)
     assert json.loads(json.dumps(figures)) == figures  # it prints as one JSON object
