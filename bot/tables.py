@@ -121,6 +121,21 @@ class Table:
     def in_lobby(self, user_id: int) -> bool:
         return any(s.user_id == user_id for s in self.lobby)
 
+    def leaving(self, seat: int) -> bool:
+        """Whether the current hand's ``seat`` is not in the next hand (it left, or was
+        removed, during this hand: it plays on until the hand ends)."""
+        return self.status is TableStatus.PLAYING and not self.in_lobby(self.seats[seat].user_id)
+
+    def next_dealer(self) -> int | None:
+        """The next hand's dealer, as a seat of ``lobby``, once a hand is over: the loser
+        (R5.1), or if the loser left, the next of the last hand's players still seated; None
+        when none is (the dealer is then drawn as for a first hand, R2.1)."""
+        outcome = self.game.outcome() if self.game is not None else None
+        if outcome is None:
+            return None
+        return dealer_after_reseat(outcome.loser, [s.user_id for s in self.seats],
+                                   [s.user_id for s in self.lobby])
+
     def public_view(self) -> SeatView | None:
         """What anyone may see of the current hand."""
         return observe(self.game, None) if self.game else None
@@ -373,6 +388,14 @@ class TableService:
                  if k[len(prefix):].isdigit()}
         return shown, await self.repo.active_times()
 
+    async def remembered(self, prefix: str) -> dict[str, str]:
+        """The bot's own notes kept under ``prefix`` (such as turn pings not yet deleted)."""
+        return await self.repo.state_values(prefix)
+
+    async def remember(self, values: dict[str, str | None]) -> None:
+        """Keep (None: forget) the bot's own notes, by key."""
+        await self.repo.set_state_values(values)
+
     async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
         """Record (None: forget) what table messages show, by table id."""
         await self.repo.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})
@@ -389,9 +412,9 @@ class TableService:
 
     async def add_ai(self, table_id: int, user_id: int, level: str, *, allowed: bool,
                      channel_id: int | None = None) -> Change:
-        """The host fills a seat with an AI player."""
+        """The host fills a seat with an AI player, in the lobby or between hands."""
         async def apply(table: Table) -> None:
-            _lobby_open(table, "ai")
+            _between_hands(table, "ai")
             if user_id != table.host_id:
                 raise NotAllowed("add_ai")
             if not allowed:
@@ -406,9 +429,9 @@ class TableService:
 
     async def remove_ai(self, table_id: int, user_id: int, *,
                         channel_id: int | None = None) -> Change:
-        """The host frees the last AI seat."""
+        """The host frees the last AI seat, in the lobby or between hands."""
         async def apply(table: Table) -> None:
-            _lobby_open(table, "ai")
+            _between_hands(table, "ai")
             if user_id != table.host_id:
                 raise NotAllowed("remove_ai")
             ai = [s for s in table.lobby if s.ai]
@@ -476,8 +499,8 @@ class TableService:
         table.lobby = rest
         if host is not None:
             table.host_id = host
-        if table.status is not TableStatus.PLAYING:
-            table.revision += 1  # a running hand's message shows its own seats: no redraw
+        # Redrawn during a hand too: the seat is marked as leaving when the hand ends.
+        table.revision += 1
 
     async def start(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
@@ -505,11 +528,8 @@ class TableService:
                 raise NotSeated("next")
             if len(table.lobby) < MIN_PLAYERS:
                 raise TooFewPlayers("next")
-            outcome = table.game.outcome()
-            assert outcome is not None
             seats = list(table.lobby)
-            dealer = dealer_after_reseat(outcome.loser, [s.user_id for s in table.seats],
-                                         [s.user_id for s in seats])
+            dealer = table.next_dealer()
             if dealer is None:
                 dealer = first_dealer(len(seats), self.choose_dealer)
             await self._deal(table, seats, dealer)
@@ -712,11 +732,6 @@ class TableService:
             table.away, table.missed, table.turn_started = table.away - {seat}, tuple(missed), now
             table.revision += 1
         return await self._change(table_id, channel_id, apply)
-
-
-def _lobby_open(table: Table, what: str) -> None:
-    if table.status is not TableStatus.LOBBY:
-        raise AlreadyStarted(what)
 
 
 def _between_hands(table: Table, what: str) -> None:

@@ -13,7 +13,7 @@ import discord
 
 from bot.tables import Table
 from rules import Action, Card, Phase, SeatView, Variant, commitment
-from rules.cards import SUITS
+from rules.cards import MIN_PLAYERS, SUITS
 from rules.engine import Event
 from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
 
@@ -283,6 +283,8 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         status = (_("**{name} lost this hand.** The table is closed.").format(
                       name=safe_name(view.players[view.loser])) if view.loser is not None
                   else _("**The table was ended before this hand finished.**"))
+    elif view.is_over:
+        status = next_hand_status(table, view, lang)
     else:
         status = _status(view, lang)
         if table.ai_to_act() and not view.is_over:
@@ -291,9 +293,13 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
     if view.is_over:
         order = [*view.out, *([view.loser] if view.loser is not None else [])]
         loses = " — " + _("**loses**")
-        lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}{safe_name(view.players[s])}"
+        lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}"
+                 f"{safe_name(cut_name(view.players[s], detail.name_chars))}"
                  + (loses if s == view.loser else "") for i, s in enumerate(order, 1)]
         embed.add_field(name=_("Finishing order"), value="\n".join(lines), inline=False)
+        if not closed:
+            embed.add_field(name=next_hand_label(table, lang),
+                            value=next_hand_seats(table, detail.name_chars), inline=False)
     else:
         embed.add_field(name=_("Players"), value=_seat_lines(table, view, detail, lang),
                         inline=False)
@@ -329,13 +335,45 @@ def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
              "{players}`").format(seed=seed, digest=commitment(seed), players=players)
 
 
+def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
+    """Who lost, and who deals the next hand at the seats as they are now (people come and
+    go between hands): the loser, the next old player still seated, or a random draw."""
+    _ = translator(lang).gettext
+    assert view.loser is not None
+    name = safe_name(view.players[view.loser])
+    dealer = table.next_dealer()
+    if dealer is None:
+        said = _("**{name} loses this hand**; the next dealer will be drawn at random.")
+    elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
+        said = _("**{name} loses this hand** and deals the next.")
+    else:
+        said = _("**{name} loses this hand** and has left: **{dealer}** deals the next.")
+    said = said.format(name=name, dealer=safe_name(table.lobby[dealer].name)
+                       if dealer is not None else "")
+    if len(table.lobby) < MIN_PLAYERS:
+        return said + " " + _("The next hand needs two players: tap **Join next hand**.")
+    return said + " " + _("Tap **Next hand** to play again.")
+
+
+def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    return _("Next hand · {seated}/{seats}").format(seated=len(table.lobby),
+                                                    seats=table.max_seats)
+
+
+def next_hand_seats(table: Table, name_chars: int = NAME_LIMIT) -> str:
+    """The next hand's seats in seat order, on one line."""
+    return ", ".join(f"{'🤖 ' if s.ai else ''}{safe_name(cut_name(s.name, name_chars))}"
+                     for s in table.lobby) or "—"
+
+
+def cut_name(name: str, chars: int) -> str:
+    return name if len(name) <= chars else name[:chars - 1] + "…"
+
+
 def _status(view: SeatView, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
-    if view.is_over:
-        assert view.loser is not None
-        return _("**{name} loses this hand** and deals the next. Tap **Next hand** to play "
-                 "again.").format(name=safe_name(view.players[view.loser]))
     assert view.to_act is not None
     who = f"**{safe_name(view.players[view.to_act])}**"
     if view.phase == Phase.COLLECT:
@@ -366,10 +404,13 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
     short = short_names(view.players)
     away_mark = " · " + _("away (AI playing)")
     dealer_mark = " · " + _("dealer")
+    leaving_mark = " · 👋 " + _("leaves after this hand")
     lines = []
     for seat, player in enumerate(view.players):
         robot = "🤖 " if table.seats[seat].ai else ""
         away = away_mark if seat in table.away else ""
+        if table.leaving(seat):
+            away += leaving_mark
         marker = "▶ " if seat == view.to_act else ""
         count = view.counts[seat]
         if view.phase == Phase.COLLECT:
@@ -408,10 +449,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
                                 discord.ButtonStyle.primary))
         view.add_item(NLKButton(button_id(t, None, "cancel"), _("Cancel (host)"),
                                 discord.ButtonStyle.danger))
-        view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1))
-        view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"),
-                                row=1))
-        view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
+        _add_ai_buttons(view, t, full, lang)
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -428,6 +466,9 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         view.add_item(NLKButton(button_id(t, None, "end"), _("End table"),
                                 discord.ButtonStyle.danger))
         add_log_buttons(view, t, lang)
+        # The host may add or remove AI seats for the next hand, as in the lobby (row 1
+        # also holds Fair deal).
+        _add_ai_buttons(view, t, full, lang)
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
@@ -435,7 +476,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         for i, seat in enumerate(away[:10]):
             view.add_item(NLKButton(button_id(t, None, "remove", str(seat.user_id)),
                                     _("Remove {name} (away)").format(
-                                        name=label_name(seat.name)), row=1 + i // 5))
+                                        name=label_name(seat.name)), row=2 + i // 5))
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
@@ -450,6 +491,16 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         view.add_item(NLKButton(button_id(t, None, "back"), _("I'm back"),
                                 discord.ButtonStyle.success))
     return view
+
+
+def _add_ai_buttons(view: discord.ui.View, t: int, full: bool, lang: Lang = DEFAULT) -> None:
+    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike)."""
+    _ = translator(lang).gettext
+    view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1,
+                            disabled=full))
+    view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"), row=1,
+                            disabled=full))
+    view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
 
 
 def _to_act_legal(table: Table) -> tuple[Action, ...]:

@@ -63,6 +63,8 @@ REPLIES: dict[Key, str] = {
                                         "the next one."),
     (errors.AlreadyStarted, "start"): N_("This table has already started."),
     (errors.AlreadyStarted, "cancel"): N_("The table has started: use `/nlk end` to stop it."),
+    (errors.AlreadyStarted, "ai"): N_("A hand is under way: add or remove AI players when it "
+                                      "ends."),
     errors.TooFewPlayers: N_("NLK needs at least two players: wait for someone to join, or add "
                              "an AI player."),
     (errors.TooFewPlayers, "next"): N_("The next hand needs at least two players: wait for "

@@ -46,6 +46,7 @@ CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per 
 RECORD_SECONDS = 2.0  # what table messages show is written down in batches this often
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
+PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
 
 
@@ -65,6 +66,10 @@ class TableUpdater:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self.pacer = Pacer(edits_per_window)
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
+        # Pings posted and not yet deleted are written down (bot_state key → value, None to
+        # forget), so that a restart deletes those whose turn is over.
+        self._ping_writes: dict[str, str | None] = {}
+        self._ping_writer: asyncio.Task[None] | None = None
         self._deletes: set[asyncio.Task[None]] = set()  # and other short background work
         self._drawn: dict[int, tuple[Table, float]] = {}  # shown, not yet written down, when
         self._recorder: asyncio.Task[None] | None = None
@@ -115,6 +120,9 @@ class TableUpdater:
         await self.hands.close()
         self._recorder = None
         await self._record()
+        if self._ping_writer is not None:
+            await asyncio.gather(self._ping_writer, return_exceptions=True)
+        await self._write_pings()
 
     # --- after a restart -------------------------------------------------------------------
 
@@ -135,6 +143,7 @@ class TableUpdater:
                 await self.service.record_shown(SHOWN, closed)
             except Exception:
                 log.warning("could not forget closed tables' messages", exc_info=True)
+        await self._resume_pings(tables)
         for table in tables:
             if table.message_id is None:
                 self._background(self._adopt(table))
@@ -448,11 +457,27 @@ class TableUpdater:
         if view is None or view.loser is None:
             return
         order = ", ".join(render.safe_name(view.players[s]) for s in view.out)
-        _ = translator(await self.languages.public(table.guild_id, interaction)).gettext
-        content = _("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
-                    "{order}.").format(number=table.hand_number,
-                                       name=render.safe_name(view.players[view.loser]),
-                                       order=order)
+        lang = await self.languages.public(table.guild_id, interaction)
+        _ = translator(lang).gettext
+        # The next hand's seats are those still seated: people who left during the hand
+        # are gone, and if the loser is one of them, someone else deals.
+        dealer = table.next_dealer()
+        if dealer is None:
+            said = _("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
+                     "at random. Finishing order: {order}.")
+        elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
+            said = _("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
+                     "{order}.")
+        else:
+            said = _("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
+                     "next. Finishing order: {order}.")
+        content = said.format(number=table.hand_number,
+                              name=render.safe_name(view.players[view.loser]), order=order,
+                              dealer=render.safe_name(table.lobby[dealer].name)
+                              if dealer is not None else "")
+        content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
+            seated=len(table.lobby), seats=table.max_seats,
+            players=render.next_hand_seats(table))
         if interaction is not None:
             try:
                 await interaction.followup.send(content,
@@ -469,6 +494,10 @@ class TableUpdater:
     def _swap_ping(self, table: Table, message: discord.Message | None) -> None:
         """Make ``message`` the table's live ping (None: no ping) and delete the one it
         replaces. Pings can finish sending out of order: the newest revision wins."""
+        if message is not None:
+            game = table.game
+            self._note_ping(table.id, message.id, f"{table.channel_id} {table.hand_number} "
+                            f"{game.version if game else -1} {table.user_to_act()}")
         current = self._pings.get(table.id)
         if current is not None and current.revision > table.revision:
             stale = _Ping(table.revision, message) if message is not None else None
@@ -480,23 +509,84 @@ class TableUpdater:
         if not table.is_open and message is None:
             self._pings.pop(table.id, None)
         if stale is not None and stale.message is not None:
-            task = asyncio.create_task(self._delete(table.channel_id, stale))
+            task = asyncio.create_task(self._delete(table.channel_id, stale, table.id))
             self._deletes.add(task)
             task.add_done_callback(self._deletes.discard)
 
-    async def _delete(self, channel_id: int, ping: _Ping) -> None:
+    async def _delete(self, channel_id: int, ping: _Ping, table_id: int) -> None:
         """Delete an old ping: through its interaction's webhook while the token lasts (no
-        channel budget), else as a paced channel request."""
+        channel budget), else as a paced channel request. Once it is gone it is forgotten;
+        if the bot stops first, the next start deletes it."""
         assert ping.message is not None
         try:
             if isinstance(ping.message, discord.WebhookMessage) and \
                     time.monotonic() - ping.sent < TOKEN_SECONDS:
                 await ping.message.delete()
-                return
-            async with self.pacer.use(channel_id, "delete"):
-                await self.client.http.delete_message(channel_id, ping.message.id)
-        except discord.HTTPException:
+            else:
+                async with self.pacer.use(channel_id, "delete"):
+                    await self.client.http.delete_message(channel_id, ping.message.id)
+        except discord.NotFound:
             log.debug("turn ping %s was already gone", ping.message.id)
+        except discord.HTTPException:
+            log.info("could not delete turn ping %s; the next start tries again",
+                     ping.message.id)
+            return
+        self._note_ping(table_id, ping.message.id, None)
+
+    # --- turn pings across a restart -------------------------------------------------------
+
+    def _note_ping(self, table_id: int, message_id: int, value: str | None) -> None:
+        """Write down a posted ping (``channel hand version user``), or forget a deleted one
+        (None), in the background and in order."""
+        self._ping_writes[f"{PING}{table_id}:{message_id}"] = value
+        if not self.closed and (self._ping_writer is None or self._ping_writer.done()):
+            self._ping_writer = asyncio.create_task(self._write_pings())
+
+    async def _write_pings(self) -> None:
+        while self._ping_writes:
+            batch, self._ping_writes = self._ping_writes, {}
+            try:
+                await self.service.remember(batch)
+            except Exception:
+                # Only a restart's clean-up needs it: a ping left then stays in the channel.
+                log.warning("could not write down the turn pings", exc_info=True)
+
+    async def _resume_pings(self, tables: list[Table]) -> None:
+        """Delete the pings posted before a restart whose turn is over (paced); a ping for
+        a turn still being played stays, as the table's live ping."""
+        try:
+            remembered = await self.service.remembered(PING)
+        except Exception:
+            log.warning("could not read the turn pings left by the last run", exc_info=True)
+            return
+        open_tables = {table.id: table for table in tables}
+        live: dict[int, tuple[int, int]] = {}  # table id → (message id, channel id)
+        stale: list[tuple[int, int, int]] = []  # (table id, message id, channel id)
+        for key, value in remembered.items():
+            try:
+                table_id, message_id = (int(x) for x in key[len(PING):].split(":"))
+                channel, hand, version, user = value.split()
+                channel_id = int(channel)
+            except ValueError:
+                await self.service.remember({key: None})
+                continue
+            table = open_tables.get(table_id)
+            current = table is not None and table.id not in self._pings and \
+                _turn_goes_on(table, int(hand), int(version), user)
+            if current and message_id > live.get(table_id, (0, 0))[0]:
+                if table_id in live:
+                    stale.append((table_id, *live[table_id]))
+                live[table_id] = (message_id, channel_id)
+            else:
+                stale.append((table_id, message_id, channel_id))
+        for table_id, (message_id, _channel_id) in live.items():
+            self._pings[table_id] = _Ping(open_tables[table_id].revision,
+                                          discord.Object(message_id))
+        for table_id, message_id, channel_id in stale:
+            log.info("table %s: deleting turn ping %s left by the last run", table_id,
+                     message_id)
+            self._background(self._delete(channel_id, _Ping(-1, discord.Object(message_id)),
+                                          table_id))
 
 
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes
@@ -505,7 +595,7 @@ TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes
 @dataclass
 class _Ping:
     revision: int
-    message: discord.Message | None
+    message: discord.Message | discord.Object | None  # an Object: posted before a restart
     sent: float = field(default_factory=time.monotonic)
 
 
@@ -622,6 +712,16 @@ def _unchanged(record: str | None, table: Table, active_at: float) -> bool:
         return float(at) >= active_at and digest == shown_digest(table)
     except ValueError:
         return False
+
+
+def _turn_goes_on(table: Table, hand: int, version: int, user: str) -> bool:
+    """Whether the turn a ping was posted for (the hand, the game's version then, the user
+    pinged) is still being played: the same person is to act and only they moved since."""
+    game = table.game
+    if game is None or table.hand_number != hand or str(table.user_to_act()) != user or \
+            not 0 <= version <= game.version:
+        return False
+    return all(seat == game.to_act for seat, _action in game.actions[version:])
 
 
 def _carries(message: Any, table_id: int) -> bool:

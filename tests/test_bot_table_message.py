@@ -41,8 +41,9 @@ def text_of(embed) -> str:
 def table_for(game: Game, *, ai: int = 0, status=TableStatus.PLAYING, seed="ab" * 16):
     seats = [Seat(1000 + i, name, "heuristic" if i < ai else None)
              for i, name in enumerate(game.names)]
+    # A running hand's table holds its seats for the next hand too (nobody is leaving).
     return Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
-                 max_seats=game.n, variant=Variant("free", True), status=status,
+                 lobby=list(seats), max_seats=game.n, variant=Variant("free", True), status=status,
                  message_id=3, seats=seats, game=game, hand_number=12, seed=seed,
                  missed=(0,) * game.n)
 
