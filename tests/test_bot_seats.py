@@ -10,18 +10,22 @@ from bot.database import connect, migrate
 from bot.errors import AlreadyStarted, NotAllowed, NotAway, NotSeated, TooFewPlayers
 from bot.records import By, TableStatus
 from bot.repository import Repository
-from bot.tables import TableService
+from bot.tables import Seat, TableService
 from rules import Variant, shuffled_deck
+from rules.i18n import Lang
 from tests.nlk_driver import (
     Driver,
     TimeMachine,
     actor,
     database_rows,
+    description,
+    field_value,
     is_over,
     move_of,
     running_bot,
     title,
 )
+from tests.test_bot_table_message import LONG, MARKDOWN, check_budget, play
 
 
 @pytest.fixture
@@ -292,4 +296,161 @@ async def test_the_remove_command_needs_the_host_and_an_away_seat(fake_discord, 
         ix = await fake.slash("ann", None, "nlk", "remove", {"player": fake.user("cy")})
         assert "already leaving" in (await ix.wait_response()).data["content"]
         assert not is_over(table)
+    fake.assert_clean()
+
+
+# --- the next hand, told truly ---------------------------------------------------------------
+
+async def test_ai_seats_come_and_go_between_hands_only(service):
+    table_id = await seated(service, 2)
+    with pytest.raises(AlreadyStarted):  # the running hand keeps its seats
+        await service.add_ai(table_id, 10, "heuristic", allowed=True)
+    over = await play_out(service, table_id)
+    with pytest.raises(NotAllowed):
+        await service.add_ai(table_id, 11, "heuristic", allowed=True)
+    table = (await service.add_ai(table_id, 10, "strong", allowed=True)).table
+    ai = table.lobby[-1]
+    assert ai.ai == "strong" and ai.user_id < 0 and ai.user_id not in ids(over.seats)
+    await service.remove_ai(table_id, 10)
+    await service.add_ai(table_id, 10, "heuristic", allowed=True)
+    table = (await service.next_hand(table_id, 10)).table
+    assert [s.ai for s in table.seats] == [None, None, "heuristic"]
+    assert table.game.dealer == over.game.outcome().loser  # R5.1, the AI sits after
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+@pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
+def test_leavers_and_the_next_hands_seats_keep_the_table_message_small(names, lang):
+    """Every other seat leaving mid-hand, then a full next hand whose loser has left."""
+    for seed in range(3):
+        for table in play(names, seed):
+            table.away, table.stand_in = frozenset({3, 4}), True
+            table.lobby = [s for i, s in enumerate(table.seats) if i % 2 == 0]
+            view = table.public_view()
+            if not view.is_over:
+                assert sum(table.leaving(i) for i in range(9)) == 4
+                check_budget(table, lang)
+                continue
+            table.status = TableStatus.OVER
+            table.lobby = [s for s in table.seats if s.user_id != table.seats[view.loser].user_id]
+            table.lobby.append(Seat(5000, names[0][::-1], "strong"))
+            assert table.next_dealer() is not None
+            check_budget(table, lang)
+            table.lobby = [Seat(5000 + i, n[::-1]) for i, n in enumerate(names)]
+            assert table.next_dealer() is None  # nobody stays: drawn at random
+            check_budget(table, lang)
+            table.lobby = table.lobby[:1]  # and too few for a next hand
+            check_budget(table, lang)
+            table.status = TableStatus.PLAYING
+
+
+def next_hand_field(table):
+    return field_value(table, "Next hand · ")
+
+
+async def test_the_finished_hand_tells_the_next_hands_seats_and_dealer_as_people_come_and_go(
+        fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(2))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy", "dee"])
+        for name in ("bob", "cy"):  # mid-hand: they go when it ends, and everyone sees it
+            ix = await fake.slash(name, None, "nlk", "leave")
+            response = await ix.wait_response()
+            assert response.ephemeral and "when this hand ends" in response.data["content"]
+        await fake.wait_until(lambda: table.text().count("👋 leaves after this hand") == 2,
+                              timeout=10)
+        lines = field_value(table, "Players").split("\n")
+        assert ["leaves after" in line for line in lines] == [False, True, True, False]
+        await driver.play_hand(table)
+        hands, _ = database_rows(path, table_id_of(table))
+        names = {fake.user(n).id: n for n in ("ann", "bob", "cy", "dee")}
+        loser = names[players_of(hands[0])[hands[0]["loser"]]]
+        assert loser in ("bob", "cy"), "this deal must be lost by a leaver for the test"
+        # The next of the last hand's players still seated after the loser deals.
+        said = f"**{loser} loses this hand** and has left: **dee** deals the next."
+        await fake.wait_until(lambda: said in description(table), timeout=10)
+        assert "Tap **Next hand**" in description(table)
+        assert "Next hand · 2/4" in table.text() and next_hand_field(table) == "ann, dee"
+        [end] = [m for m in fake.public_messages() if "Hand 1 is over" in m.content]
+        assert f"**{loser} loses** and has left: **dee** deals next." in end.content
+        assert end.content.endswith("Next hand (2/4): ann, dee.")
+        # People come and go between hands: the message follows.
+        await driver.click("eve", table, button(table, "Join next hand").label)
+        assert next_hand_field(table) == "ann, dee, eve" and "Next hand · 3/4" in table.text()
+        await driver.click("dee", table, "Leave")
+        assert "has left: **ann** deals the next." in description(table)
+        await driver.click("ann", table, "Leave")
+        assert next_hand_field(table) == "eve"
+        assert "the next dealer will be drawn at random" in description(table)
+        assert "The next hand needs two players" in description(table)
+        await driver.click("fay", table, button(table, "Join next hand").label)
+        assert "Tap **Next hand**" in description(table)
+        await driver.click("eve", table, "Next hand")
+        assert " · hand 2 · " in title(table) and "👋" not in table.text()
+    hands, _ = database_rows(path, table_id_of(table))
+    assert players_of(hands[1]) == [fake.user("eve").id, fake.user("fay").id]
+    fake.assert_clean()
+
+
+async def test_a_seat_removed_mid_hand_is_marked_and_not_dealt_in(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    clock = TimeMachine()
+    driver = MovesOnly(fake, random.Random(5), humans={"ann", "bob"})
+    fake.set_channel_rate_limit(limit=200, per=5.0)
+    async with running_bot(fake, path, clock=clock, channel_edits=150) as bot:
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
+        table_id, slow = table_id_of(table), fake.user("cy").id
+        for _ in range(2):  # two missed turns in a row, and the AI keeps cy's seat
+            while actor(table) != "cy":
+                if " · collect" in title(table):
+                    await driver._collect_step(table)
+                else:
+                    await driver._shed_turn(table, actor(table))
+            move = move_of(table)
+            clock.advance(31)
+            await fake.wait_until(lambda m=move: move_of(table) > m, timeout=10)
+        state = await bot.service.get(table_id)
+        assert state.seat_of(slow) in state.away and not is_over(table)
+        assert "👋" not in table.text()
+        ix = await fake.slash("ann", None, "nlk", "remove", {"player": fake.user("cy")})
+        assert "removed when this hand ends" in (await ix.wait_response()).data["content"]
+        await fake.wait_until(lambda: "👋 leaves after this hand" in table.text(), timeout=10)
+        [line] = [x for x in field_value(table, "Players").split("\n") if "cy" in x]
+        assert "away (AI playing) · 👋 leaves after this hand" in line
+        await driver.play_hand(table)
+        assert next_hand_field(table) == "ann, bob"
+        assert not any((b.label or "").endswith("(away)") for b in table.buttons())
+        await driver.click("bob", table, "Next hand")
+    hands, _ = database_rows(path, table_id)
+    assert players_of(hands[1]) == [fake.user("ann").id, fake.user("bob").id]
+    fake.assert_clean()
+
+
+async def test_the_host_adds_and_removes_ai_seats_between_hands(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(3))
+    async with running_bot(fake, path):
+        table = await driver.new_table("ann", seats=3)
+        await driver.click("bob", table, "Join")
+        await driver.click("ann", table, "Start (host)")
+        assert not any("AI" in (b.label or "") for b in table.buttons())  # not mid-hand
+        await driver.play_hand(table)
+        ix, response = await driver.click("bob", table, "Add AI", expect=4)
+        assert "Only the host" in response.data["content"]
+        await driver.click("ann", table, "Add AI")
+        assert next_hand_field(table) == "ann, bob, 🤖 AI 1 (heuristic)"
+        for label in ("Join next hand (3/3)", "Add AI", "Add strong AI"):
+            assert button(table, label).disabled, label  # every seat is taken
+        with pytest.raises(AssertionError, match="disabled"):
+            await fake.click("cy", table, label="Join next hand (3/3)")
+        await driver.click("ann", table, "Remove AI")
+        assert next_hand_field(table) == "ann, bob" and not button(table, "Add AI").disabled
+        await driver.click("ann", table, "Add strong AI")
+        await driver.click("ann", table, "Next hand")
+        assert " · hand 2 · " in title(table) and "🤖 AI 1 (strong)" in table.text()
+    hands, _ = database_rows(path, table_id_of(table))
+    players = players_of(hands[1])
+    assert players[:2] == [fake.user("ann").id, fake.user("bob").id] and players[2] < 0
+    assert json.loads(hands[1]["ai"]) == [None, None, "strong"]
     fake.assert_clean()
