@@ -242,3 +242,79 @@ async def test_a_post_refused_for_lost_permissions_is_told_once(fake_discord, tm
         await asyncio.sleep(0.5)
         assert len(notices()) == 1  # once
     only_expected_refusals(fake, ("POST", 403))
+
+
+# --- turn pings across a restart ---------------------------------------------------------------
+
+
+def live_pings(fake):
+    return [m for m in fake.public_messages() if not m.deleted and "your turn" in m.content]
+
+
+def remembered_pings(path) -> list[int]:
+    """The turn pings the bot has written down as posted and not yet deleted."""
+    db = sqlite3.connect(path)
+    try:
+        keys = db.execute("SELECT key FROM bot_state WHERE key LIKE 'ping:%'").fetchall()
+    finally:
+        db.close()
+    return sorted(int(key.rsplit(":", 1)[1]) for (key,) in keys)
+
+
+async def play_a_turn(driver, table) -> None:
+    """Tap until someone else is to act."""
+    name = actor(table)
+    while actor(table) == name:
+        await driver._collect_step(table)
+
+
+async def one_ping_for_the_player_to_act(fake, path, table):
+    await fake.wait_until(lambda: [fake.user(actor(table)).id] == [
+        u for m in live_pings(fake) for u in m.pinged_user_ids], timeout=10)
+    [ping] = live_pings(fake)
+    await fake.wait_until(lambda: remembered_pings(path) == [ping.id], timeout=10)
+    return ping
+
+
+async def test_a_ping_from_before_a_restart_is_deleted_when_its_turn_ends(fake_discord,
+                                                                          tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(7))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        await play_a_turn(driver, table)
+        ping = await one_ping_for_the_player_to_act(fake, path, table)
+    async with running_bot(fake, path):
+        await asyncio.sleep(0.5)
+        assert not ping.deleted  # its turn goes on: it stays the table's one live ping
+        await play_a_turn(driver, table)
+        await fake.wait_until(lambda: ping.deleted, timeout=10)
+        await one_ping_for_the_player_to_act(fake, path, table)
+    fake.assert_clean()
+
+
+async def test_a_ping_whose_turn_ended_before_it_could_be_deleted_goes_at_the_next_start(
+        fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(8))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        await play_a_turn(driver, table)
+        ping = await one_ping_for_the_player_to_act(fake, path, table)
+        # Discord refuses to delete it (as when the bot dies first): the turn moves on.
+        failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
+                            message="Missing Permissions", times=1000)
+        await play_a_turn(driver, table)
+        await fake.wait_until(lambda: failing.count > 0, timeout=10)
+        assert not ping.deleted and len(live_pings(fake)) == 2
+        await fake.wait_until(lambda: len(remembered_pings(path)) == 2, timeout=10)
+    fake.rest.failures.remove(failing)
+    deletes = fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"]
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: ping.deleted, timeout=10)
+        current = await one_ping_for_the_player_to_act(fake, path, table)
+        assert current.id != ping.id
+        # Deleted as a paced channel request: the restarted bot has no token for it.
+        assert fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"] == \
+            deletes + 1
+    only_expected_refusals(fake, ("DELETE", 403))
