@@ -449,7 +449,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
                                 discord.ButtonStyle.primary))
         view.add_item(NLKButton(button_id(t, None, "cancel"), _("Cancel (host)"),
                                 discord.ButtonStyle.danger))
-        _add_ai_buttons(view, t, full, lang)
+        _add_ai_buttons(view, t, lang)
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -468,7 +468,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         add_log_buttons(view, t, lang)
         # The host may add or remove AI seats for the next hand, as in the lobby (row 1
         # also holds Fair deal).
-        _add_ai_buttons(view, t, full, lang)
+        _add_ai_buttons(view, t, lang)
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
@@ -493,13 +493,11 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     return view
 
 
-def _add_ai_buttons(view: discord.ui.View, t: int, full: bool, lang: Lang = DEFAULT) -> None:
+def _add_ai_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
     """The host's AI seat buttons, on row 1 (the lobby's and between hands alike)."""
     _ = translator(lang).gettext
-    view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1,
-                            disabled=full))
-    view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"), row=1,
-                            disabled=full))
+    view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"), row=1))
     view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
 
 

@@ -48,6 +48,7 @@ HISTORY = 50  # recent channel messages searched for a table message posted befo
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
 PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
+PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 
 
 class TableUpdater:
@@ -70,6 +71,7 @@ class TableUpdater:
         # forget), so that a restart deletes those whose turn is over.
         self._ping_writes: dict[str, str | None] = {}
         self._ping_writer: asyncio.Task[None] | None = None
+        self._ping_deletes: set[asyncio.Task[None]] = set()  # (also in ``_deletes``)
         self._deletes: set[asyncio.Task[None]] = set()  # and other short background work
         self._drawn: dict[int, tuple[Table, float]] = {}  # shown, not yet written down, when
         self._recorder: asyncio.Task[None] | None = None
@@ -111,6 +113,11 @@ class TableUpdater:
         """Cancel the pending edits and wait until they have stopped; then write down what
         the table messages show, so the next start redraws only what is out of date."""
         self.closed = True
+        # Let the pings being deleted go first: one cancelled after Discord deleted it
+        # would stay written down, and the next start would delete it a second time.
+        pings = [task for task in self._ping_deletes if not task.done()]
+        if pings:
+            await asyncio.wait(pings, timeout=PING_GRACE)
         tasks = [task for task in [*self._tasks.values(), *self._deletes, self._recorder]
                  if task is not None and not task.done()]
         for task in tasks:
@@ -509,9 +516,13 @@ class TableUpdater:
         if not table.is_open and message is None:
             self._pings.pop(table.id, None)
         if stale is not None and stale.message is not None:
-            task = asyncio.create_task(self._delete(table.channel_id, stale, table.id))
-            self._deletes.add(task)
-            task.add_done_callback(self._deletes.discard)
+            self._delete_soon(table.channel_id, stale, table.id)
+
+    def _delete_soon(self, channel_id: int, ping: _Ping, table_id: int) -> None:
+        task = asyncio.create_task(self._delete(channel_id, ping, table_id))
+        for tasks in (self._deletes, self._ping_deletes):
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
 
     async def _delete(self, channel_id: int, ping: _Ping, table_id: int) -> None:
         """Delete an old ping: through its interaction's webhook while the token lasts (no
@@ -585,8 +596,7 @@ class TableUpdater:
         for table_id, message_id, channel_id in stale:
             log.info("table %s: deleting turn ping %s left by the last run", table_id,
                      message_id)
-            self._background(self._delete(channel_id, _Ping(-1, discord.Object(message_id)),
-                                          table_id))
+            self._delete_soon(channel_id, _Ping(-1, discord.Object(message_id)), table_id)
 
 
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes
