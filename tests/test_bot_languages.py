@@ -11,7 +11,7 @@ from bot import errors
 from bot.records import TableStatus
 from bot.tables import Seat, Table
 from cogs import render, stats
-from cogs.replies import RULES, sentence
+from cogs.replies import sentence
 from rules import Card, Game, Variant, pack, shuffled_deck
 from rules.i18n import Lang
 from tests.fakediscord.models import Perm
@@ -132,18 +132,16 @@ def test_refusals_of_the_rules_keep_their_rule_number_in_every_language() -> Non
     # A rule without its own sentence falls back to the engine's English, number kept.
     unknown = errors.AgainstTheRules("R9.9", "Something new.")
     assert sentence(unknown, Lang.HU) == "Something new. (R9.9)"
-    assert set(RULES) >= {"R3.1", "R3.2", "R3.3", "R4.2", "R4.4", "R4.5", "R4.8", "R4.9",
-                          "R6.2"}
 
 
 def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:
     assert sentence(errors.WaitYourTurn(name="**bob**"), Lang.FR) == \
-        "C'est au tour de \\*\\*bob\\*\\*."
+        "C’est au tour de \\*\\*bob\\*\\*."
     assert sentence(errors.TableFull(seats=4), Lang.HU) == "Ez az asztal megtelt (4 hely)."
     timer = sentence(errors.BadSetting("timer", value=3), Lang.FR)
     assert "au moins 15 secondes" in timer
     assert sentence(errors.NotSeated(turn_of="ann"), Lang.FR) == \
-        "Vous ne jouez pas à cette table. C'est au tour de ann."
+        "Vous ne jouez pas à cette table. C’est au tour de ann."
 
 
 # --- through the fake Discord --------------------------------------------------------------
@@ -212,7 +210,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
         ix = await fake.click("amelie", table, custom_id=move.custom_id)
         refusal = await ix.wait_response()
-        assert refusal.ephemeral and refusal.data["content"] == "C'est au tour de hugo."
+        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour de hugo."
         # Each player's own stack in their own language.
         ix = await fake.click("amelie", table, label="Paklim")
         stack = await ix.wait_message()
