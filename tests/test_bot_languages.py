@@ -2,6 +2,7 @@
 the server's language, commands are named in each language within Discord's rules, and
 every message fits Discord's limits at nine seats in every language."""
 
+import asyncio
 import json
 import random
 
@@ -271,3 +272,56 @@ async def test_localised_commands_pass_discords_rules_when_synced(fake_discord, 
     for option in command["options"]:
         for local in (option.get("description_localizations") or {}).values():
             assert len(local) <= 100
+
+
+EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
+
+
+async def test_a_new_server_language_redraws_every_open_table_there(fake_discord, tmp_path):
+    fake = fake_discord
+    fake.add_user("owner", permissions=Perm.MANAGE_GUILD)
+    channels = [fake.channel().id, fake.add_channel("nlk-2")]
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        tables = []
+        for i, channel in enumerate(channels):
+            ix = await fake.slash(f"host{i}", channel, "nlk", "new", {"seats": 3})
+            tables.append(await ix.wait_message())
+        assert [title(t) for t in tables] == ["NLK table — waiting for players"] * 2
+        edits = fake.request_counts[EDITS]
+        ix = await fake.slash("owner", None, "nlk", "settings", {"language": "hu"})
+        await ix.wait_response()
+        # Nobody touches the tables: the bot redraws them itself, as channel edits.
+        await fake.wait_until(lambda: all(title(t) == "NLK-asztal — játékosokra vár"
+                                          for t in tables), timeout=10)
+        assert fake.request_counts[EDITS] - edits == 2
+        assert "Koppints a **Beszállás** gombra" in description(tables[1])
+        # The same language again, or another setting, redraws nothing.
+        for options in ({"language": "hu"}, {"seats": 5}):
+            await (await fake.slash("owner", None, "nlk", "settings", options)).wait_response()
+        await asyncio.sleep(0.5)
+        assert fake.request_counts[EDITS] - edits == 2
+    fake.assert_clean()
+
+
+async def test_a_restart_redraws_a_table_whose_servers_language_changed_meanwhile(
+        fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        table = await (await fake.slash("ann", None, "nlk", "new", {"seats": 3})).wait_message()
+        await (await fake.click("bob", table, label="Join")).wait_response()
+        await asyncio.sleep(2.5)  # what the message shows is written down in batches
+    assert title(table) == "NLK table — waiting for players"
+    edits = fake.request_counts[EDITS]
+    async with running_bot(fake, path):  # unchanged: nothing to redraw
+        await asyncio.sleep(1.0)
+        assert fake.request_counts[EDITS] == edits
+    fake.set_guild_locale("fr")  # while the bot is away: its own locale, no setting
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: title(table) == "Table NLK — en attente de joueurs",
+                              timeout=10)
+        await asyncio.sleep(2.5)
+    assert fake.request_counts[EDITS] == edits + 1
+    async with running_bot(fake, path):  # drawn in French and written down as such
+        await asyncio.sleep(1.0)
+        assert fake.request_counts[EDITS] == edits + 1
+    fake.assert_clean()
