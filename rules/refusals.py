@@ -8,7 +8,7 @@ rule up in the rule book; a rule without its own sentence falls back to the engi
 >>> from rules.errors import DoesNotFit
 >>> refused = DoesNotFit("R3.2", "You can't give 9♥ to Ann: nothing fits on an empty stack.")
 >>> explain(refused, "en")
-"You can't give 9♥ to Ann: nothing fits on an empty stack. (R3.2)"
+"You can't give 9♥ to Ann: nothing fits on an empty stack (R3.2)"
 >>> explain(refused, "hu").endswith("(R3.2)")
 True
 """
@@ -47,7 +47,8 @@ def refusal_text(rule: str, message: str, lang: object = DEFAULT) -> str:
     _ = translator(code).gettext
     said = RULES.get(rule)
     text = _(said) if said is not None and code != DEFAULT else message
-    return _(RULE).format(message=text, rule=rule)
+    # The rule number closes the sentence: "… keep it (R3.3)", not "… keep it. (R3.3)".
+    return _(RULE).format(message=text.rstrip().rstrip("."), rule=rule)
 
 
 def explain(error: IllegalAction, lang: object = DEFAULT) -> str:

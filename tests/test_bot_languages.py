@@ -125,14 +125,15 @@ def test_the_leaderboard_and_a_players_numbers_in_every_language(lang: Lang) -> 
 def test_refusals_of_the_rules_keep_their_rule_number_in_every_language() -> None:
     engine = "You can't give 9♥ to bob: a card must be exactly one rank above their top card."
     refusal = errors.AgainstTheRules("R3.2", engine)
-    assert sentence(refusal, Lang.EN) == f"{engine} (R3.2)"  # the engine's own sentence
+    # The engine's own sentence, closed by the rule number.
+    assert sentence(refusal, Lang.EN) == f"{engine[:-1]} (R3.2)"
     french = sentence(refusal, Lang.FR)
     assert french.startswith("Cette carte ne va pas là") and french.endswith("(R3.2)")
     hungarian = sentence(refusal, Lang.HU)
     assert hungarian.startswith("Ez a lap nem illik oda") and hungarian.endswith("(R3.2)")
     # A rule without its own sentence falls back to the engine's English, number kept.
     unknown = errors.AgainstTheRules("R9.9", "Something new.")
-    assert sentence(unknown, Lang.HU) == "Something new. (R9.9)"
+    assert sentence(unknown, Lang.HU) == "Something new (R9.9)"
 
 
 def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:

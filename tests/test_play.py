@@ -178,7 +178,7 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
     # "play AS" in the collect phase breaks R3.3; "give QQ 1" names no card (R1.3).
     english = _refused("en", ["play AS", "give QQ 1"])
     assert english[0] == ("Not possible: In the collect phase you give, draw or keep; playing "
-                          "and taking come in the shed phase. (R3.3). Try again.")
+                          "and taking come in the shed phase (R3.3). Try again.")
     assert "'QQ' is not a card" in english[1] and "(R1.3)" in english[1]
     for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "'QQ' nem lap"),
                               ("fr", "Impossible : Ce coup ne correspond pas", "'QQ' n’est pas")):
