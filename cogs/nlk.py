@@ -182,7 +182,7 @@ class NLK(commands.Cog):
             embed=render.table_embed(table, lang), view=render.table_view(table, lang))
         message_id = callback.message_id or (await interaction.original_response()).id
         await self.service.set_message(table.id, message_id)
-        self.updater.shown(table, change.revision)
+        self.updater.shown(table, change.revision, lang)
 
     @nlk.command(name=NC_("command", "hand"),
                  description=L_("Show your cards (only you see them)."))
@@ -217,7 +217,7 @@ class NLK(commands.Cog):
         message_id = callback.message_id or (await interaction.original_response()).id
         old = await self.service.set_message(table.id, message_id)
         table.message_id = message_id
-        self.updater.replaced(table, table.revision, old if retire else None)
+        self.updater.replaced(table, table.revision, old if retire else None, lang)
         self.updater.request(await self.service.get(table.id))  # if it changed meanwhile
         await self._tell_refusal(interaction)
 
@@ -393,10 +393,13 @@ class NLK(commands.Cog):
                                      "language": language}.items()
                    if v is not None}
         perms = interaction.permissions
+        before = await self.public(interaction)
         current = await self.servers.change_settings(
             guild_id, changes, can_manage=perms.manage_guild or perms.administrator)
         if "language" in changes:
             self.languages.changed(guild_id, current.language)
+            if await self.public(interaction) != before:  # the open tables follow, paced
+                self.updater.relanguage(guild_id)
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
@@ -475,7 +478,7 @@ class NLK(commands.Cog):
                                                 lang=await self.public(interaction))
             await interaction.response.edit_message(content=content, view=view)
         if on_table:
-            self.updater.shown(table, change.revision)
+            self.updater.shown(table, change.revision, lang)
         else:
             self.updater.request(table)
         self.bot.clocks.poke(table)

@@ -15,6 +15,7 @@ import discord
 from bot import errors
 from bot.tables import MIN_TURN_SECONDS
 from rules.i18n import DEFAULT, N_, Lang, translator
+from rules.refusals import refusal_text
 
 from .render import safe_name
 from .translator import lang_of
@@ -98,26 +99,6 @@ REPLIES: dict[Key, str] = {
                                   "so nothing changed. Please try again in a while."),
 }
 
-# The engine's refusals by rule number (``AgainstTheRules.rule``): the engine words them in
-# English for replays and the terminal; players read these, in their language, with the rule
-# number kept. A rule not listed here falls back to the engine's own sentence.
-RULES: dict[str, str] = {
-    "R3.1": N_("It's not your turn yet."),
-    "R3.2": N_("That card doesn't fit there: a card goes on another player's stack only when "
-               "it is exactly one rank above that stack's top card (the lowest rank fits on an "
-               "Ace)."),
-    "R3.3": N_("That isn't a move for this step of your turn: give your stack's top card where "
-               "it fits, then draw; give the drawn card where it fits, or keep it."),
-    "R4.2": N_("That card doesn't beat the top card of the trick: play a higher card of its "
-               "suit or a trump, or take."),
-    "R4.4": N_("There is nothing to take: you lead, so play any card."),
-    "R4.5": N_("In the shed phase you play a card from your hand or take, on your turn."),
-    "R4.8": N_("You're out: you have no cards left to play."),
-    "R4.9": N_("The hand is over: nobody can act any more."),
-    "R6.2": N_("At this table you must beat in suit when you can, so you may not trump this "
-               "card."),
-}
-RULE = N_("{message} ({rule})")
 NAMES = ("name", "turn_of")  # details that are players' names: escaped before use
 FALLBACK = N_("That can't be done now; nothing changed.")
 
@@ -126,11 +107,9 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
     """The refusal as the sentence a player reads, in their language ``lang``."""
     _ = translator(lang).gettext
     if isinstance(refusal, errors.AgainstTheRules):
-        # English keeps the engine's own, more particular sentence; the other languages
-        # say the rule in their words (the engine's English only for a rule not listed).
-        said = RULES.get(refusal.rule)
-        message = _(said) if said is not None and lang != DEFAULT else refusal.message
-        return _(RULE).format(message=message, rule=refusal.rule)
+        # Shared with the terminal game: English keeps the engine's own, more particular
+        # sentence; the other languages say the rule in their words.
+        return refusal_text(refusal.rule, refusal.message, lang)
     template = REPLIES.get((type(refusal), refusal.reason)) or REPLIES.get(type(refusal))
     if template is None:  # a subclass: look up its parents
         template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES), FALLBACK)

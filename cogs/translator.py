@@ -23,7 +23,8 @@ bypass the catalogue):
   colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``).
 * **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
   ``sentence(refusal, lang)``). The engine's refusals are translated by rule number
-  (``replies.RULES``), the rule number kept; the engine's English is the fallback.
+  (``rules.refusals``, shared with the terminal game), the rule number kept; the engine's
+  English is the fallback.
 * **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
   ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context
   ``"command"`` (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` →

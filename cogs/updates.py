@@ -26,7 +26,7 @@ import discord
 
 from bot.clocks import RETRY_SECONDS
 from bot.tables import Change, Table, TableService
-from rules.i18n import translator
+from rules.i18n import DEFAULT, Lang, translator
 
 from . import render
 from .hands import OpenHands
@@ -49,6 +49,7 @@ SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, an
 PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
+READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
 
 
 class TableUpdater:
@@ -73,7 +74,9 @@ class TableUpdater:
         self._ping_writer: asyncio.Task[None] | None = None
         self._ping_deletes: set[asyncio.Task[None]] = set()  # (also in ``_deletes``)
         self._deletes: set[asyncio.Task[None]] = set()  # and other short background work
-        self._drawn: dict[int, tuple[Table, float]] = {}  # shown, not yet written down, when
+        # shown, not yet written down: when, and in which language (None: the server's now)
+        self._drawn: dict[int, tuple[Table, float, Lang | None]] = {}
+        self._restyle: set[int] = set()  # tables to redraw though their state is shown
         self._recorder: asyncio.Task[None] | None = None
         self._checked: dict[int, float] = {}  # table id → when its message was last looked for
         self._gone: set[int] = set()  # tables whose message was found deleted: post anew
@@ -86,15 +89,16 @@ class TableUpdater:
         """How many tables and channels the updater holds state for (freed when done)."""
         return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
             len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked() + \
-            self.hands.tracked()
+            self.hands.tracked() + len(self._restyle)
 
-    def shown(self, table: Table, revision: int) -> None:
-        """The table message now shows ``revision`` (an interaction response drew it)."""
+    def shown(self, table: Table, revision: int, lang: Lang | None = None) -> None:
+        """The table message now shows ``revision`` (an interaction response drew it, in
+        ``lang``: the server's language, looked up when written down if not given)."""
         if revision >= self._shown.get(table.id, -1):
-            self._remember(table)
+            self._remember(table, lang)
         self._shown[table.id] = max(self._shown.get(table.id, -1), revision)
         latest = self._latest.get(table.id)
-        if latest is not None and latest.revision <= revision:
+        if latest is not None and latest.revision <= revision and table.id not in self._restyle:
             del self._latest[table.id]
         self._forget_if_closed(table)
 
@@ -108,6 +112,17 @@ class TableUpdater:
         task = self._tasks.get(table.id)
         if task is None or task.done():
             self._tasks[table.id] = asyncio.create_task(self._run(table.id))
+
+    def relanguage(self, guild_id: int) -> int:
+        """The server's language changed: redraw each of its open table messages in it,
+        paced like any edit (their state is already shown, so ``request`` alone would
+        not). Returns how many tables are redrawn."""
+        tables = [table for table in self.service.cached()
+                  if table.guild_id == guild_id and table.is_open and table.message_id]
+        for table in tables:
+            self._restyle.add(table.id)
+            self.request(table)
+        return len(tables)
 
     async def close(self) -> None:
         """Cancel the pending edits and wait until they have stopped; then write down what
@@ -143,6 +158,8 @@ class TableUpdater:
             log.warning("could not read what the table messages show", exc_info=True)
             shown, active = {}, {}
         open_ids = {table.id for table in tables}
+        if tables:
+            await self._servers_known()
         closed: dict[int, str | None] = {
             table_id: None for table_id in shown if table_id not in open_ids}
         if closed:
@@ -154,10 +171,17 @@ class TableUpdater:
         for table in tables:
             if table.message_id is None:
                 self._background(self._adopt(table))
-            elif _unchanged(shown.get(table.id), table, active.get(table.id, 0.0)):
+            elif _unchanged(shown.get(table.id), table, active.get(table.id, 0.0),
+                            await self.languages.public(table.guild_id)):
                 self._shown[table.id] = table.revision
             else:
                 self.request(table)
+
+    async def _servers_known(self) -> None:
+        """Wait, a while at most, until the gateway has said each server's locale: a message
+        drawn in a server's own language is only current if it is still that language."""
+        with suppress(RuntimeError, asyncio.TimeoutError):  # RuntimeError: never logged in
+            await asyncio.wait_for(self.client.wait_until_ready(), READY_SECONDS)
 
     async def _adopt(self, table: Table) -> None:
         """A table with no recorded message: the bot may have been stopped between posting
@@ -229,12 +253,13 @@ class TableUpdater:
         self._shown.pop(table.id, None)
         self.request(table)
 
-    def replaced(self, table: Table, revision: int, old_message_id: int | None) -> None:
-        """An interaction posted the table message afresh (``revision`` shows in it): the
-        old one, if any, is deleted so only one carries the table's buttons."""
+    def replaced(self, table: Table, revision: int, old_message_id: int | None,
+                 lang: Lang | None = None) -> None:
+        """An interaction posted the table message afresh (``revision`` shows in it, in
+        ``lang``): the old one, if any, is deleted so only one carries the table's buttons."""
         self._gone.discard(table.id)
         self._shown[table.id] = revision  # the new message shows this, whatever the old did
-        self._remember(table)
+        self._remember(table, lang)
         if old_message_id is not None:
             self._background(self._retire(table.channel_id, old_message_id))
 
@@ -252,9 +277,10 @@ class TableUpdater:
 
     # --- what the table messages show, written down ----------------------------------------
 
-    def _remember(self, table: Table) -> None:
-        """The table message now shows ``table``: write it down soon (in a batch)."""
-        self._drawn[table.id] = (table, self.service.clock())
+    def _remember(self, table: Table, lang: Lang | None = None) -> None:
+        """The table message now shows ``table`` in ``lang``: write it down soon (in a
+        batch)."""
+        self._drawn[table.id] = (table, self.service.clock(), lang)
         if self._recorder is None and not self.closed:
             self._recorder = asyncio.create_task(self._record_soon())
 
@@ -267,10 +293,13 @@ class TableUpdater:
         drawn, self._drawn = self._drawn, {}
         if not drawn:
             return
-        values: dict[int, str | None] = {
-            table_id: f"{shown_digest(table)} {at!r}" if table.is_open else None
-            for table_id, (table, at) in drawn.items()}
         try:
+            values: dict[int, str | None] = {}
+            for table_id, (table, at, lang) in drawn.items():
+                if lang is None:
+                    lang = await self.languages.public(table.guild_id)
+                values[table_id] = f"{shown_digest(table, lang)} {at!r}" if table.is_open \
+                    else None
             await self.service.record_shown(SHOWN, values)
         except Exception:
             # Nothing is lost but a skipped redraw: the next start redraws these tables.
@@ -333,15 +362,15 @@ class TableUpdater:
         try:
             while True:
                 table = self._latest.get(table_id)
-                if table is None or self._shown.get(table_id, -1) >= table.revision:
+                if table is None or self._current(table_id, table.revision):
                     break
                 try:
                     async with self.pacer.use(table.channel_id, "write"):
                         latest = self._latest.get(table_id)
-                        if latest is None or self._shown.get(table_id, -1) >= latest.revision:
+                        if latest is None or self._current(table_id, latest.revision):
                             break
                         table = latest
-                        await self._edit(table)
+                        lang = await self._edit(table)
                 except asyncio.CancelledError:
                     raise
                 except _Gone:
@@ -369,13 +398,18 @@ class TableUpdater:
                     log.info("table %s: its message is up to date again after %d failed "
                              "tries", table_id, failures)
                     failures = 0
-                self.shown(table, table.revision)
+                self.shown(table, table.revision, lang)
         finally:
             if self._tasks.get(table_id) is asyncio.current_task():
                 del self._tasks[table_id]
 
+    def _current(self, table_id: int, revision: int) -> bool:
+        """Whether the table message shows ``revision`` as it should be drawn now."""
+        return table_id not in self._restyle and self._shown.get(table_id, -1) >= revision
+
     def _forget_if_closed(self, table: Table) -> None:
         if not table.is_open and table.id not in self._latest:
+            self._restyle.discard(table.id)
             self._shown.pop(table.id, None)
             self._checked.pop(table.id, None)
             self._gone.discard(table.id)
@@ -386,7 +420,9 @@ class TableUpdater:
         """Wait until another channel request fits Discord's limits."""
         await self.pacer.slot(channel_id, kind)
 
-    async def _edit(self, table: Table) -> None:
+    async def _edit(self, table: Table) -> Lang:
+        """Draw the table message in the server's language now; returns that language."""
+        self._restyle.discard(table.id)  # a change of language from here on draws again
         lang = await self.languages.public(table.guild_id)
         embed = render.table_embed(table, lang)
         view = render.table_view(table, lang)
@@ -397,13 +433,14 @@ class TableUpdater:
             await self.service.set_message(table.id, message.id)
             table.message_id = message.id
             self._gone.discard(table.id)
-            return
+            return lang
         try:
             await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
         except discord.NotFound:
             # Someone deleted the table message: post a fresh one so the table stays playable.
             self._gone.add(table.id)
             raise _Gone() from None
+        return lang
 
     # --- messages in the channel ---------------------------------------------------------
 
@@ -703,23 +740,24 @@ class _Bucket:
         return not self.recent and not self.busy and not self._queue.locked()
 
 
-def shown_digest(table: Table) -> str:
-    """A short fingerprint of everything the table message shows. It is drawn in English
-    whatever the server's language: it stands for the table's state, which is what decides
-    whether a restart must redraw the message."""
-    drawn = [render.table_embed(table).to_dict(), render.table_view(table).to_components()]
+def shown_digest(table: Table, lang: Lang = DEFAULT) -> str:
+    """A short fingerprint of everything the table message shows, drawn in ``lang``: a
+    restart redraws a message whose table changed, or whose server changed language."""
+    drawn = [render.table_embed(table, lang).to_dict(),
+             render.table_view(table, lang).to_components()]
     text = json.dumps(drawn, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _unchanged(record: str | None, table: Table, active_at: float) -> bool:
-    """Whether the recorded drawing is of the table as it is now, made after its last change
-    (the time rules out a table that changed and changed back since)."""
+def _unchanged(record: str | None, table: Table, active_at: float,
+               lang: Lang = DEFAULT) -> bool:
+    """Whether the recorded drawing is of the table as it is now, in ``lang``, made after
+    its last change (the time rules out a table that changed and changed back since)."""
     if record is None:
         return False
     digest, _, at = record.partition(" ")
     try:
-        return float(at) >= active_at and digest == shown_digest(table)
+        return float(at) >= active_at and digest == shown_digest(table, lang)
     except ValueError:
         return False
 

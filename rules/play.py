@@ -20,7 +20,7 @@ from .ai import LEVELS, choose
 from .cards import Card, check_players
 from .cli import add_deal_arguments, variant_of
 from .engine import Game
-from .errors import IllegalAction, InputError, NLKError
+from .errors import CardError, IllegalAction, InputError, NLKError
 from .i18n import (
     DEFAULT,
     Lang,
@@ -33,6 +33,7 @@ from .i18n import (
     variant_text,
 )
 from .phase import Phase
+from .refusals import explain
 from .variant import Variant
 from .views import SeatView, observe
 
@@ -181,9 +182,15 @@ def read_choice(text: str, view: SeatView, words: Words | None = None) -> Action
                                    ).format(text=repr(t))) from None
             return _card_only(card, view, words)
         return Action.parse(t)
-    except NLKError as error:
-        raise InputError(error.message if isinstance(error, IllegalAction) else str(error)
-                         ) from None
+    except InputError:
+        raise
+    except CardError:  # "give QQ 1": the action is right, its card is not
+        raise InputError(_("{text} is not a card: write a rank then a suit (S H D C), like "
+                           "TD or 9S (R1.3)").format(text=repr(t.split()[1]))) from None
+    except NLKError:  # the engine's English stays for replays; the player reads their own
+        raise InputError(_("{text} is neither a number from the list nor an action "
+                           "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
+                           ).format(text=repr(t))) from None
 
 
 def _card_only(card: Card, view: SeatView, words: Words | None = None) -> Action:
@@ -276,9 +283,12 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
             try:
                 game.apply(read_choice(text, view, w), seat)
                 break
-            except ValueError as error:  # InputError and IllegalAction are ValueErrors too
-                reason = getattr(error, "message", None) or str(error)
-                print(_("Not possible: {reason} Try again.").format(reason=reason), file=out)
+            except IllegalAction as error:  # the rule's sentence in the player's language
+                reason = explain(error, w.lang)
+            except InputError as error:  # read_choice's own words, already translated
+                reason = str(error)
+            # Every reason ends without a full stop: the rule number, or a read_choice phrase.
+            print(_("Not possible: {reason}. Try again.").format(reason=reason), file=out)
     narrator.catch_up()
     outcome = game.outcome()
     assert outcome is not None

@@ -164,3 +164,37 @@ def test_each_prompt_first_discards_typeahead(monkeypatch):
     monkeypatch.setattr("builtins.input", lambda prompt: calls.append("ask") or "1")
     assert play.ask_terminal("Your move: ") == "1"
     assert calls == ["flush", "ask"]
+
+
+def _refused(lang, answers):
+    """The "Not possible" lines of a hand played in ``lang`` with ``answers`` typed first."""
+    out = io.StringIO()
+    play_hand(4, 0, "heuristic", "seed-1", None, Variant(), scripted(answers), out, lang)
+    return [line for line in out.getvalue().splitlines()
+            if line.startswith(("Not possible:", "Nem lehet:", "Impossible :"))]
+
+
+def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
+    # "play AS" in the collect phase breaks R3.3; "give QQ 1" names no card (R1.3).
+    english = _refused("en", ["play AS", "give QQ 1"])
+    assert english[0] == ("Not possible: In the collect phase you give, draw or keep; playing "
+                          "and taking come in the shed phase (R3.3). Try again.")
+    assert "'QQ' is not a card" in english[1] and "(R1.3)" in english[1]
+    for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "'QQ' nem lap"),
+                              ("fr", "Impossible : Ce coup ne correspond pas", "'QQ' n’est pas")):
+        rule, typo = _refused(lang, ["play AS", "give QQ 1"])
+        assert rule.startswith(start) and "(R3.3)" in rule, rule
+        assert typo.startswith(start.split(":")[0]) and card in typo and "(R1.3)" in typo
+        for line in (rule, typo):  # not a word of the engine's English
+            assert "collect phase" not in line and "is not a card" not in line, line
+            assert "shed phase" not in line and " you " not in line, line
+
+
+def test_every_rule_the_engine_refuses_by_has_a_translated_sentence():
+    import re
+
+    from rules.refusals import RULES
+
+    engine = (ROOT / "rules" / "engine.py").read_text(encoding="utf-8")
+    cited = set(re.findall(r'"(R\d\.\d)"', engine[engine.index("def _refusal"):]))
+    assert cited and cited <= set(RULES), cited - set(RULES)
