@@ -45,6 +45,7 @@ WINDOW = 5.0
 CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per table
 RECORD_SECONDS = 2.0  # what table messages show is written down in batches this often
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
+HISTORY_MAX = 100  # the most messages Discord returns for one history request
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
 PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
@@ -157,9 +158,13 @@ class TableUpdater:
         except Exception:
             log.warning("could not read what the table messages show", exc_info=True)
             shown, active = {}, {}
+        # Read before waiting: players may already be playing meanwhile, and what this run
+        # posts and deletes is its own business, not the last run's.
+        pings = await self._remembered_pings()
         open_ids = {table.id for table in tables}
         if tables:
             await self._servers_known()
+            tables = await self._current_tables(tables)
         closed: dict[int, str | None] = {
             table_id: None for table_id in shown if table_id not in open_ids}
         if closed:
@@ -167,15 +172,27 @@ class TableUpdater:
                 await self.service.record_shown(SHOWN, closed)
             except Exception:
                 log.warning("could not forget closed tables' messages", exc_info=True)
-        await self._resume_pings(tables)
+        self._resume_pings(tables, pings)
         for table in tables:
             if table.message_id is None:
                 self._background(self._adopt(table))
             elif _unchanged(shown.get(table.id), table, active.get(table.id, 0.0),
                             await self.languages.public(table.guild_id)):
-                self._shown[table.id] = table.revision
+                self._shown.setdefault(table.id, table.revision)
             else:
                 self.request(table)
+
+    async def _current_tables(self, tables: list[Table]) -> list[Table]:
+        """The open tables as they are now (a move may have been played while waiting)."""
+        current = []
+        for table in tables:
+            try:
+                table = await self.service.get(table.id)
+            except Exception:
+                log.debug("table %s: kept as it was at start-up", table.id, exc_info=True)
+            if table.is_open:
+                current.append(table)
+        return current
 
     async def _servers_known(self) -> None:
         """Wait, a while at most, until the gateway has said each server's locale: a message
@@ -599,14 +616,51 @@ class TableUpdater:
                 # Only a restart's clean-up needs it: a ping left then stays in the channel.
                 log.warning("could not write down the turn pings", exc_info=True)
 
-    async def _resume_pings(self, tables: list[Table]) -> None:
-        """Delete the pings posted before a restart whose turn is over (paced); a ping for
-        a turn still being played stays, as the table's live ping."""
+    async def _remembered_pings(self) -> dict[str, str]:
+        """The pings the last run wrote down and did not delete."""
         try:
-            remembered = await self.service.remembered(PING)
+            return await self.service.remembered(PING)
         except Exception:
             log.warning("could not read the turn pings left by the last run", exc_info=True)
-            return
+            return {}
+
+    async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
+        """Delete the pings (table id, message id) the last run left in a channel. A run
+        stopped hard may have deleted some without writing it down: one look at the
+        channel's history spares a delete of each of those (Discord counts a request for
+        a message that is gone as invalid). Without Read Message History, delete them all."""
+        first = min(message_id for _table_id, message_id in left)
+        gone: set[int] = set()
+        if self._can_read_history(channel_id):
+            try:
+                async with self.pacer.use(channel_id, "read"):
+                    history = await self.client.http.logs_from(channel_id, HISTORY_MAX,
+                                                               after=first - 1)
+                seen = {int(message["id"]) for message in history}
+                # A full page reaches only so far: beyond it, nothing is known.
+                reach = max(seen) if len(history) == HISTORY_MAX else None
+                gone = {message_id for _table_id, message_id in left if message_id not in
+                        seen and (reach is None or message_id <= reach)}
+            except discord.HTTPException:
+                log.info("could not read channel %s's history; deleting its old pings",
+                         channel_id)
+        for table_id, message_id in left:
+            if message_id not in gone:
+                log.info("table %s: deleting turn ping %s left by the last run", table_id,
+                         message_id)
+                self._delete_soon(channel_id, _Ping(-1, discord.Object(message_id)), table_id)
+            else:
+                self._note_ping(table_id, message_id, None)
+
+    def _can_read_history(self, channel_id: int) -> bool:
+        channel = self.client.get_channel(channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel):
+            return False
+        return channel.permissions_for(channel.guild.me).read_message_history
+
+    def _resume_pings(self, tables: list[Table], remembered: dict[str, str]) -> None:
+        """Delete the pings posted before a restart whose turn is over (paced); a ping for
+        a turn still being played stays, as the table's live ping."""
         open_tables = {table.id: table for table in tables}
         live: dict[int, tuple[int, int]] = {}  # table id → (message id, channel id)
         stale: list[tuple[int, int, int]] = []  # (table id, message id, channel id)
@@ -615,8 +669,8 @@ class TableUpdater:
                 table_id, message_id = (int(x) for x in key[len(PING):].split(":"))
                 channel, hand, version, user = value.split()
                 channel_id = int(channel)
-            except ValueError:
-                await self.service.remember({key: None})
+            except ValueError:  # not written by this bot: forget it
+                self._ping_writes[key] = None
                 continue
             table = open_tables.get(table_id)
             current = table is not None and table.id not in self._pings and \
@@ -630,10 +684,14 @@ class TableUpdater:
         for table_id, (message_id, _channel_id) in live.items():
             self._pings[table_id] = _Ping(open_tables[table_id].revision,
                                           discord.Object(message_id))
+        by_channel: dict[int, list[tuple[int, int]]] = {}
         for table_id, message_id, channel_id in stale:
-            log.info("table %s: deleting turn ping %s left by the last run", table_id,
-                     message_id)
-            self._delete_soon(channel_id, _Ping(-1, discord.Object(message_id)), table_id)
+            by_channel.setdefault(channel_id, []).append((table_id, message_id))
+        for channel_id, left in by_channel.items():
+            self._background(self._delete_left(channel_id, left))
+        if self._ping_writes and not self.closed and \
+                (self._ping_writer is None or self._ping_writer.done()):
+            self._ping_writer = asyncio.create_task(self._write_pings())
 
 
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes

@@ -318,3 +318,39 @@ async def test_a_ping_whose_turn_ended_before_it_could_be_deleted_goes_at_the_ne
         assert fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"] == \
             deletes + 1
     only_expected_refusals(fake, ("DELETE", 403))
+
+
+async def test_a_ping_deleted_but_still_written_down_is_not_deleted_twice(fake_discord,
+                                                                          tmp_path):
+    """A run stopped hard (SIGKILL) between deleting a ping and writing that down leaves a
+    record of a ping that is gone: the next start looks at the channel's history instead of
+    sending a delete Discord would answer 404 (an invalid request), and forgets it."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(7))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        await play_a_turn(driver, table)
+        old = await one_ping_for_the_player_to_act(fake, path, table)
+        record = ping_records(path)
+        await play_a_turn(driver, table)
+        await fake.wait_until(lambda: old.deleted, timeout=10)
+        current = await one_ping_for_the_player_to_act(fake, path, table)
+    # What a hard stop can leave: the old ping deleted on Discord, its record still there.
+    with sqlite3.connect(path) as db:
+        db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?)", record.items())
+    assert remembered_pings(path) == sorted([old.id, current.id])
+    deletes = fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"]
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: remembered_pings(path) == [current.id], timeout=10)
+        assert not current.deleted  # its turn goes on
+        assert fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"] == \
+            deletes
+    fake.assert_clean()
+
+
+def ping_records(path) -> dict[str, str]:
+    db = sqlite3.connect(path)
+    try:
+        return dict(db.execute("SELECT key, value FROM bot_state WHERE key LIKE 'ping:%'"))
+    finally:
+        db.close()
