@@ -15,8 +15,6 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Generic, Protocol, TypeVar
 
-log = logging.getLogger(__name__)
-
 
 class Snapshot(Protocol):
     @property
@@ -33,14 +31,16 @@ class Coalescer(Generic[S]):
     """The newest snapshot per table id, and at most one running ``drain(table_id)`` each.
 
     ``drain`` returns when the table is up to date, or when it gives up. An exception it
-    lets out is logged and ends that task only: the next ``put`` starts a fresh one; ``failed``
-    (if given) is told the table id first, to drop what it holds for the table.
+    lets out is logged to ``logger`` (the owner's) and ends that task only: the next ``put``
+    starts a fresh one; ``failed`` (if given) is told the table id, to drop what it holds for
+    the table.
     """
 
-    def __init__(self, drain: Callable[[int], Coroutine[Any, Any, None]], what: str, *,
+    def __init__(self, drain: Callable[[int], Coroutine[Any, Any, None]],
+                 logger: logging.Logger, *,
                  failed: Callable[[int], None] | None = None) -> None:
         self._drain = drain
-        self._what = what
+        self._log = logger
         self._failed = failed
         self._latest: dict[int, S] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -93,7 +93,7 @@ class Coalescer(Generic[S]):
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("could not %s at table %s", self._what, table_id)
+            self._log.exception("table %s: %s failed", table_id, self._drain.__qualname__)
             if self._failed is not None:
                 self._failed(table_id)
         finally:

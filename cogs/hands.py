@@ -57,8 +57,7 @@ class OpenHands:
         self.lifetime = lifetime
         self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
         # The newest snapshot of each table to draw, and one redrawing task per table.
-        self._redraws: Coalescer[Table] = Coalescer(self._run, "redraw the open hands",
-                                                    failed=self.forget)
+        self._redraws: Coalescer[Table] = Coalescer(self._run, log, failed=self.forget)
 
     @property
     def closed(self) -> bool:

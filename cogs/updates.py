@@ -62,7 +62,7 @@ class TableUpdater:
         self.languages = languages or Languages(None, client)
         self.edits_per_window = edits_per_window
         # The newest snapshot of each table not yet shown, and one editing task per table.
-        self._edits: Coalescer[Table] = Coalescer(self._run, "update the table message")
+        self._edits: Coalescer[Table] = Coalescer(self._run, log)
         self._shown: dict[int, int] = {}
         self.pacer = Pacer(edits_per_window)
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping

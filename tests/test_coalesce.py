@@ -24,7 +24,8 @@ class Drawer:
         self.most = 0
         self.gate = asyncio.Event()
         self.fail: set[int] = set()
-        self.coalescer: Coalescer[Snap] = Coalescer(self.drain, "draw", failed=self.failed)
+        self.coalescer: Coalescer[Snap] = Coalescer(self.drain, logging.getLogger("drawer"),
+                                                   failed=self.failed)
         self.failures: list[int] = []
 
     async def drain(self, table_id: int) -> None:
@@ -81,7 +82,8 @@ async def test_a_failing_drain_is_logged_and_the_next_change_is_drawn(caplog):
         c.put(Snap(8, 1))
         await settle()
     assert drawer.failures == [7]
-    assert any("could not draw at table 7" in r.getMessage() for r in caplog.records)
+    assert any(r.getMessage() == "table 7: Drawer.drain failed" and r.exc_info
+               for r in caplog.records)
     assert drawer.drawn == [(8, 1)]  # another table is not held up
     drawer.fail.clear()
     c.put(Snap(7, 2))
