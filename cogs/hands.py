@@ -28,6 +28,7 @@ from bot.tables import Table
 from rules.i18n import DEFAULT, Lang, translator
 
 from . import render
+from .coalesce import Coalescer
 from .components import Buttons
 from .translator import lang_of
 
@@ -55,14 +56,17 @@ class OpenHands:
         self.clock = clock
         self.lifetime = lifetime
         self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
-        self._latest: dict[int, Table] = {}  # table id → newest snapshot to draw
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self.closed = False
+        # The newest snapshot of each table to draw, and one redrawing task per table.
+        self._redraws: Coalescer[Table] = Coalescer(self._run, log, failed=self.forget)
+
+    @property
+    def closed(self) -> bool:
+        return self._redraws.closed
 
     def tracked(self) -> int:
         """How many tables and hands this holds state for (freed when they close)."""
         return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
-            len(self._latest) + len(self._tasks)
+            self._redraws.tracked()
 
     def opened(self, table: Table, user_id: int,
                interaction: discord.Interaction[Any]) -> None:
@@ -78,64 +82,44 @@ class OpenHands:
         else:
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
                                    _looks(*_draw(table, user_id, lang_of(interaction))))
-        latest = self._latest.get(table.id)
-        if latest is None or latest.revision < table.revision:
-            self._latest[table.id] = table
+        self._redraws.keep(table)
 
     def changed(self, table: Table) -> None:
         """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
         if self.closed or table.id not in self._hands:
             return
-        latest = self._latest.get(table.id)
-        if latest is None or latest.revision <= table.revision:
-            self._latest[table.id] = table
-        task = self._tasks.get(table.id)
-        if task is None or task.done():
-            self._tasks[table.id] = asyncio.create_task(self._run(table.id))
+        self._redraws.put(table)
 
     def forget(self, table_id: int) -> None:
         """Drop everything held for a table."""
         self._hands.pop(table_id, None)
-        self._latest.pop(table_id, None)
+        self._redraws.discard(table_id)
 
     async def close(self) -> None:
         """Stop redrawing and free every entry (shutting down)."""
-        self.closed = True
-        tasks = [task for task in self._tasks.values() if not task.done()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self._tasks.clear()
+        await self._redraws.close()
         self._hands.clear()
-        self._latest.clear()
 
     # --- the redrawing -------------------------------------------------------------------
 
     async def _run(self, table_id: int) -> None:
-        try:
-            while True:
-                table = self._latest.get(table_id)
-                hands = self._hands.get(table_id)
-                if table is None or hands is None:
-                    break
-                now = self.clock()
-                for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
-                    del hands[user_id]  # its token is about to lapse
-                due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
-                if due:
-                    await asyncio.gather(*(self._redraw(table, u, h) for u, h in due))
-                    continue  # the table may have changed meanwhile
-                if not table.is_open or not hands:
-                    self.forget(table_id)
+        """Redraw the table's open hands until they all show its newest snapshot (an error
+        is logged by the coalescer, and the table's hands forgotten)."""
+        while True:
+            table = self._redraws.latest(table_id)
+            hands = self._hands.get(table_id)
+            if table is None or hands is None:
                 break
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("could not redraw the open hands at table %s", table_id)
-            self.forget(table_id)
-        finally:
-            if self._tasks.get(table_id) is asyncio.current_task():
-                del self._tasks[table_id]
+            now = self.clock()
+            for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
+                del hands[user_id]  # its token is about to lapse
+            due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
+            if due:
+                await asyncio.gather(*(self._redraw(table, u, h) for u, h in due))
+                continue  # the table may have changed meanwhile
+            if not table.is_open or not hands:
+                self.forget(table_id)
+            break
 
     async def _redraw(self, table: Table, user_id: int, hand: _Open) -> None:
         """Bring one hand up to ``table``, if what it shows has changed."""

@@ -29,6 +29,7 @@ from bot.tables import Change, Table, TableService
 from rules.i18n import DEFAULT, Lang, translator
 
 from . import render
+from .coalesce import Coalescer
 from .hands import OpenHands
 from .translator import Languages
 
@@ -64,9 +65,9 @@ class TableUpdater:
         # Everything the updater posts is public: it speaks each server's language.
         self.languages = languages or Languages(None, client)
         self.edits_per_window = edits_per_window
-        self._latest: dict[int, Table] = {}  # table id → newest snapshot not yet shown
+        # The newest snapshot of each table not yet shown, and one editing task per table.
+        self._edits: Coalescer[Table] = Coalescer(self._run, log)
         self._shown: dict[int, int] = {}
-        self._tasks: dict[int, asyncio.Task[None]] = {}
         self.pacer = Pacer(edits_per_window)
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
         # Pings posted and not yet deleted are written down (bot_state key → value, None to
@@ -88,7 +89,7 @@ class TableUpdater:
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
-        return len(self._latest) + len(self._shown) + len(self._tasks) + len(self._pings) + \
+        return self._edits.tracked() + len(self._shown) + len(self._pings) + \
             len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked() + \
             self.hands.tracked() + len(self._restyle)
 
@@ -98,21 +99,16 @@ class TableUpdater:
         if revision >= self._shown.get(table.id, -1):
             self._remember(table, lang)
         self._shown[table.id] = max(self._shown.get(table.id, -1), revision)
-        latest = self._latest.get(table.id)
+        latest = self._edits.latest(table.id)
         if latest is not None and latest.revision <= revision and table.id not in self._restyle:
-            del self._latest[table.id]
+            self._edits.discard(table.id)
         self._forget_if_closed(table)
 
     def request(self, table: Table) -> None:
         """Bring the table message up to date soon."""
         if self.closed:
             return  # shutting down: the next start redraws what is out of date
-        latest = self._latest.get(table.id)
-        if latest is None or latest.revision <= table.revision:
-            self._latest[table.id] = table
-        task = self._tasks.get(table.id)
-        if task is None or task.done():
-            self._tasks[table.id] = asyncio.create_task(self._run(table.id))
+        self._edits.put(table)
 
     def relanguage(self, guild_id: int) -> int:
         """The server's language changed: redraw each of its open table messages in it,
@@ -134,12 +130,12 @@ class TableUpdater:
         pings = [task for task in self._ping_deletes if not task.done()]
         if pings:
             await asyncio.wait(pings, timeout=PING_GRACE)
-        tasks = [task for task in [*self._tasks.values(), *self._deletes, self._recorder]
+        tasks = [task for task in [*self._edits.cancel(), *self._deletes, self._recorder]
                  if task is not None and not task.done()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._tasks.clear()
+        await self._edits.close()
         await self.hands.close()
         self._recorder = None
         await self._record()
@@ -375,57 +371,55 @@ class TableUpdater:
     # --- the table message -----------------------------------------------------------------
 
     async def _run(self, table_id: int) -> None:
+        """Edit (or post) the table message until it shows the newest snapshot, pacing each
+        request and retrying a failure; the coalescer starts it and logs what escapes."""
         failures = 0
-        try:
-            while True:
-                table = self._latest.get(table_id)
-                if table is None or self._current(table_id, table.revision):
-                    break
-                try:
-                    async with self.pacer.use(table.channel_id, "write"):
-                        latest = self._latest.get(table_id)
-                        if latest is None or self._current(table_id, latest.revision):
-                            break
-                        table = latest
-                        lang = await self._edit(table)
-                except asyncio.CancelledError:
-                    raise
-                except _Gone:
-                    continue  # someone deleted the message: the next turn posts it again
-                except Exception as error:
-                    # Report a persisting failure once, then back off and try again: the
-                    # message must not stay stale until the next change. A closed table's
-                    # last edit gets a few tries only.
-                    if isinstance(error, discord.Forbidden):
-                        self._refused(table.channel_id, error)
-                    if failures == 0:
-                        log.warning("could not update the message of table %s; retrying",
-                                    table_id, exc_info=True)
-                    failures += 1
-                    if not table.is_open and failures >= CLOSED_TRIES:
-                        log.warning("table %s closed: its message was left as it was",
-                                    table_id)
-                        self._latest.pop(table_id, None)
-                        self._forget_if_closed(table)
+        while True:
+            table = self._edits.latest(table_id)
+            if table is None or self._current(table_id, table.revision):
+                break
+            try:
+                async with self.pacer.use(table.channel_id, "write"):
+                    latest = self._edits.latest(table_id)
+                    if latest is None or self._current(table_id, latest.revision):
                         break
-                    await asyncio.sleep(RETRY_SECONDS[min(failures - 1,
-                                                          len(RETRY_SECONDS) - 1)])
-                    continue
-                if failures:
-                    log.info("table %s: its message is up to date again after %d failed "
-                             "tries", table_id, failures)
-                    failures = 0
-                self.shown(table, table.revision, lang)
-        finally:
-            if self._tasks.get(table_id) is asyncio.current_task():
-                del self._tasks[table_id]
+                    table = latest
+                    lang = await self._edit(table)
+            except asyncio.CancelledError:
+                raise
+            except _Gone:
+                continue  # someone deleted the message: the next turn posts it again
+            except Exception as error:
+                # Report a persisting failure once, then back off and try again: the
+                # message must not stay stale until the next change. A closed table's
+                # last edit gets a few tries only.
+                if isinstance(error, discord.Forbidden):
+                    self._refused(table.channel_id, error)
+                if failures == 0:
+                    log.warning("could not update the message of table %s; retrying",
+                                table_id, exc_info=True)
+                failures += 1
+                if not table.is_open and failures >= CLOSED_TRIES:
+                    log.warning("table %s closed: its message was left as it was",
+                                table_id)
+                    self._edits.discard(table_id)
+                    self._forget_if_closed(table)
+                    break
+                await asyncio.sleep(RETRY_SECONDS[min(failures - 1,
+                                                      len(RETRY_SECONDS) - 1)])
+                continue
+            if failures:
+                log.info("table %s: its message is up to date again after %d failed "
+                         "tries", table_id, failures)
+                failures = 0
+            self.shown(table, table.revision, lang)
 
     def _current(self, table_id: int, revision: int) -> bool:
         """Whether the table message shows ``revision`` as it should be drawn now."""
         return table_id not in self._restyle and self._shown.get(table_id, -1) >= revision
 
     def _forget_if_closed(self, table: Table) -> None:
-        if not table.is_open and table.id not in self._latest:
+        if not table.is_open and self._edits.latest(table.id) is None:
             self._restyle.discard(table.id)
             self._shown.pop(table.id, None)
             self._checked.pop(table.id, None)

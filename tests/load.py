@@ -243,9 +243,13 @@ class Housekeeper:
     The fake remembers everything (every interaction, every version of every message); at 100
     tables its garbage collection pauses would stall the fake and inflate the figures. Once a
     second this takes the latency sample of interactions answered more than ``keep`` seconds
-    ago and drops them, drops deleted and ephemeral messages first seen that long ago, and the
-    middle versions of every message. A bot that used a dropped interaction's token would be
-    refused, and the refusal would show in ``violations``.
+    ago and lightens them (the event sent and the record of their edits), drops deleted and
+    ephemeral messages first seen that long ago, and the middle versions of every message.
+
+    An interaction itself is dropped only once its token has lapsed (15 minutes, as on
+    Discord): the bot edits open hands and deletes turn pings through tokens long after it
+    answered them. A bot that used a lapsed token would be refused, and the refusal would
+    show in ``violations``.
     """
 
     def __init__(self, fake: FakeDiscord, keep: float = 60.0) -> None:
@@ -255,6 +259,12 @@ class Housekeeper:
         self.interactions = 0
         self.unanswered = 0
         self._first_seen: dict[int, float] = {}
+        self._sampled: set[int] = set()  # interactions counted, kept while their token lasts
+
+    def seen(self) -> int:
+        """Every interaction so far, counted or not yet."""
+        return self.interactions + sum(
+            1 for ix_id in self.fake.state.interactions if ix_id not in self._sampled)
 
     def sweep(self, *, everything: bool = False) -> None:
         state = self.fake.state
@@ -263,13 +273,19 @@ class Housekeeper:
         for ix in [ix for ix in state.interactions.values() if ix.created_at < horizon]:
             if ix.response is None and not everything:
                 continue  # still in its acknowledgement window, or about to be refused
-            self.interactions += 1
-            if ix.response is None:
-                self.unanswered += 1
-            else:
-                self.samples.append((ix.response.at - ix.created_at) * 1000.0)
-            del state.interactions[ix.id]
-            state.interactions_by_token.pop(ix.token, None)
+            if ix.id not in self._sampled:
+                self._sampled.add(ix.id)
+                self.interactions += 1
+                if ix.response is None:
+                    self.unanswered += 1
+                else:
+                    self.samples.append((ix.response.at - ix.created_at) * 1000.0)
+                ix.payload = {}
+            ix.edits.clear()
+            if everything or ix.expired:
+                self._sampled.discard(ix.id)
+                del state.interactions[ix.id]
+                state.interactions_by_token.pop(ix.token, None)
         if everything:
             return
         for channel_id, messages in state.channel_messages.items():
@@ -337,7 +353,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
             await _until(warm_up.all_reached, jobs, timeout)
             await asyncio.sleep(1.0)  # let its table edits and pings land
             base_rss, base_cpu, base_count = rss_bytes(pid), cpu_seconds(pid), \
-                len(fake.state.interactions) + housekeeper.interactions
+                housekeeper.seen()
             started = time.perf_counter()
             jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint),
                                                     _names(i, players), hands))
