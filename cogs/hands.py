@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,9 @@ from .translator import lang_of
 log = logging.getLogger(__name__)
 
 LIFETIME = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
+# The longest a tap on a hand waits for a redraw of it already on its way (Discord wants a
+# first answer within 3 s; a redraw through a token is one request).
+ANSWER_WAIT = 1.0
 
 
 @dataclass
@@ -56,6 +60,9 @@ class OpenHands:
         self.clock = clock
         self.lifetime = lifetime
         self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
+        # One lock per hand message's owner: a redraw and a tap's answer never cross, so a
+        # redraw drawn before a tap can't land after the tap's answer and show the old turn.
+        self._locks: dict[int, dict[int, asyncio.Lock]] = {}
         # The newest snapshot of each table to draw, and one redrawing task per table.
         self._redraws: Coalescer[Table] = Coalescer(self._run, log, failed=self.forget)
 
@@ -66,7 +73,7 @@ class OpenHands:
     def tracked(self) -> int:
         """How many tables and hands this holds state for (freed when they close)."""
         return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
-            self._redraws.tracked()
+            len(self._locks) + self._redraws.tracked()
 
     def opened(self, table: Table, user_id: int,
                interaction: discord.Interaction[Any]) -> None:
@@ -84,6 +91,29 @@ class OpenHands:
                                    _looks(*_draw(table, user_id, lang_of(interaction))))
         self._redraws.keep(table)
 
+    def newest(self, table: Table) -> Table:
+        """``table``, or the newer snapshot a redraw may already have drawn."""
+        latest = self._redraws.latest(table.id)
+        return latest if latest is not None and latest.revision > table.revision else table
+
+    @asynccontextmanager
+    async def answering(self, table_id: int, user_id: int) -> AsyncIterator[None]:
+        """Hold while answering a tap on ``user_id``'s hand: a redraw of it on its way
+        lands first, and none starts until the answer is sent (then ``opened`` has
+        recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
+        lock = self._lock(table_id, user_id)
+        held = False
+        with suppress(asyncio.TimeoutError):
+            held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
+        try:
+            yield
+        finally:
+            if held:
+                lock.release()
+
+    def _lock(self, table_id: int, user_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, {}).setdefault(user_id, asyncio.Lock())
+
     def changed(self, table: Table) -> None:
         """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
         if self.closed or table.id not in self._hands:
@@ -93,12 +123,14 @@ class OpenHands:
     def forget(self, table_id: int) -> None:
         """Drop everything held for a table."""
         self._hands.pop(table_id, None)
+        self._locks.pop(table_id, None)
         self._redraws.discard(table_id)
 
     async def close(self) -> None:
         """Stop redrawing and free every entry (shutting down)."""
         await self._redraws.close()
         self._hands.clear()
+        self._locks.clear()
 
     # --- the redrawing -------------------------------------------------------------------
 
@@ -122,7 +154,16 @@ class OpenHands:
             break
 
     async def _redraw(self, table: Table, user_id: int, hand: _Open) -> None:
-        """Bring one hand up to ``table``, if what it shows has changed."""
+        """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
+        is being answered (then its answer draws the newest state)."""
+        async with self._lock(table.id, user_id):
+            hands = self._hands.get(table.id)
+            if hands is None or hands.get(user_id) is not hand or \
+                    hand.revision >= table.revision:
+                return  # answered meanwhile: ``opened`` replaced it
+            await self._edit(table, user_id, hand)
+
+    async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
         embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
         looks = _looks(embed, view)
         if looks == hand.shown:

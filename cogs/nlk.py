@@ -470,9 +470,12 @@ class NLK(commands.Cog):
             await interaction.response.edit_message(embed=render.table_embed(table, lang),
                                                     view=render.table_view(table, lang))
         elif _is_ephemeral(interaction):
-            embed, view = render.hand_message(table, user.id, lang=lang_of(interaction))
-            await interaction.response.edit_message(embed=embed, view=view)
-            self.updater.hands.opened(table, user.id, interaction)
+            hands = self.updater.hands
+            async with hands.answering(table.id, user.id):
+                shown = hands.newest(table)  # never older than a redraw that just landed
+                embed, view = render.hand_message(shown, user.id, lang=lang_of(interaction))
+                await interaction.response.edit_message(embed=embed, view=view)
+                hands.opened(shown, user.id, interaction)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id,
                                                 lang=await self.public(interaction))
@@ -527,12 +530,17 @@ class NLK(commands.Cog):
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.seat_of(interaction.user.id) is None:
             raise NotSeated(turn_of=table.name_to_act())
-        embed, view = render.hand_message(table, interaction.user.id, lang=lang_of(interaction))
-        if _is_ephemeral(interaction):
-            await interaction.response.edit_message(embed=embed, view=view)
+        hands, user_id = self.updater.hands, interaction.user.id
+        if _is_ephemeral(interaction):  # Refresh on the hand itself
+            async with hands.answering(table.id, user_id):
+                table = hands.newest(table)
+                embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
+                await interaction.response.edit_message(embed=embed, view=view)
+                hands.opened(table, user_id, interaction)
         else:
+            embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-        self.updater.hands.opened(table, interaction.user.id, interaction)
+            hands.opened(table, user_id, interaction)
         if interaction.message is None or interaction.message.id != table.message_id:
             self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 
@@ -571,9 +579,10 @@ class NLK(commands.Cog):
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                embed, view = render.hand_message(table, interaction.user.id, note=text,
-                                                  lang=lang)
-                await interaction.response.edit_message(embed=embed, view=view)
+                async with self.updater.hands.answering(table_id, interaction.user.id):
+                    embed, view = render.hand_message(table, interaction.user.id, note=text,
+                                                      lang=lang)
+                    await interaction.response.edit_message(embed=embed, view=view)
                 return
             except Refusal:
                 pass

@@ -1,7 +1,9 @@
 """An open hand comes to its player: it is redrawn in place when their turn comes, so a
 player who keeps it open plays each shed turn with one tap."""
 
+import asyncio
 import random
+import re
 
 from tests.nlk_driver import (
     Driver,
@@ -163,3 +165,42 @@ async def test_state_is_freed_when_the_table_closes(fake_discord, tmp_path):
         for hand in hands.values():
             assert not my_turn(hand)
     fake.assert_clean()
+
+
+async def test_a_redraw_on_its_way_never_lands_after_a_newer_answer(fake_discord, tmp_path):
+    """A redraw of a hand (drawn from an older state) and a tap's answer on that hand must not
+    cross: the hand never goes back to an older move, or its owner sees the old turn."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        # From here, Discord holds every redraw of an open hand on its way.
+        held = fake.hold("PATCH", r"/messages/@original$")
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        await held.reached.wait()  # a redraw of the third player's hand is on its way
+        await tap_once(driver, second, await driver.open_hand(second, table))  # a new hand
+        await fake.wait_until(lambda: actor(table) not in (None, second), timeout=5)
+        third = actor(table)
+        assert third not in (leader, second)
+        refresh = await fake.click(third, hands[third], label="Refresh")
+        await asyncio.sleep(0.3)
+        held.release()
+        assert (await refresh.wait_response()).type == 7
+        await fake.wait_until(lambda: my_turn(hands[third]), timeout=5)
+        await asyncio.sleep(0.5)  # anything still on its way lands
+        moves = [move_of_version(v) for v in hands[third].versions]
+        assert moves == sorted(moves), moves
+        assert my_turn(hands[third])
+    fake.assert_clean()
+
+
+def move_of_version(version) -> int:
+    footer = version.embeds[0].get("footer", {}).get("text", "") if version.embeds else ""
+    found = re.search(r"move (\d+)", footer)
+    return int(found[1]) if found else -1
