@@ -20,6 +20,7 @@ log = logging.getLogger("fakediscord.gateway")
 
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE_STATE = 0, 1, 2, 3, 4
 RESUME, RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 6, 7, 8, 9, 10, 11
+ACK_DELAY = 0.05  # seconds: a heartbeat's round trip
 
 HEARTBEAT_INTERVAL_MS = 41250
 MESSAGE_CONTENT = 1 << 15
@@ -171,7 +172,10 @@ class Gateway:
         op = frame.get("op")
         data: Any = frame.get("d")
         if op == HEARTBEAT:
-            conn.send({"op": HEARTBEAT_ACK})
+            # Acknowledged after a network's round trip, as Discord's is: discord.py notes
+            # when it sent a heartbeat only after handing it over, so an instant answer can
+            # beat that note and read as a heartbeat a whole interval late ("Can't keep up").
+            asyncio.get_running_loop().call_later(ACK_DELAY, conn.send, {"op": HEARTBEAT_ACK})
             session = conn.session
             if (
                 session
