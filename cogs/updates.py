@@ -533,6 +533,8 @@ class TableUpdater:
         content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
             seated=len(table.lobby), seats=table.max_seats,
             players=render.next_hand_seats(table))
+        # This is now the channel's newest message: a way back to the table's buttons.
+        content += f" [{_('Table')}]({render.jump_url(table)})"
         if interaction is not None:
             try:
                 await interaction.followup.send(content,

@@ -374,7 +374,8 @@ async def test_the_finished_hand_tells_the_next_hands_seats_and_dealer_as_people
         assert "Next hand · 2/4" in table.text() and next_hand_field(table) == "ann, dee"
         [end] = [m for m in fake.public_messages() if "Hand 1 is over" in m.content]
         assert f"**{loser} loses** and has left: **dee** deals next." in end.content
-        assert end.content.endswith("Next hand (2/4): ann, dee.")
+        assert "Next hand (2/4): ann, dee. [Table](https://discord.com/channels/" in end.content
+        assert end.content.endswith(f"/{table.id})")  # a jump back to the table's buttons
         # People come and go between hands: the message follows.
         await driver.click("eve", table, button(table, "Join next hand").label)
         assert next_hand_field(table) == "ann, dee, eve" and "Next hand · 3/4" in table.text()
