@@ -110,9 +110,21 @@ class OpenHands:
         finally:
             if held:
                 lock.release()
+            self._free_lock(table_id, user_id)
 
     def _lock(self, table_id: int, user_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, {}).setdefault(user_id, asyncio.Lock())
+
+    def _free_lock(self, table_id: int, user_id: int) -> None:
+        """Drop a lock nobody holds for a hand no longer kept (the table closed, say)."""
+        locks = self._locks.get(table_id)
+        lock = locks.get(user_id) if locks else None
+        if locks is None or lock is None or lock.locked() or \
+                user_id in self._hands.get(table_id, {}):
+            return
+        del locks[user_id]
+        if not locks:
+            del self._locks[table_id]
 
     def changed(self, table: Table) -> None:
         """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
