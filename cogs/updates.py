@@ -600,6 +600,9 @@ class TableUpdater:
         """Write down a posted ping (``channel hand version user``), or forget a deleted one
         (None), in the background and in order."""
         self._ping_writes[f"{PING}{table_id}:{message_id}"] = value
+        self._write_pings_soon()
+
+    def _write_pings_soon(self) -> None:
         if not self.closed and (self._ping_writer is None or self._ping_writer.done()):
             self._ping_writer = asyncio.create_task(self._write_pings())
 
@@ -685,9 +688,8 @@ class TableUpdater:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))
         for channel_id, left in by_channel.items():
             self._background(self._delete_left(channel_id, left))
-        if self._ping_writes and not self.closed and \
-                (self._ping_writer is None or self._ping_writer.done()):
-            self._ping_writer = asyncio.create_task(self._write_pings())
+        if self._ping_writes:
+            self._write_pings_soon()
 
 
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes
