@@ -499,6 +499,16 @@ def public(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if not k.startswith("_")}
 
 
+def print_report(report: dict[str, Any], *, as_json: bool) -> None:
+    """A benchmark's figures on standard output; what the fake refused and what the bot
+    logged on standard error."""
+    for violation in report["_violations"][:5]:
+        print(f"the fake refused: {violation}", file=sys.stderr)
+    if report["_bot_log"].strip() and not as_json:
+        print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
+    print(json.dumps(public(report), indent=None if as_json else 2))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.load", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -521,11 +531,7 @@ def main(argv: list[str] | None = None) -> int:
                                       think_ms=args.think, timeout=args.timeout))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
-    for violation in report["_violations"][:5]:
-        print(f"the fake refused: {violation}", file=sys.stderr)
-    if report["_bot_log"].strip() and not args.json:
-        print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
-    print(json.dumps(public(report), indent=None if args.json else 2))
+    print_report(report, as_json=args.json)
     clean = not (report["violations"] or report["rate_limited"] or report["failed_tables"])
     return 0 if clean else 1
 

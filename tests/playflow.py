@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import re
 import sys
@@ -38,7 +37,7 @@ from typing import Any
 
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Component, Message
-from tests.load import bot_process, percentiles, public
+from tests.load import bot_process, percentiles, print_report
 from tests.nlk_driver import ACTOR, is_hand, my_turn, title
 
 RECENT = 5  # how many of the newest channel messages a person takes in at a glance
@@ -374,11 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                                       timeout=args.timeout, progress=True))
     if report["_failure"] is not None:
         print(f"the run failed: {report['_failure']!r}", file=sys.stderr)
-    for violation in report["_violations"][:5]:
-        print(f"the fake refused: {violation}", file=sys.stderr)
-    if report["_bot_log"].strip() and not args.json:
-        print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
-    print(json.dumps(public(report), indent=None if args.json else 2))
+    print_report(report, as_json=args.json)
     return 1 if report["failed"] or report["violations"] or report["rate_limited"] else 0
 
 

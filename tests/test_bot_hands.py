@@ -46,6 +46,14 @@ async def open_every_hand(driver, table):
     return {name: open_hand(driver.fake, name) for name in PLAYERS}
 
 
+async def shed_with_every_hand_open(fake):
+    """A three-player table in its shed phase, each player's hand open (no turn timer)."""
+    driver = Driver(fake, random.Random(7))
+    table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+    await to_the_shed_phase(driver, table)
+    return driver, table, await open_every_hand(driver, table)
+
+
 async def tap_once(driver, name, hand):
     """The player's one tap for this turn, on their open hand."""
     await driver._choose(name, hand)
@@ -55,10 +63,7 @@ async def test_an_open_hand_follows_the_turn_and_each_shed_turn_is_one_tap(fake_
                                                                            tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path):
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        hands = await open_every_hand(driver, table)
+        driver, table, hands = await shed_with_every_hand_open(fake)
         taps = 0
         while True:
             # Nobody taps Refresh or My hand: the turn arrives in the hand already open.
@@ -88,10 +93,7 @@ async def test_an_open_hand_follows_the_turn_and_each_shed_turn_is_one_tap(fake_
 async def test_a_dismissed_hand_is_dropped_without_errors(fake_discord, tmp_path, caplog):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        hands = await open_every_hand(driver, table)
+        driver, table, hands = await shed_with_every_hand_open(fake)
         tracker = hands_of(bot)
         waiting = next(n for n in PLAYERS if n != actor(table))
         dismissed = hands[waiting]
@@ -124,10 +126,7 @@ def still_held(tracker, table, fake, name, message) -> bool:
 async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        hands = await open_every_hand(driver, table)
+        driver, table, hands = await shed_with_every_hand_open(fake)
         tracker = hands_of(bot)
         assert tracker.tracked() > 0
         # Fourteen and a half minutes pass for the bot: the tokens are nearly spent.
@@ -150,10 +149,7 @@ async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, 
 async def test_state_is_freed_when_the_table_closes(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        hands = await open_every_hand(driver, table)
+        driver, table, hands = await shed_with_every_hand_open(fake)
         updater = bot.get_cog("NLK").updater
         assert updater.hands.tracked() >= len(PLAYERS)
         ix = await fake.slash("ann", None, "nlk", "end")
@@ -172,10 +168,7 @@ async def test_a_redraw_on_its_way_never_lands_after_a_newer_answer(fake_discord
     cross: the hand never goes back to an older move, or its owner sees the old turn."""
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path):
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        hands = await open_every_hand(driver, table)
+        driver, table, hands = await shed_with_every_hand_open(fake)
         leader = actor(table)
         await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
         # From here, Discord holds every redraw of an open hand on its way.

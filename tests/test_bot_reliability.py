@@ -251,14 +251,18 @@ def live_pings(fake):
     return [m for m in fake.public_messages() if not m.deleted and "your turn" in m.content]
 
 
-def remembered_pings(path) -> list[int]:
-    """The turn pings the bot has written down as posted and not yet deleted."""
+def ping_records(path) -> dict[str, str]:
+    """The bot's written-down turn pings: key ping:<table>:<message> → value."""
     db = sqlite3.connect(path)
     try:
-        keys = db.execute("SELECT key FROM bot_state WHERE key LIKE 'ping:%'").fetchall()
+        return dict(db.execute("SELECT key, value FROM bot_state WHERE key LIKE 'ping:%'"))
     finally:
         db.close()
-    return sorted(int(key.rsplit(":", 1)[1]) for (key,) in keys)
+
+
+def remembered_pings(path) -> list[int]:
+    """The turn pings the bot has written down as posted and not yet deleted."""
+    return sorted(int(key.rsplit(":", 1)[1]) for key in ping_records(path))
 
 
 async def play_a_turn(driver, table) -> None:
@@ -276,14 +280,19 @@ async def one_ping_for_the_player_to_act(fake, path, table):
     return ping
 
 
+async def ping_after_a_turn(driver, path, table):
+    """Play a turn; the next player's ping, once posted and written down."""
+    await play_a_turn(driver, table)
+    return await one_ping_for_the_player_to_act(driver.fake, path, table)
+
+
 async def test_a_ping_from_before_a_restart_is_deleted_when_its_turn_ends(fake_discord,
                                                                           tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(7))
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        await play_a_turn(driver, table)
-        ping = await one_ping_for_the_player_to_act(fake, path, table)
+        ping = await ping_after_a_turn(driver, path, table)
     async with running_bot(fake, path):
         await asyncio.sleep(0.5)
         assert not ping.deleted  # its turn goes on: it stays the table's one live ping
@@ -299,8 +308,7 @@ async def test_a_ping_whose_turn_ended_before_it_could_be_deleted_goes_at_the_ne
     driver = Driver(fake, random.Random(8))
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        await play_a_turn(driver, table)
-        ping = await one_ping_for_the_player_to_act(fake, path, table)
+        ping = await ping_after_a_turn(driver, path, table)
         # Discord refuses to delete it (as when the bot dies first): the turn moves on.
         failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
                             message="Missing Permissions", times=1000)
@@ -329,8 +337,7 @@ async def test_a_ping_deleted_but_still_written_down_is_not_deleted_twice(fake_d
     driver = Driver(fake, random.Random(7))
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        await play_a_turn(driver, table)
-        old = await one_ping_for_the_player_to_act(fake, path, table)
+        old = await ping_after_a_turn(driver, path, table)
         record = ping_records(path)
         await play_a_turn(driver, table)
         await fake.wait_until(lambda: old.deleted, timeout=10)
@@ -346,11 +353,3 @@ async def test_a_ping_deleted_but_still_written_down_is_not_deleted_twice(fake_d
         assert fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"] == \
             deletes
     fake.assert_clean()
-
-
-def ping_records(path) -> dict[str, str]:
-    db = sqlite3.connect(path)
-    try:
-        return dict(db.execute("SELECT key, value FROM bot_state WHERE key LIKE 'ping:%'"))
-    finally:
-        db.close()

@@ -250,6 +250,19 @@ class MovesOnly(Driver):
         self.actions += 1
 
 
+async def miss_two_turns(driver, table, clock, name) -> None:
+    """Play on until ``name``'s turn, and let its 30 s timer lapse; twice in a row."""
+    for _ in range(2):
+        while actor(table) != name:
+            if " · collect" in title(table):
+                await driver._collect_step(table)
+            else:
+                await driver._shed_turn(table, actor(table))
+        move = move_of(table)
+        clock.advance(31)
+        await driver.fake.wait_until(lambda m=move: move_of(table) > m, timeout=10)
+
+
 async def test_the_host_removes_an_away_seat_between_hands(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     clock = TimeMachine()
@@ -259,15 +272,7 @@ async def test_the_host_removes_an_away_seat_between_hands(fake_discord, tmp_pat
     async with running_bot(fake, path, clock=clock, channel_edits=150) as bot:
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
         table_id, slow = table_id_of(table), fake.user("cy").id
-        for _ in range(2):  # two missed turns in a row, and the AI keeps cy's seat
-            while actor(table) != "cy":
-                if " · collect" in title(table):
-                    await driver._collect_step(table)
-                else:
-                    await driver._shed_turn(table, actor(table))
-            move = move_of(table)
-            clock.advance(31)
-            await fake.wait_until(lambda m=move: move_of(table) > m, timeout=10)
+        await miss_two_turns(driver, table, clock, "cy")  # the AI keeps cy's seat
         state = await bot.service.get(table_id)
         assert state.seat_of(slow) in state.away
         await driver.play_hand(table)
@@ -402,15 +407,7 @@ async def test_a_seat_removed_mid_hand_is_marked_and_not_dealt_in(fake_discord, 
     async with running_bot(fake, path, clock=clock, channel_edits=150) as bot:
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
         table_id, slow = table_id_of(table), fake.user("cy").id
-        for _ in range(2):  # two missed turns in a row, and the AI keeps cy's seat
-            while actor(table) != "cy":
-                if " · collect" in title(table):
-                    await driver._collect_step(table)
-                else:
-                    await driver._shed_turn(table, actor(table))
-            move = move_of(table)
-            clock.advance(31)
-            await fake.wait_until(lambda m=move: move_of(table) > m, timeout=10)
+        await miss_two_turns(driver, table, clock, "cy")  # the AI keeps cy's seat
         state = await bot.service.get(table_id)
         assert state.seat_of(slow) in state.away and not is_over(table)
         assert "👋" not in table.text()
