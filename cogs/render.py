@@ -339,20 +339,31 @@ def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
     """Who lost, and who deals the next hand at the seats as they are now (people come and
     go between hands): the loser, the next old player still seated, or a random draw."""
     _ = translator(lang).gettext
-    assert view.loser is not None
-    name = safe_name(view.players[view.loser])
-    dealer = table.next_dealer()
-    if dealer is None:
-        said = _("**{name} loses this hand**; the next dealer will be drawn at random.")
-    elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
-        said = _("**{name} loses this hand** and deals the next.")
-    else:
-        said = _("**{name} loses this hand** and has left: **{dealer}** deals the next.")
-    said = said.format(name=name, dealer=safe_name(table.lobby[dealer].name)
-                       if dealer is not None else "")
+    said = next_dealer_sentence(
+        table, view,
+        random=_("**{name} loses this hand**; the next dealer will be drawn at random."),
+        loser=_("**{name} loses this hand** and deals the next."),
+        other=_("**{name} loses this hand** and has left: **{dealer}** deals the next."))
     if len(table.lobby) < MIN_PLAYERS:
         return said + " " + _("The next hand needs two players: tap **Join next hand**.")
     return said + " " + _("Tap **Next hand** to play again.")
+
+
+def next_dealer_sentence(table: Table, view: SeatView, *, random: str, loser: str,
+                         other: str, **fields: object) -> str:
+    """The finished hand's ``loser`` ({name}) and the next dealer ({dealer}), in the sentence
+    for the case: the loser deals (R5.1), another of its players does because the loser left,
+    or nobody of it stayed and the dealer is drawn at ``random`` (R2.1)."""
+    assert view.loser is not None
+    dealer = table.next_dealer()
+    if dealer is None:
+        said = random
+    elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
+        said = loser
+    else:
+        said = other
+    return said.format(name=safe_name(view.players[view.loser]), **fields,
+                       dealer=safe_name(table.lobby[dealer].name) if dealer is not None else "")
 
 
 def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:

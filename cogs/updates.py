@@ -516,20 +516,14 @@ class TableUpdater:
         _ = translator(lang).gettext
         # The next hand's seats are those still seated: people who left during the hand
         # are gone, and if the loser is one of them, someone else deals.
-        dealer = table.next_dealer()
-        if dealer is None:
-            said = _("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
-                     "at random. Finishing order: {order}.")
-        elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
-            said = _("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
-                     "{order}.")
-        else:
-            said = _("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
-                     "next. Finishing order: {order}.")
-        content = said.format(number=table.hand_number,
-                              name=render.safe_name(view.players[view.loser]), order=order,
-                              dealer=render.safe_name(table.lobby[dealer].name)
-                              if dealer is not None else "")
+        content = render.next_dealer_sentence(
+            table, view, number=table.hand_number, order=order,
+            random=_("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
+                     "at random. Finishing order: {order}."),
+            loser=_("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
+                    "{order}."),
+            other=_("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
+                    "next. Finishing order: {order}."))
         content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
             seated=len(table.lobby), seats=table.max_seats,
             players=render.next_hand_seats(table))
