@@ -3,6 +3,7 @@
 
 import json
 import random
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -263,18 +264,25 @@ async def miss_two_turns(driver, table, clock, name) -> None:
         await driver.fake.wait_until(lambda m=move: move_of(table) > m, timeout=10)
 
 
-async def test_the_host_removes_an_away_seat_between_hands(fake_discord, tmp_path):
-    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+@asynccontextmanager
+async def cy_sent_away(fake, path):
+    """ann, bob and cy at a table with a 30 s turn timer, mid-hand: cy has missed two turns
+    in a row, and the AI keeps cy's seat. Yields the driver and the table message."""
     clock = TimeMachine()
     driver = MovesOnly(fake, random.Random(5), humans={"ann", "bob"})
     # The AI's moves come faster than Discord's per-channel rate: raise both limits together.
     fake.set_channel_rate_limit(limit=200, per=5.0)
     async with running_bot(fake, path, clock=clock, channel_edits=150) as bot:
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
-        table_id, slow = table_id_of(table), fake.user("cy").id
-        await miss_two_turns(driver, table, clock, "cy")  # the AI keeps cy's seat
-        state = await bot.service.get(table_id)
-        assert state.seat_of(slow) in state.away
+        await miss_two_turns(driver, table, clock, "cy")
+        state = await bot.service.get(table_id_of(table))
+        assert state.seat_of(fake.user("cy").id) in state.away and not is_over(table)
+        yield driver, table
+
+
+async def test_the_host_removes_an_away_seat_between_hands(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with cy_sent_away(fake, path) as (driver, table):
         await driver.play_hand(table)
         remove = button(table, "Remove cy")
         ix, response = await driver.click("bob", table, custom_id=remove.custom_id, expect=4)
@@ -283,7 +291,7 @@ async def test_the_host_removes_an_away_seat_between_hands(fake_discord, tmp_pat
         assert not any((b.label or "").endswith("(away)") for b in table.buttons())
         assert button(table, "Join next hand").label == "Join next hand (2/3)"
         await driver.click("bob", table, "Next hand")
-    hands, _ = database_rows(path, table_id)
+    hands, _ = database_rows(path, table_id_of(table))
     assert players_of(hands[1]) == [fake.user("ann").id, fake.user("bob").id]
     fake.assert_clean()
 
@@ -401,15 +409,7 @@ async def test_the_finished_hand_tells_the_next_hands_seats_and_dealer_as_people
 
 async def test_a_seat_removed_mid_hand_is_marked_and_not_dealt_in(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    clock = TimeMachine()
-    driver = MovesOnly(fake, random.Random(5), humans={"ann", "bob"})
-    fake.set_channel_rate_limit(limit=200, per=5.0)
-    async with running_bot(fake, path, clock=clock, channel_edits=150) as bot:
-        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
-        table_id, slow = table_id_of(table), fake.user("cy").id
-        await miss_two_turns(driver, table, clock, "cy")  # the AI keeps cy's seat
-        state = await bot.service.get(table_id)
-        assert state.seat_of(slow) in state.away and not is_over(table)
+    async with cy_sent_away(fake, path) as (driver, table):
         assert "👋" not in table.text()
         ix = await fake.slash("ann", None, "nlk", "remove", {"player": fake.user("cy")})
         assert "removed when this hand ends" in (await ix.wait_response()).data["content"]
@@ -420,7 +420,7 @@ async def test_a_seat_removed_mid_hand_is_marked_and_not_dealt_in(fake_discord, 
         assert next_hand_field(table) == "ann, bob"
         assert not any((b.label or "").endswith("(away)") for b in table.buttons())
         await driver.click("bob", table, "Next hand")
-    hands, _ = database_rows(path, table_id)
+    hands, _ = database_rows(path, table_id_of(table))
     assert players_of(hands[1]) == [fake.user("ann").id, fake.user("bob").id]
     fake.assert_clean()
 
