@@ -50,12 +50,6 @@ LANGUAGE_CHOICES = [
 ]
 
 
-def jump_url(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
-
-
 def display_name(user: discord.abc.User) -> str:
     return (getattr(user, "display_name", None) or user.name)[:64]
 
@@ -170,7 +164,7 @@ class NLK(commands.Cog):
                 # Its message was deleted: bring it back rather than point at nothing.
                 await self._post_table(interaction, exists.table_id, retire=False)
                 return
-            link = jump_url(guild_id, interaction.channel_id, exists.message_id)
+            link = render.message_url(guild_id, interaction.channel_id, exists.message_id)
             text, _expected = describe(exists, lang_of(interaction))
             await say(interaction, t(interaction).gettext("{refusal} It's here: {link}").format(
                 refusal=text, link=link))

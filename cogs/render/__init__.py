@@ -1,0 +1,37 @@
+"""Everything the bot draws, from per-seat views only, one module per surface.
+
+The table message (``table``) is drawn from the public view, never a hand; a player's hand
+(``hand``) from that player's own view, sent ephemerally; the turn ping (``ping``); what
+anyone can look up privately (``info``: the moves log, the fair deal, the rules); and the
+pieces they share (``text``: names, cards; ``history``: moves folded into turns).
+"""
+
+from .hand import hand_message
+from .history import log_lines, turn_text, turns
+from .info import fair_message, moves_message, rules_text, seed_revealed
+from .ping import ping_message
+from .table import (
+    embed_size,
+    next_dealer_sentence,
+    next_hand_seats,
+    table_embed,
+    table_view,
+)
+from .text import (
+    COLOUR,
+    MARKS,
+    card_text,
+    jump_url,
+    message_url,
+    rules_line,
+    safe_name,
+    seed_reveal,
+    timer_line,
+)
+
+__all__ = [
+    "COLOUR", "MARKS", "card_text", "embed_size", "fair_message", "hand_message", "jump_url",
+    "log_lines", "message_url", "moves_message", "next_dealer_sentence", "next_hand_seats",
+    "ping_message", "rules_line", "rules_text", "safe_name", "seed_reveal", "seed_revealed",
+    "table_embed", "table_view", "timer_line", "turn_text", "turns",
+]

@@ -1,0 +1,120 @@
+"""A player's own stack or hand, sent only to them, with their shed-phase controls."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.tables import Table
+from rules import Phase, SeatView
+from rules.cards import SUITS
+from rules.i18n import DEFAULT, Lang, translator
+
+from ..components import Buttons, NLKButton, NLKSelect
+from ..ids import button_id, select_id
+from .text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, safe_name, suit_mark
+
+
+def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT
+                 ) -> tuple[discord.Embed, discord.ui.View]:
+    """The player's stack or hand, and in phase two their controls, in their own language."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    view = table.view_of_user(user_id)
+    seat = table.seat_of(user_id)
+    buttons = Buttons()
+    if view is None or seat is None:
+        embed = discord.Embed(title=_("Your cards"), colour=COLOUR,
+                              description=_("You're not playing at this table."))
+        return embed, buttons
+    t = table.id
+    count = len(view.own)
+    if view.phase == Phase.COLLECT:
+        stack = " ".join(card_text(c, lang) for c in view.own) or _("*empty*")
+        embed = discord.Embed(
+            title=n_("Your stack — {count} card", "Your stack — {count} cards",
+                     count).format(count=count),
+            colour=COLOUR,
+            description=_("Bottom → top: {cards}").format(cards=stack) + "\n\n" +
+            _("Everyone sees stack tops; this is the whole pile. In the shed phase it becomes "
+              "your hidden hand."))
+    else:
+        embed = discord.Embed(
+            title=n_("Your hand — {count} card", "Your hand — {count} cards",
+                     count).format(count=count),
+            colour=COLOUR, description=hand_text(view.own, view.trump, lang))
+        embed.add_field(name=_("Now"), value=_hand_status(view, lang), inline=False)
+        if view.my_turn:
+            _add_play_controls(buttons, t, view, lang)
+    if note:
+        embed.add_field(name=_("Note"), value=note[:1024], inline=False)
+    buttons.add_item(NLKButton(button_id(t, None, "hand"), _("Refresh"),
+                               discord.ButtonStyle.secondary, row=4))
+    embed.set_footer(text=_("Table {table} · hand {number} · move {move} · only you can see "
+                            "this").format(table=t, number=table.hand_number,
+                                           move=view.version))
+    return embed, buttons
+
+
+def _hand_status(view: SeatView, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    if view.is_over:
+        assert view.loser is not None
+        if view.loser == view.seat:
+            return _("You lost this hand: you deal the next one.")
+        assert view.seat is not None
+        return _("You finished {place}.").format(
+            place=ordinal(view.out.index(view.seat) + 1, lang))
+    assert view.to_act is not None
+    waiting = _("Waiting for **{name}**.").format(name=safe_name(view.players[view.to_act]))
+    if view.seat in view.out:
+        out = _("You're out ({place}). Well played!").format(
+            place=ordinal(view.out.index(view.seat) + 1, lang))
+        return f"{out} {waiting}"
+    if not view.my_turn:
+        return waiting
+    if not view.trick:
+        return _("**Your lead**: play any card.")
+    top = card_text(view.trick[-1][1], lang)
+    bottom = card_text(view.trick[0][1], lang)
+    plays = [a for a in view.legal if a.act == "play"]
+    if not plays:
+        return _("**Your turn**: nothing beats {top}, so take {bottom}.").format(
+            top=top, bottom=bottom)
+    return _("**Your turn**: beat {top}, or take {bottom}.").format(top=top, bottom=bottom)
+
+
+def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
+                       lang: Lang = DEFAULT) -> None:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    plays = [a.card for a in view.legal if a.act == "play" and a.card is not None]
+    v = view.version
+    trump = SUITS.index(view.trump) if view.trump else None
+    if len(plays) <= MAX_PLAY_BUTTONS:
+        for i, card in enumerate(sorted(plays, key=lambda c: (c.suit == trump, c))):
+            style = discord.ButtonStyle.primary if card.suit == trump else \
+                discord.ButtonStyle.secondary
+            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)),
+                                       card_text(card, lang), style, row=i // 5))
+    else:
+        # Too many for buttons: one select per suit (a suit never has more than 13 cards).
+        suits = sorted({c.suit for c in plays}, key=lambda s: (s == trump, s))
+        for row, suit in enumerate(suits):
+            cards = sorted(c for c in plays if c.suit == suit)
+            options = [discord.SelectOption(label=card_text(c, lang), value=str(c))
+                       for c in cards]
+            if suit == trump:
+                placeholder = n_("Play {suit} (trump) — {count} card",
+                                 "Play {suit} (trump) — {count} cards", len(cards))
+            else:
+                placeholder = n_("Play {suit} — {count} card", "Play {suit} — {count} cards",
+                                 len(cards))
+            buttons.add_item(NLKSelect(select_id(t, v, "play", SUITS[suit]),
+                                       placeholder.format(suit=suit_mark(suit),
+                                                          count=len(cards)),
+                                       options, row=row))
+    if any(a.act == "take" for a in view.legal):
+        bottom = view.trick[0][1]
+        buttons.add_item(NLKButton(button_id(t, v, "take"),
+                                   _("Take {card}").format(card=card_text(bottom, lang)),
+                                   discord.ButtonStyle.danger, row=4))

@@ -1,0 +1,119 @@
+"""A hand's moves folded into turns, as the table message and the moves log tell them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.tables import Table
+from rules import SeatView
+from rules.cards import SUITS
+from rules.engine import Event
+from rules.i18n import DEFAULT, Lang, translator
+
+from .text import LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One player's consecutive moves (one collect turn, or a shed play and the lead after
+    it), with each move's index in the hand's history."""
+
+    seat: int
+    moves: tuple[tuple[int, Event], ...]
+
+
+SHED_ACTS = ("play", "take")
+
+
+def turns(history: tuple[Event, ...], *, by_phase: bool = False) -> list[Turn]:
+    """The hand's moves folded by turn, oldest first (the deal is not a turn); ``by_phase``
+    splits the last collect turn from the lead its drawer makes next."""
+    folded: list[Turn] = []
+    for i, event in enumerate(history):
+        if event.act == "deal":
+            continue
+        same_phase = not by_phase or not folded or \
+            (folded[-1].moves[-1][1].act in SHED_ACTS) == (event.act in SHED_ACTS)
+        if folded and folded[-1].seat == event.seat and same_phase:
+            folded[-1] = Turn(event.seat, (*folded[-1].moves, (i, event)))
+        else:
+            folded.append(Turn(event.seat, ((i, event),)))
+    return folded
+
+
+def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
+    """Each seat's latest turn, as far back as the newest turn of a seat that repeats.
+
+    Seats take turns in order, so this holds everything since any seat still playing last
+    moved: whoever is to act sees every move made since their previous turn.
+    """
+    shown: dict[int, Turn] = {}
+    for turn in reversed(turns(history)):
+        if turn.seat in shown:
+            break
+        shown[turn.seat] = turn
+    return shown
+
+
+def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
+              limit: int | None = None, lang: Lang = DEFAULT) -> str:
+    """``gave 9♥️ to ann, drew J♠︎, kept it``, with the marks of moves nobody chose;
+    cut from the front to ``limit`` characters (the latest moves matter most)."""
+    _ = translator(lang).gettext
+    marked = marks(lang)
+    pieces: list[str] = []
+    kinds = {kinds_of.get(i, "") for i, _event in turn.moves}
+    once = marked.get(kinds.pop(), "") if len(kinds) == 1 else None
+    drawn = None
+    for i, event in turn.moves:
+        shown = card_text(event.card, lang)
+        if event.act == "give":
+            assert event.to is not None
+            target = names[event.to]
+            text = (_("gave it to {name}").format(name=target) if event.card == drawn
+                    else _("gave {card} to {name}").format(card=shown, name=target))
+        elif event.act == "keep":
+            text = _("kept it") if event.card == drawn else _("kept {card}").format(card=shown)
+        else:
+            text = {"draw": _("drew {card}"), "play": _("played {card}"),
+                    "take": _("took {card}")}[event.act].format(card=shown)
+        drawn = event.card if event.act == "draw" else None
+        pieces.append(text + ("" if once is not None else marked.get(kinds_of.get(i, ""), "")))
+    text = ", ".join(pieces) + (once or "")
+    while limit is not None and len(text) > limit and len(pieces) > 1:
+        pieces.pop(0)
+        text = "…, " + ", ".join(pieces) + (once or "")
+    return text
+
+
+def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
+    """The hand's public history, a line per turn; drawn from the public view only, which
+    holds what everyone saw happen and never a hidden hand."""
+    _ = translator(lang).gettext
+    names = tuple(safe_name(p) for p in view.players)
+    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang)}"
+                      for e in view.history if e.act == "deal")
+    lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
+    shed = False
+    for turn in turns(view.history, by_phase=True):
+        if not shed and turn.moves[0][1].act in SHED_ACTS:
+            shed = True
+            lines.append(_("**Shed** · trump {suit}").format(
+                suit=suit_mark(SUITS.index(view.trump))) if view.trump else _("**Shed**"))
+        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks, None, lang)}")
+    if view.loser is not None:
+        lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
+    return lines
+
+
+def log_pages(lines: list[str]) -> list[str]:
+    """The lines in pages of whole lines, each short enough for one embed."""
+    pages: list[str] = []
+    page: list[str] = []
+    for line in lines:
+        if page and sum(len(x) + 1 for x in page) + len(line) > LOG_PAGE_CHARS:
+            pages.append("\n".join(page))
+            page = []
+        page.append(line[:LOG_PAGE_CHARS])
+    pages.append("\n".join(page))
+    return pages

@@ -1,0 +1,368 @@
+"""The public table message: its embed (the fullest that fits) and its buttons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import discord
+
+from bot.records import TableStatus
+from bot.tables import Table
+from rules import Action, Phase, SeatView, commitment
+from rules.cards import MIN_PLAYERS, SUITS
+from rules.i18n import DEFAULT, Lang, translator
+
+from ..components import Buttons, NLKButton
+from ..ids import button_id
+from .history import last_round, turn_text
+from .text import (
+    COLOUR,
+    FINGERPRINT,
+    NAME_LIMIT,
+    TABLE_CHARS,
+    TABLE_LINES,
+    card_text,
+    cut_name,
+    label_name,
+    ordinal,
+    rules_line,
+    safe_name,
+    seed_reveal,
+    short_names,
+    suit_mark,
+    timer_line,
+)
+
+
+@dataclass(frozen=True)
+class Detail:
+    """How much the table message says; ``table_embed`` draws the fullest that fits."""
+
+    turn_chars: int | None  # each seat's latest turn, cut to this (None: whole)
+    trick_names: bool  # who played each card of the trick
+    name_chars: int  # names in the seat list
+    turns: bool = True
+
+
+DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
+           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 16, False))
+
+
+def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
+    """The public table message, in the server's language ``lang``."""
+    _ = translator(lang).gettext
+    if table.status is TableStatus.LOBBY:
+        return _lobby_embed(table, lang)
+    view = table.public_view()
+    if view is None:
+        return discord.Embed(title=_("NLK table"), colour=COLOUR,
+                             description=_("This table was cancelled before it started."))
+    for detail in DETAILS:
+        embed = _hand_embed(table, view, detail, lang)
+        chars, lines = embed_size(embed)
+        if chars <= TABLE_CHARS and lines <= TABLE_LINES:
+            break
+    return embed
+
+
+def embed_size(embed: discord.Embed) -> tuple[int, int]:
+    """Characters as Discord counts them (title, description, fields, footer) and lines as
+    Discord draws them: the title, the description's, a name line plus the value's per
+    field, and the footer."""
+    parts = [embed.title or "", embed.description or "", embed.footer.text or ""]
+    parts += [f"{f.name}{f.value}" for f in embed.fields]
+    lines = (1 if embed.title else 0) + len((embed.description or "").splitlines()) + \
+        sum(1 + len(str(f.value).splitlines()) for f in embed.fields) + \
+        (1 if embed.footer.text else 0)
+    return sum(len(p) for p in parts), lines
+
+
+def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
+    _ = translator(lang).gettext
+    host = " " + _("(host)")
+    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{safe_name(s.name)}"
+                      f"{host if s.user_id == table.host_id else ''}"
+                      for i, s in enumerate(table.lobby, 1)) or _("*empty*")
+    counts = {"seated": len(table.lobby), "seats": table.max_seats}
+    first = (_("Tap **Join** to take a seat ({seated}/{seats}).")
+             if len(table.lobby) < table.max_seats
+             else _("Every seat is taken ({seated}/{seats})."))
+    embed = discord.Embed(
+        title=_("NLK table — waiting for players"),
+        colour=COLOUR,
+        description=first.format(**counts) + " " +
+        _("The host taps **Start** when everyone is in (two or more players)."),
+    )
+    embed.add_field(name=_("Seats"), value=seats, inline=False)
+    embed.set_footer(text=" · ".join((_("Table {table}").format(table=table.id),
+                                      rules_line(table.variant, lang),
+                                      timer_line(table.turn_seconds, lang))))
+    return embed
+
+
+def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
+                lang: Lang = DEFAULT) -> discord.Embed:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    number = table.hand_number
+    if view.phase == Phase.COLLECT:
+        title = _("NLK · hand {number} · collect").format(number=number)
+    elif view.phase == Phase.SHED:
+        title = _("NLK · hand {number} · shed · trump {suit}").format(
+            number=number, suit=suit_mark(SUITS.index(view.trump or "S")))
+    else:
+        title = _("NLK · hand {number} · over").format(number=number)
+    closed = table.status is TableStatus.ENDED
+    if closed:
+        status = (_("**{name} lost this hand.** The table is closed.").format(
+                      name=safe_name(view.players[view.loser])) if view.loser is not None
+                  else _("**The table was ended before this hand finished.**"))
+    elif view.is_over:
+        status = next_hand_status(table, view, lang)
+    else:
+        status = _status(view, lang)
+        if table.ai_to_act() and not view.is_over:
+            status += "\n" + _("*The AI is thinking…*")
+    embed = discord.Embed(title=title, colour=COLOUR, description=status)
+    if view.is_over:
+        order = [*view.out, *([view.loser] if view.loser is not None else [])]
+        loses = " — " + _("**loses**")
+        lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}"
+                 f"{safe_name(cut_name(view.players[s], detail.name_chars))}"
+                 + (loses if s == view.loser else "") for i, s in enumerate(order, 1)]
+        embed.add_field(name=_("Finishing order"), value="\n".join(lines), inline=False)
+        if not closed:
+            embed.add_field(name=next_hand_label(table, lang),
+                            value=next_hand_seats(table, detail.name_chars), inline=False)
+    else:
+        embed.add_field(name=_("Players"), value=_seat_lines(table, view, detail, lang),
+                        inline=False)
+    if view.phase == Phase.SHED and view.trick:
+        short = short_names(view.players)
+        trick = " → ".join(f"{card_text(card, lang)} {short[s]}" if detail.trick_names
+                           else card_text(card, lang) for s, card in view.trick)
+        label = n_("Trick · {count} of {size} card", "Trick · {count} of {size} cards",
+                   view.trick_size or 0).format(count=len(view.trick), size=view.trick_size)
+        embed.add_field(name=label, value=trick, inline=False)
+    footer = [_("Table {table}").format(table=table.id)]
+    if closed:
+        footer.append(_("closed"))
+    footer += [_("move {move}").format(move=view.version), rules_line(view.variant, lang),
+               timer_line(table.turn_seconds, lang)]
+    if table.seed is not None:
+        if view.is_over or closed:
+            embed.add_field(name=_("Fair deal"), value=seed_reveal(table.seed, view.n, lang),
+                            inline=False)
+        else:
+            footer.append(_("fair deal {fingerprint}").format(
+                fingerprint=commitment(table.seed)[:FINGERPRINT]))
+    if table.stand_in:
+        footer.append(_("Unrated: a stand-in played"))
+    embed.set_footer(text=" · ".join(footer))
+    return embed
+
+
+def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
+    """Who lost, and who deals the next hand at the seats as they are now (people come and
+    go between hands): the loser, the next old player still seated, or a random draw."""
+    _ = translator(lang).gettext
+    said = next_dealer_sentence(
+        table, view,
+        random=_("**{name} loses this hand**; the next dealer will be drawn at random."),
+        loser=_("**{name} loses this hand** and deals the next."),
+        other=_("**{name} loses this hand** and has left: **{dealer}** deals the next."))
+    if len(table.lobby) < MIN_PLAYERS:
+        return said + " " + _("The next hand needs two players: tap **Join next hand**.")
+    return said + " " + _("Tap **Next hand** to play again.")
+
+
+def next_dealer_sentence(table: Table, view: SeatView, *, random: str, loser: str,
+                         other: str, **fields: object) -> str:
+    """The finished hand's ``loser`` ({name}) and the next dealer ({dealer}), in the sentence
+    for the case: the loser deals (R5.1), another of its players does because the loser left,
+    or nobody of it stayed and the dealer is drawn at ``random`` (R2.1)."""
+    assert view.loser is not None
+    dealer = table.next_dealer()
+    if dealer is None:
+        said = random
+    elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
+        said = loser
+    else:
+        said = other
+    return said.format(name=safe_name(view.players[view.loser]), **fields,
+                       dealer=safe_name(table.lobby[dealer].name) if dealer is not None else "")
+
+
+def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    return _("Next hand · {seated}/{seats}").format(seated=len(table.lobby),
+                                                    seats=table.max_seats)
+
+
+def next_hand_seats(table: Table, name_chars: int = NAME_LIMIT) -> str:
+    """The next hand's seats in seat order, on one line."""
+    return ", ".join(f"{'🤖 ' if s.ai else ''}{safe_name(cut_name(s.name, name_chars))}"
+                     for s in table.lobby) or "—"
+
+
+def _status(view: SeatView, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    assert view.to_act is not None
+    who = f"**{safe_name(view.players[view.to_act])}**"
+    if view.phase == Phase.COLLECT:
+        talon = n_("Talon: **{count}** card", "Talon: **{count}** cards",
+                   view.talon).format(count=view.talon)
+        if view.drawn is not None:
+            line = _("▶ {name} drew **{card}**: give it where it fits, or keep it.").format(
+                name=who, card=card_text(view.drawn, lang))
+        elif view.has_drawn:
+            line = _("▶ {name} gave the drawn card away and draws again.").format(name=who)
+        else:
+            line = _("▶ {name}'s turn: give the top card where it fits, then draw.").format(
+                name=who)
+        return f"{line}\n{talon}"
+    if view.trick:
+        top = view.trick[-1][1]
+        return _("▶ {name} to beat **{card}** or take.").format(
+            name=who, card=card_text(top, lang))
+    return _("▶ {name} leads.").format(name=who)
+
+
+def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
+                lang: Lang = DEFAULT) -> str:
+    """A line per seat: its cards, and its latest turn while that is news to someone."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    latest = last_round(view.history) if detail.turns else {}
+    short = short_names(view.players)
+    away_mark = " · " + _("away (AI playing)")
+    dealer_mark = " · " + _("dealer")
+    leaving_mark = " · 👋 " + _("leaves after this hand")
+    lines = []
+    for seat, player in enumerate(view.players):
+        robot = "🤖 " if table.seats[seat].ai else ""
+        away = away_mark if seat in table.away else ""
+        if table.leaving(seat):
+            away += leaving_mark
+        marker = "▶ " if seat == view.to_act else ""
+        count = view.counts[seat]
+        if view.phase == Phase.COLLECT:
+            top = view.tops[seat]
+            shown = f"**{card_text(top, lang)}**" if top is not None else _("*empty*")
+            detail_text = f"{shown} ({count})"
+        elif seat in view.out:
+            detail_text = _("out ({place})").format(
+                place=ordinal(view.out.index(seat) + 1, lang))
+        elif seat == view.loser:
+            detail_text = n_("loser ({count} card)", "loser ({count} cards)",
+                             count).format(count=count)
+        else:
+            detail_text = n_("{count} card", "{count} cards", count).format(count=count)
+        dealer = dealer_mark if seat == view.dealer else ""
+        turn = latest.get(seat)
+        moved = f" · *{turn_text(turn, short, table.marks, detail.turn_chars, lang)}*" \
+            if turn else ""
+        name = safe_name(cut_name(player, detail.name_chars))
+        lines.append(f"{marker}{robot}{name} — {detail_text}{dealer}{away}{moved}")
+    return "\n".join(lines)
+
+
+def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
+    """The table message's buttons: lobby controls, the current collect turn, or My hand."""
+    _ = translator(lang).gettext
+    view = Buttons()
+    t = table.id
+    full = len(table.lobby) >= table.max_seats
+    if table.status is TableStatus.LOBBY:
+        view.add_item(NLKButton(button_id(t, None, "join"), _("Join"),
+                                discord.ButtonStyle.success, disabled=full))
+        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, "start"), _("Start (host)"),
+                                discord.ButtonStyle.primary))
+        view.add_item(NLKButton(button_id(t, None, "cancel"), _("Cancel (host)"),
+                                discord.ButtonStyle.danger))
+        _add_ai_buttons(view, t, lang)
+        return view
+    seat_view = table.public_view()
+    if seat_view is None or not table.is_open:
+        return view  # no buttons: the table is closed
+    if table.status is TableStatus.OVER or seat_view.is_over:
+        # Between hands people come and go; the count shows the next hand's seats.
+        view.add_item(NLKButton(button_id(t, None, "join"),
+                                _("Join next hand ({seated}/{seats})").format(
+                                    seated=len(table.lobby), seats=table.max_seats),
+                                discord.ButtonStyle.success, disabled=full))
+        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, "next"), _("Next hand"),
+                                discord.ButtonStyle.success))
+        view.add_item(NLKButton(button_id(t, None, "end"), _("End table"),
+                                discord.ButtonStyle.danger))
+        add_log_buttons(view, t, lang)
+        # The host may add or remove AI seats for the next hand, as in the lobby (row 1
+        # also holds Fair deal).
+        _add_ai_buttons(view, t, lang)
+        # The seats the AI kept for people who are away: the host may free them (at most
+        # nine seats, so two rows of five are always enough).
+        away = [s for i, s in enumerate(table.seats) if i in table.away
+                and table.in_lobby(s.user_id)]
+        for i, seat in enumerate(away[:10]):
+            view.add_item(NLKButton(button_id(t, None, "remove", str(seat.user_id)),
+                                    _("Remove {name} (away)").format(
+                                        name=label_name(seat.name)), row=2 + i // 5))
+        return view
+    if seat_view.phase == Phase.COLLECT:
+        if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
+            for action in to_act_legal(table):
+                view.add_item(collect_button(t, seat_view, action, lang))
+        view.add_item(NLKButton(button_id(t, None, "hand"), _("My stack")))
+    else:
+        view.add_item(NLKButton(button_id(t, None, "hand"), _("My hand"),
+                                discord.ButtonStyle.primary))
+    add_log_buttons(view, t, lang)
+    if table.away:
+        view.add_item(NLKButton(button_id(t, None, "back"), _("I'm back"),
+                                discord.ButtonStyle.success))
+    return view
+
+
+def _add_ai_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
+    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike)."""
+    _ = translator(lang).gettext
+    view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
+
+
+def to_act_legal(table: Table) -> tuple[Action, ...]:
+    """The legal actions of the seat to act, from that seat's own view."""
+    game_view = table.public_view()
+    if game_view is None or game_view.to_act is None:
+        return ()
+    return table.seat_view(game_view.to_act).legal
+
+
+def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT) -> NLKButton:
+    _ = translator(lang).gettext
+    v = view.version
+    if action.act == "give":
+        assert action.card is not None and action.to is not None
+        return NLKButton(button_id(t, v, "give", f"{action.card}.{action.to}"),
+                         _("Give {card} to {name}").format(
+                             card=card_text(action.card, lang),
+                             name=label_name(view.players[action.to])),
+                         discord.ButtonStyle.success)
+    if action.act == "draw":
+        return NLKButton(button_id(t, v, "draw"), _("Draw"), discord.ButtonStyle.primary)
+    assert view.drawn is not None
+    return NLKButton(button_id(t, v, "keep"),
+                     _("Keep {card}").format(card=card_text(view.drawn, lang)),
+                     discord.ButtonStyle.secondary)
+
+
+def add_log_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
+    """**Moves** (the hand's whole public log) and **Fair deal** (the commitment), each
+    answered privately, so anyone can catch up or check the deal."""
+    _ = translator(lang).gettext
+    view.add_item(NLKButton(button_id(t, None, "moves"), _("Moves")))
+    view.add_item(NLKButton(button_id(t, None, "fair"), _("Fair deal")))

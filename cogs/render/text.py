@@ -1,0 +1,149 @@
+"""Words and small pieces every surface shares: names, cards, rules, links."""
+
+from __future__ import annotations
+
+import datetime
+
+import discord
+
+from bot.tables import Table
+from rules import Card, Variant, commitment
+from rules.cards import SUITS
+from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
+
+COLOUR = discord.Colour(0x2E7D32)
+
+
+MAX_PLAY_BUTTONS = 20  # four rows of five; the fifth row holds Take and Refresh
+
+
+NAME_LIMIT = 32
+
+
+LABEL_NAME = 24  # names on button labels
+SHORT_NAME = 12  # names inside move lines and the trick: the seat list has them in full
+
+
+# The table message stays readable on a phone: at most this much, whatever the seats.
+TABLE_CHARS = 1200
+
+
+TABLE_LINES = 20
+
+
+FINGERPRINT = 12  # hex characters of the commitment shown on the table message
+
+
+LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4,096)
+
+
+def marks(lang: Lang = DEFAULT) -> dict[str, str]:
+    """What a move nobody chose is marked with: forced, by an AI seat, by a stand-in."""
+    _ = translator(lang).gettext
+    return {"forced": " " + _("(no choice)"), "ai": " 🤖", "stand-in": " 🤖 " + _("(stand-in)")}
+
+
+MARKS = marks(Lang.EN)
+
+
+def cut_name(name: str, chars: int) -> str:
+    """``name`` cut to ``chars`` characters, with "…" where it was cut: the one way any
+    surface shortens a name."""
+    return name if len(name) <= chars else name[:chars - 1] + "…"
+
+
+def safe_name(text: str) -> str:
+    """A player's name made safe for an embed."""
+    return discord.utils.escape_markdown(discord.utils.escape_mentions(
+        cut_name(text, NAME_LIMIT)))
+
+
+def label_name(text: str) -> str:
+    """A name for a button label (no markdown there)."""
+    return cut_name(text, LABEL_NAME)
+
+
+def ordinal(n: int, lang: Lang = DEFAULT) -> str:
+    """A place in the finishing order: 1st, 1., 1er (a table has at most nine)."""
+    _ = translator(lang).gettext
+    if 10 <= n % 100 <= 20 or n % 10 not in (1, 2, 3):
+        return _("{n}th").format(n=n)
+    return {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}[n % 10].format(n=n)
+
+
+# Red suits as emoji, which are red on Discord's dark and light themes alike; black suits as
+# text (VS15 asks for the text form), drawn in the theme's own text colour, where a black
+# emoji would all but vanish on the dark theme.
+SUIT_MARKS = ("\u2660\ufe0e", "\u2665\ufe0f", "\u2666\ufe0f", "\u2663\ufe0e")
+
+
+def suit_mark(suit: int) -> str:
+    """A suit as the bot shows it on Discord (``SUITS`` index)."""
+    return SUIT_MARKS[suit]
+
+
+def card_text(card: Card, lang: Lang = DEFAULT) -> str:
+    """A card as the bot shows it on Discord, in the language's letters and with the suit's
+    colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
+    ``10♥``; input stays ``TH``)."""
+    return rank_text(card.rank, lang) + SUIT_MARKS[card.suit]
+
+
+def rules_line(variant: Variant, lang: Lang = DEFAULT) -> str:
+    """A table's rules in one short line, in ``lang`` (``Variant.describe`` in English)."""
+    return variant_text(variant.last_card, variant.must_beat_in_suit, lang)
+
+
+def timer_line(seconds: int, lang: Lang = DEFAULT) -> str:
+    _ = translator(lang).gettext
+    return _("{seconds} s per turn").format(seconds=seconds) if seconds > 0 \
+        else _("no turn timer")
+
+
+def short_names(players: tuple[str, ...]) -> tuple[str, ...]:
+    """Names cut for move lines and the trick; names that would clash stay whole."""
+    cut = [cut_name(p, SHORT_NAME) for p in players]
+    return tuple(safe_name(p if cut.count(c) > 1 else c) for p, c in zip(players, cut,
+                                                                         strict=True))
+
+
+def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT) -> str:
+    """A hand by suit, trumps last: ``♠︎ 7 9 J · ♥️ 8 Q``."""
+    _ = translator(lang).gettext
+    if not cards:
+        return _("*no cards*")
+    trump_index = SUITS.index(trump) if trump else None
+    suits = [s for s in range(4) if s != trump_index] + ([trump_index]
+                                                         if trump_index is not None else [])
+    parts = []
+    for s in suits:
+        ranks = [rank_text(c.rank, lang) for c in sorted(cards) if c.suit == s]
+        if ranks:
+            mark = " " + _("(trump)") if s == trump_index else ""
+            parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")
+    return "\n".join(parts)
+
+
+def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
+    """The seed of a hand that is over, and how anyone checks it against the commitment."""
+    _ = translator(lang).gettext
+    return _("Seed `{seed}` · check it: `python -m rules verify {seed} {digest} --players "
+             "{players}`").format(seed=seed, digest=commitment(seed), players=players)
+
+
+def message_url(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
+    """A link to a message (to its channel while there is no message)."""
+    if message_id is None:
+        return f"<#{channel_id}>"
+    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
+
+
+def jump_url(table: Table) -> str:
+    """A link to the table message."""
+    return message_url(table.guild_id, table.channel_id, table.message_id)
+
+
+def countdown(deadline: float) -> str:
+    """A live countdown that Discord keeps current ("in 42 seconds")."""
+    moment = datetime.datetime.fromtimestamp(deadline, tz=datetime.UTC)
+    return discord.utils.format_dt(moment, "R")
