@@ -1,31 +1,32 @@
 """Buttons and selects that survive restarts: their custom ids carry the table and version.
 
-They are ``DynamicItem``s the NLK cog registers when it loads, so any NLK button ever sent —
-before or after a restart — reaches the cog's router, found by ``get_cog``.
+Sending: ``NLKButton`` and ``NLKSelect`` in a ``Buttons`` view. Receiving: one
+``DynamicItem`` class per family of actions (``cogs/ids.py``), registered when the NLK cog
+loads, so any NLK button ever sent — before or after a restart — is parsed once by its
+family's template and handed to the cog's ``Clicks`` with typed values.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
 from . import ids
+from .ids import Look, Move, Page, Seating, Target
 
-
-class Router(Protocol):
-    async def on_component(self, interaction: discord.Interaction[Any], custom_id: str,
-                           values: list[str]) -> None: ...
+if TYPE_CHECKING:
+    from .clicks import Clicks
 
 
 class Buttons(discord.ui.View):
     """The buttons of one message, to send and forget.
 
-    Every NLK button is a ``DynamicItem`` found by its custom id, so discord.py need not keep
-    the view once it is sent. The view is stopped at once so that discord.py doesn't: it
-    would otherwise hold each ephemeral hand's view for 15 minutes.
+    Every NLK button is answered by a ``DynamicItem`` found by its custom id, so discord.py
+    need not keep the view once it is sent. The view is stopped at once so that discord.py
+    doesn't: it would otherwise hold each ephemeral hand's view for 15 minutes.
     """
 
     def __init__(self) -> None:
@@ -33,54 +34,145 @@ class Buttons(discord.ui.View):
         self.stop()
 
 
-ROUTER_COG = "NLK"
-
-
-def router_of(interaction: discord.Interaction[Any]) -> Router:
-    client = interaction.client
-    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
-    if cog is None:
-        raise RuntimeError("the NLK cog is not loaded")
-    router: Router = cog  # type: ignore[assignment]
-    return router
-
-
-class NLKButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.BUTTON_TEMPLATE):
-    """Any button on an NLK message."""
+class NLKButton(discord.ui.Button[Any]):
+    """Any button on an NLK message (its custom id from ``ids.button_id``)."""
 
     def __init__(self, custom_id: str, label: str,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  row: int | None = None, *, disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(custom_id=custom_id, label=label[:80], style=style,
-                                           disabled=disabled), row=row)
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> NLKButton:
-        button = item if isinstance(item, discord.ui.Button) else None
-        return cls(match.string, (button.label if button else None) or "",
-                   button.style if button else discord.ButtonStyle.secondary)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).on_component(interaction, self.item.custom_id or "", [])
+        super().__init__(custom_id=custom_id, label=label[:80], style=style, row=row,
+                         disabled=disabled)
 
 
-class NLKSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SELECT_TEMPLATE):
+class NLKSelect(discord.ui.Select[Any]):
     """A select menu of cards (used when a hand has too many legal plays for buttons)."""
 
     def __init__(self, custom_id: str, placeholder: str,
                  options: list[discord.SelectOption], row: int | None = None) -> None:
-        super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=placeholder[:150],
-                                           options=options, min_values=1, max_values=1),
-                         row=row)
+        super().__init__(custom_id=custom_id, placeholder=placeholder[:150], options=options,
+                         min_values=1, max_values=1, row=row)
+
+
+ROUTER_COG = "NLK"
+
+
+def clicks_of(interaction: discord.Interaction[Any]) -> Clicks:
+    client = interaction.client
+    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
+    if cog is None:
+        raise RuntimeError("the NLK cog is not loaded")
+    clicks: Clicks = cog.clicks  # type: ignore[attr-defined]
+    return clicks
+
+
+class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Move)):
+    """A move: draw, keep, give, play a card, take."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, move: Move) -> None:
+        super().__init__(item)
+        self.target, self.move = target, move
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> NLKSelect:
-        select = item if isinstance(item, discord.ui.Select) else None
-        options = list(select.options) if select else [discord.SelectOption(label="?")]
-        return cls(match.string, (select.placeholder if select else None) or "", options)
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> MoveButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Move(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).on_component(interaction, self.item.custom_id or "",
-                                                  list(self.item.values))
+        await clicks_of(interaction).move(interaction, self.target, self.move, [])
+
+
+class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
+                 template=ids.template([Move.PLAY], ids.SELECT)):
+    """A card chosen from a menu of one suit's plays."""
+
+    def __init__(self, item: discord.ui.Select[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> CardSelect:
+        assert isinstance(item, discord.ui.Select)
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).move(interaction, self.target, Move.PLAY,
+                                          list(self.item.values))
+
+
+class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Seating)):
+    """The lobby, the seats and the table: join, leave, start, AI seats, end …"""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, act: Seating) -> None:
+        super().__init__(item)
+        self.target, self.act = target, act
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> SeatButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Seating(match["action"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).seat(interaction, self.target, self.act)
+
+
+class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Look)):
+    """Something to see privately: my hand, the moves, the fair deal."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, look: Look) -> None:
+        super().__init__(item)
+        self.target, self.look = target, look
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> LookButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Look(match["action"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).look(interaction, self.target, self.look)
+
+
+class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Page)):
+    """A page of the leaderboard."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).page(interaction, self.target)
+
+
+class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
+                  template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page],
+                                                 ids.SELECT: [Move.PLAY]})):
+    """An NLK-shaped id no family knows (from a future or a forged message): refused."""
+
+    def __init__(self, item: discord.ui.Item[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> UnknownItem:
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).unknown(interaction, self.target)
+
+
+FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    MoveButton, CardSelect, SeatButton, LookButton, PageButton, UnknownItem)

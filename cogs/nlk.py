@@ -1,4 +1,4 @@
-"""``/nlk`` commands and every NLK button: interaction in → table service → render out."""
+"""The ``/nlk`` commands: parse → table service → publish (buttons: ``cogs/clicks.py``)."""
 
 from __future__ import annotations
 
@@ -11,33 +11,31 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import (
-    BotLacksPermissions,
-    InputError,
-    NoTable,
-    NotPlaying,
-    NotSeated,
-    Refusal,
-    Stale,
-    TableExists,
-)
-from bot.records import TableRecord
+from bot.errors import BotLacksPermissions, NoTable, NotSeated, TableExists
+from bot.records import TableRecord, TableStatus
 from bot.tables import Change, Table, check_timer
-from rules import Action, Card, CardError, Variant
+from rules import Variant
 from rules.i18n import N_, Lang, translator
 
-from . import ids, render, stats
-from .components import NLKButton, NLKSelect
+from . import render, stats
+from .clicks import Clicks
+from .components import FAMILIES
+from .interaction import (
+    display_name,
+    guild_of,
+    is_moderator,
+    missing_permissions,
+    tell_refusal,
+)
+from .publisher import Publisher
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
-from .updates import TableUpdater
 
 if TYPE_CHECKING:
     from bot.client import NLKBot
 
 log = logging.getLogger(__name__)
 
-GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
 LAST_CARD_CHOICES = [
     app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
     app_commands.Choice(name=L_("free — it may be given away"), value="free"),
@@ -48,32 +46,6 @@ LANGUAGE_CHOICES = [
     *(app_commands.Choice(name=L_(name), value=lang.value)
       for lang, name in LANGUAGE_NAMES.items()),
 ]
-
-
-def display_name(user: discord.abc.User) -> str:
-    return (getattr(user, "display_name", None) or user.name)[:64]
-
-
-def is_moderator(interaction: discord.Interaction[Any]) -> bool:
-    perms = interaction.permissions
-    return bool(perms.manage_channels or perms.administrator)
-
-
-def guild_of(interaction: discord.Interaction[Any]) -> int:
-    """The server the interaction came from; NLK is not played in direct messages."""
-    if interaction.guild_id is None or interaction.channel_id is None:
-        raise InputError("dm")
-    return interaction.guild_id
-
-
-def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
-    """What the bot lacks to run a table in this channel (it posts pings and exports)."""
-    perms = interaction.app_permissions
-    in_thread = isinstance(interaction.channel, discord.Thread)
-    needed = {N_("Send Messages in Threads") if in_thread else N_("Send Messages"):
-              perms.send_messages_in_threads if in_thread else perms.send_messages,
-              N_("Embed Links"): perms.embed_links, N_("Attach Files"): perms.attach_files}
-    return [name for name, has in needed.items() if not has]
 
 
 class NLK(commands.Cog):
@@ -88,8 +60,9 @@ class NLK(commands.Cog):
         self.service = bot.service
         self.servers = bot.servers
         self.languages = Languages(bot.servers, bot)
-        self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits,
-                                    languages=self.languages)
+        self.publisher = Publisher(bot, self.service, bot.clocks, self.languages,
+                                   edits_per_window=bot.channel_edits)
+        self.clicks = Clicks(bot, self.publisher)
 
     async def public(self, interaction: discord.Interaction[Any]) -> Lang:
         """The language of what everyone in the channel sees: the server's."""
@@ -97,20 +70,20 @@ class NLK(commands.Cog):
 
     async def cog_load(self) -> None:
         """Register the buttons, the error replies and the notifier of the clocks."""
-        self.bot.add_dynamic_items(NLKButton, NLKSelect)
+        self.bot.add_dynamic_items(*FAMILIES)
         self.bot.tree.error(reply_error)
-        self.bot.clocks.notifier = self.updater
-        self.bot.on_stop(self.updater.close)
+        self.bot.clocks.notifier = self.publisher
+        self.bot.on_stop(self.publisher.close)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(NLKButton, NLKSelect)
+        self.bot.remove_dynamic_items(*FAMILIES)
         self.bot.clocks.notifier = None
-        await self.updater.close()
+        await self.publisher.close()
 
     @commands.Cog.listener()
     async def on_tables_resumed(self, tables: list[Table]) -> None:
         """After a restart: bring the table messages that are out of date up to date."""
-        await self.updater.resume(tables)
+        await self.publisher.resume(tables)
 
     @commands.Cog.listener()
     async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
@@ -118,7 +91,7 @@ class NLK(commands.Cog):
         reason)."""
         for record, _reason in quarantined:
             _ = translator(await self.languages.public(record.guild_id)).gettext
-            await self.updater.post(
+            await self.publisher.posts.post(
                 record.channel_id, record.guild_id,
                 _("NLK table {table} was stopped: its saved moves could not be read back after "
                   "a restart. Start a new table with `/nlk new`.").format(table=record.id))
@@ -160,9 +133,13 @@ class NLK(commands.Cog):
                 moderator=is_moderator(interaction))
         except TableExists as exists:
             if exists.message_id is not None and exists.table_id and \
-                    not await self.updater.exists(await self.service.get(exists.table_id)):
+                    not await self.publisher.messages.exists(
+                        await self.service.get(exists.table_id)):
                 # Its message was deleted: bring it back rather than point at nothing.
-                await self._post_table(interaction, exists.table_id, retire=False)
+                table = await self.service.get(exists.table_id)
+                await self.publisher.publish(Change(table, None, None), interaction,
+                                             retire_old=False)
+                await self._tell_refusal(interaction)
                 return
             link = render.message_url(guild_id, interaction.channel_id, exists.message_id)
             text, _expected = describe(exists, lang_of(interaction))
@@ -170,13 +147,7 @@ class NLK(commands.Cog):
                 refusal=text, link=link))
             await self._tell_refusal(interaction)
             return
-        table = change.table
-        lang = await self.public(interaction)
-        callback = await interaction.response.send_message(
-            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
-        message_id = callback.message_id or (await interaction.original_response()).id
-        await self.service.set_message(table.id, message_id)
-        self.updater.shown(table, change.revision, lang)
+        await self.publisher.publish(change, interaction)
 
     @nlk.command(name=NC_("command", "hand"),
                  description=L_("Show your cards (only you see them)."))
@@ -185,11 +156,10 @@ class NLK(commands.Cog):
         table = await self._table_here(interaction)
         if table.seat_of(interaction.user.id) is None:
             raise NotSeated(turn_of=table.name_to_act())
-        embed, view = render.hand_message(table, interaction.user.id,
-                                          lang=lang_of(interaction))
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-        self.updater.hands.opened(table, interaction.user.id, interaction)
-        self.updater.check(table)
+        drawn = render.hand_message(table, interaction.user.id, lang=lang_of(interaction))
+        await interaction.response.send_message(embed=drawn[0], view=drawn[1], ephemeral=True)
+        self.publisher.hands.opened(table, interaction.user.id, interaction, drawn)
+        self.publisher.messages.check(table)
         await self._tell_refusal(interaction)
 
     @nlk.command(name=NC_("command", "table"),
@@ -198,45 +168,11 @@ class NLK(commands.Cog):
     async def table_command(self, interaction: discord.Interaction[Any]) -> None:
         """Post this channel's table message again, at the bottom (the old one goes)."""
         table = await self._table_here(interaction)
-        await self._post_table(interaction, table.id)
-
-    async def _post_table(self, interaction: discord.Interaction[Any], table_id: int, *,
-                          retire: bool = True) -> None:
-        """The table message, posted afresh as the answer to ``interaction`` (so it costs no
-        channel request); with ``retire``, the old one is deleted."""
-        table = await self.service.get(table_id)
-        lang = await self.public(interaction)
-        callback = await interaction.response.send_message(
-            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
-        message_id = callback.message_id or (await interaction.original_response()).id
-        old = await self.service.set_message(table.id, message_id)
-        table.message_id = message_id
-        self.updater.replaced(table, table.revision, old if retire else None, lang)
-        self.updater.request(await self.service.get(table.id))  # if it changed meanwhile
+        await self.publisher.publish(Change(table, None, None), interaction)
         await self._tell_refusal(interaction)
 
     async def _tell_refusal(self, interaction: discord.Interaction[Any]) -> None:
-        """If Discord refused one of the bot's posts in this channel since (a permission was
-        taken away), tell whoever uses the table next, once, what the bot needs."""
-        said = self.updater.untold_refusal(interaction.channel_id)
-        if said is None or not interaction.response.is_done():
-            return
-        missing = missing_permissions(interaction)
-        if missing and missing[0].startswith("Send Messages"):
-            missing = missing[:1]  # Discord takes the others away with it: it alone is missing
-        if not interaction.app_permissions.view_channel:
-            missing = [N_("View Channel")]
-        _ = t(interaction).gettext  # only this person reads it
-        needs = (_("It needs **{missing}** here: ask someone who can manage this channel to "
-                   "allow it.").format(missing=", ".join(_(name) for name in missing))
-                 if missing else _("It seems to have them again now."))
-        try:
-            await interaction.followup.send(
-                _("The bot couldn't post in this channel ({said}), so turn pings or table "
-                  "updates may be missing. {needs}").format(said=said, needs=needs),
-                ephemeral=True)
-        except discord.HTTPException:
-            log.warning("could not tell about a refused post", exc_info=True)
+        await tell_refusal(interaction, self.publisher.posts)
 
     @nlk.command(name=NC_("command", "leave"),
                  description=L_("Leave this channel's table (during a hand: when the hand "
@@ -248,12 +184,11 @@ class NLK(commands.Cog):
                                           channel_id=interaction.channel_id)
         _ = t(interaction).gettext
         text = _("You left the table.")
-        if change.table.status == "playing":
+        if change.table.status is TableStatus.PLAYING:
             text = _("You'll leave when this hand ends: until then the seat is yours, so keep "
                      "playing your turns.")
         await interaction.response.send_message(text, ephemeral=True)
-        self.updater.request(change.table)
-        await self.updater.after(change, interaction)
+        await self.publisher.publish(change, interaction)
         await self._tell_refusal(interaction)
 
     @nlk.command(name=NC_("command", "end"),
@@ -265,8 +200,6 @@ class NLK(commands.Cog):
         change = await self.service.end(table.id, interaction.user.id,
                                         moderator=is_moderator(interaction),
                                         channel_id=interaction.channel_id)
-        self.bot.clocks.poke(change.table)
-        await self.updater.after(change, None)
         lang = await self.public(interaction)
         _ = translator(lang).gettext
         text = _("NLK table {table} was ended by {name}.").format(
@@ -279,7 +212,7 @@ class NLK(commands.Cog):
             text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
         await interaction.response.send_message(
             text, allowed_mentions=discord.AllowedMentions.none())
-        self.updater.request(change.table)
+        await self.publisher.publish(change, interaction)
 
     @nlk.command(name=NC_("command", "remove"),
                  description=L_("Remove an away player's seat (host, or anyone who can manage "
@@ -294,7 +227,7 @@ class NLK(commands.Cog):
                                            moderator=is_moderator(interaction),
                                            channel_id=interaction.channel_id)
         _ = translator(await self.public(interaction)).gettext
-        if change.table.status == "playing":
+        if change.table.status is TableStatus.PLAYING:
             text = _("{name}'s seat at NLK table {table} is removed when this hand ends: the AI "
                      "plays it until then (by {by}).")
         else:
@@ -303,8 +236,7 @@ class NLK(commands.Cog):
             text.format(name=render.safe_name(display_name(player)), table=table.id,
                         by=render.safe_name(display_name(interaction.user))),
             allowed_mentions=discord.AllowedMentions.none())
-        self.updater.request(change.table)
-        await self.updater.after(change, interaction)
+        await self.publisher.publish(change, interaction)
 
     @nlk.command(name=NC_("command", "rules"),
                  description=L_("A short summary of the rules at this channel's table."))
@@ -393,7 +325,7 @@ class NLK(commands.Cog):
         if "language" in changes:
             self.languages.changed(guild_id, current.language)
             if await self.public(interaction) != before:  # the open tables follow, paced
-                self.updater.relanguage(guild_id)
+                self.publisher.messages.relanguage(guild_id)
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
@@ -415,190 +347,6 @@ class NLK(commands.Cog):
         guild_of(interaction)
         assert interaction.channel_id is not None
         return await self.service.in_channel(interaction.channel_id)
-
-    # --- buttons ---------------------------------------------------------------------------
-
-    async def on_component(self, interaction: discord.Interaction[Any], custom_id: str,
-                           values: list[str]) -> None:
-        """Every NLK button and select lands here."""
-        table_id = None
-        try:
-            table_id, version, action, arg = ids.parse(custom_id)
-            await self._component(interaction, table_id, version, action, arg, values)
-        except Exception as error:
-            await self._refuse(interaction, table_id, error)
-        if table_id is not None:
-            await self._tell_refusal(interaction)
-
-    async def _component(self, interaction: discord.Interaction[Any], table_id: int,
-                         version: int | None, action: str, arg: str,
-                         values: list[str]) -> None:
-        user = interaction.user
-        if action == "hand":
-            await self._show_hand(interaction, table_id)
-            return
-        if action == "moves":
-            await self._show_moves(interaction, table_id, arg)
-            return
-        if action == "fair":
-            await self._show_fair(interaction, table_id)
-            return
-        if action == "stats":
-            guild_id = guild_of(interaction)
-            if not arg.isdigit():
-                raise InputError("page")
-            embed, view = stats.leaderboard(
-                await self.servers.leaderboard(guild_id, int(arg)), lang_of(interaction))
-            await interaction.response.edit_message(embed=embed, view=view)
-            return
-        change = await self._apply(interaction, table_id, version, action, arg, values)
-        table = change.table
-        # Game and lobby buttons live on the public table message, on a turn ping or on a
-        # player's own ephemeral hand; the table message's id may not be stored yet if a
-        # click beat /nlk new's reply.
-        message = interaction.message
-        on_table = not _is_ephemeral(interaction) and (
-            message is None or table.message_id in (None, message.id))
-        if on_table:
-            lang = await self.public(interaction)
-            await interaction.response.edit_message(embed=render.table_embed(table, lang),
-                                                    view=render.table_view(table, lang))
-        elif _is_ephemeral(interaction):
-            hands = self.updater.hands
-            async with hands.answering(table.id, user.id):
-                shown = hands.newest(table)  # never older than a redraw that just landed
-                embed, view = render.hand_message(shown, user.id, lang=lang_of(interaction))
-                await interaction.response.edit_message(embed=embed, view=view)
-                hands.opened(shown, user.id, interaction)
-        else:  # a turn ping: it keeps the controls while the turn lasts
-            content, view = render.ping_message(table, user.id,
-                                                lang=await self.public(interaction))
-            await interaction.response.edit_message(content=content, view=view)
-        if on_table:
-            self.updater.shown(table, change.revision, lang)
-        else:
-            self.updater.request(table)
-        self.bot.clocks.poke(table)
-        await self.updater.after(change, interaction)
-
-    async def _apply(self, interaction: discord.Interaction[Any], table_id: int,
-                     version: int | None, action: str, arg: str, values: list[str]) -> Change:
-        """The change a button asks for, made by the table service."""
-        user, service = interaction.user, self.service
-        where = interaction.channel_id
-        guild_of(interaction)
-        if action in GAME_ACTIONS:
-            if version is None:
-                raise Stale()
-            return await service.act(table_id, user.id, version, _action(action, arg, values),
-                                     channel_id=where)
-        if action == "join":
-            return await service.join(table_id, user.id, display_name(user), channel_id=where)
-        if action == "leave":
-            return await service.leave(table_id, user.id, channel_id=where)
-        if action == "start":
-            return await service.start(table_id, user.id, channel_id=where)
-        if action == "cancel":
-            return await service.cancel(table_id, user.id, channel_id=where)
-        if action == "next":
-            return await service.next_hand(table_id, user.id, channel_id=where)
-        if action == "end":
-            return await service.end(table_id, user.id, moderator=is_moderator(interaction),
-                                     channel_id=where)
-        if action == "addai":
-            allowed = (await self.servers.settings(interaction.guild_id)).allow_ai
-            return await service.add_ai(table_id, user.id, arg.lower(), allowed=allowed,
-                                        channel_id=where)
-        if action == "removeai":
-            return await service.remove_ai(table_id, user.id, channel_id=where)
-        if action == "back":
-            return await service.back(table_id, user.id, channel_id=where)
-        if action == "remove":
-            if not arg.isdigit():
-                raise InputError("action")
-            return await service.remove(table_id, user.id, int(arg),
-                                        moderator=is_moderator(interaction), channel_id=where)
-        raise InputError("action")
-
-    async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:
-        table = await self.service.get(table_id, channel_id=interaction.channel_id)
-        if table.seat_of(interaction.user.id) is None:
-            raise NotSeated(turn_of=table.name_to_act())
-        hands, user_id = self.updater.hands, interaction.user.id
-        if _is_ephemeral(interaction):  # Refresh on the hand itself
-            async with hands.answering(table.id, user_id):
-                table = hands.newest(table)
-                embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
-                await interaction.response.edit_message(embed=embed, view=view)
-                hands.opened(table, user_id, interaction)
-        else:
-            embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
-            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-            hands.opened(table, user_id, interaction)
-        if interaction.message is None or interaction.message.id != table.message_id:
-            self.updater.check(table)  # opened from a ping or a hand: is the table still there?
-
-    async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
-                          arg: str) -> None:
-        """The hand's public log, to anyone in the channel, privately; page buttons on the
-        log turn its pages in place."""
-        guild_of(interaction)
-        if arg and not arg.isdigit():
-            raise InputError("page")
-        table = await self.service.get(table_id, channel_id=interaction.channel_id)
-        if table.public_view() is None:
-            raise NotPlaying("lobby")
-        embed, view = render.moves_message(table, int(arg) if arg else None,
-                                           lang_of(interaction))
-        if _is_ephemeral(interaction):
-            await interaction.response.edit_message(embed=embed, view=view)
-        else:
-            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-
-    async def _show_fair(self, interaction: discord.Interaction[Any], table_id: int) -> None:
-        """The hand's full commitment (and its seed once that is public), privately."""
-        guild_of(interaction)
-        table = await self.service.get(table_id, channel_id=interaction.channel_id)
-        if table.seed is None or table.game is None:
-            raise NotPlaying("lobby")
-        await interaction.response.send_message(
-            embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
-
-    async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
-                      error: Exception) -> None:
-        """Refuse politely; on a player's own hand message, redraw it as it is now."""
-        lang = lang_of(interaction)
-        text, expected = describe(error, lang)
-        if expected and table_id is not None and _is_ephemeral(interaction) and \
-                not interaction.response.is_done():
-            try:
-                table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                async with self.updater.hands.answering(table_id, interaction.user.id):
-                    embed, view = render.hand_message(table, interaction.user.id, note=text,
-                                                      lang=lang)
-                    await interaction.response.edit_message(embed=embed, view=view)
-                return
-            except Refusal:
-                pass
-        await say(interaction, text)
-
-
-def _is_ephemeral(interaction: discord.Interaction[Any]) -> bool:
-    message = interaction.message
-    return message is not None and message.flags.ephemeral
-
-
-def _action(act: str, arg: str, values: list[str]) -> Action:
-    """The engine action a button or select stands for."""
-    try:
-        if act == "give":
-            card, _, to = arg.partition(".")
-            return Action.give(Card.parse(card), int(to))
-        if act == "play":
-            return Action.play(Card.parse(values[0] if values else arg))
-        return Action.parse(act)
-    except (CardError, ValueError, IndexError):
-        raise InputError("action") from None
 
 
 async def setup(bot: NLKBot) -> None:

@@ -30,7 +30,7 @@ def finished(hand) -> bool:
 
 
 def hands_of(bot):
-    return bot.get_cog("NLK").updater.hands
+    return bot.get_cog("NLK").publisher.hands
 
 
 async def to_the_shed_phase(driver, table):
@@ -119,7 +119,7 @@ async def test_a_dismissed_hand_is_dropped_without_errors(fake_discord, tmp_path
 
 def still_held(tracker, table, fake, name, message) -> bool:
     """Whether the bot still keeps ``message`` as ``name``'s open hand."""
-    held = tracker._hands.get(table_id_of(table), {}).get(fake.user(name).id)
+    held = tracker.held(table_id_of(table)).get(fake.user(name).id)
     return held is not None and held.interaction.id == message.interaction_id
 
 
@@ -138,7 +138,7 @@ async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, 
         before = move_of(table)
         await tap_once(driver, name, hand)
         await fake.wait_until(lambda: move_of(table) > before or is_over(table), timeout=10)
-        await fake.wait_until(lambda: set(tracker._hands.get(table_id_of(table), {}))
+        await fake.wait_until(lambda: set(tracker.held(table_id_of(table)))
                               <= {fake.user(name).id}, timeout=5)
         # The lapsed hands were left alone: no edit through a dead token was tried.
         for other, old in hands.items():
@@ -150,13 +150,13 @@ async def test_state_is_freed_when_the_table_closes(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
         driver, table, hands = await shed_with_every_hand_open(fake)
-        updater = bot.get_cog("NLK").updater
-        assert updater.hands.tracked() >= len(PLAYERS)
+        publisher = bot.get_cog("NLK").publisher
+        assert publisher.hands.tracked() >= len(PLAYERS)
         ix = await fake.slash("ann", None, "nlk", "end")
         await ix.wait_response()
-        await fake.wait_until(lambda: updater.hands.tracked() == 0, timeout=5)
+        await fake.wait_until(lambda: publisher.hands.tracked() == 0, timeout=5)
         # (The pacer's per-channel window is time-based and pruned on later activity.)
-        await fake.wait_until(lambda: updater.tracked() == updater.pacer.tracked(), timeout=10)
+        await fake.wait_until(lambda: publisher.held() == 0, timeout=10)
         # The hands were drawn one last time: the table is closed, no controls are left.
         for hand in hands.values():
             assert not my_turn(hand)

@@ -181,7 +181,7 @@ async def _play_out(fake, table, rng: random.Random) -> list:
             select, value = rng.choice(options)
             ix = await fake.select(who, hand, select.custom_id, [value])
         assert (await ix.wait_response()).type == 7
-        # The updater redraws the table message, outside any interaction.
+        # The publisher redraws the table message, outside any interaction.
         await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
     raise AssertionError("the hand did not end")
 

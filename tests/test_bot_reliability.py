@@ -193,7 +193,7 @@ async def test_a_failed_edit_is_retried_until_the_message_is_current(fake_discor
         fake.fail("PATCH", r"/channels/\d+/messages/\d+", status=400, code=50035,
                   message="Invalid Form Body", times=2)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="cogs.updates"):
+        with caplog.at_level(logging.WARNING, logger="cogs.table_message"):
             ix = await fake.slash("bob", None, "nlk", "leave")
             await ix.wait_response()
             # No further change comes: the retries alone bring the message up to date.

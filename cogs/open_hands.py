@@ -10,7 +10,8 @@ plays every shed turn with one tap. These are webhook edits of the interaction's
 
 Only the owner's own view is ever drawn into their hand (``render.hand_message`` for their
 user id). Entries are dropped when the token is about to lapse, when Discord says the
-message is gone (dismissed), when the table closes, and on shutdown.
+message is gone (dismissed), when the table closes, and on shutdown. They live in the
+table's ``LiveTable``; this is the job that keeps them current.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -29,79 +29,84 @@ from bot.tables import Table
 from rules.i18n import DEFAULT, Lang, translator
 
 from . import render
-from .coalesce import Coalescer
 from .components import Buttons
+from .live import LiveTable, LiveTables, OpenHand
+from .pings import TOKEN_SECONDS
 from .translator import lang_of
 
 log = logging.getLogger(__name__)
 
-LIFETIME = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
+LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
 # The longest a tap on a hand waits for a redraw of it already on its way (Discord wants a
 # first answer within 3 s; a redraw through a token is one request).
 ANSWER_WAIT = 1.0
 
-
-@dataclass
-class _Open:
-    """One player's open hand: the interaction that can edit it, and what it shows."""
-
-    interaction: discord.Interaction[Any]
-    since: float  # when that interaction arrived (its token's age counts from then)
-    revision: int  # the table revision the hand was last drawn from
-    shown: Any  # what the hand shows, less its footer (see ``_looks``); None: unsure
-    pending: bool = False  # an edit through its token is on its way
+Drawn = tuple[discord.Embed, discord.ui.View]
 
 
 class OpenHands:
-    """Every open hand, per table and player, kept current after each change."""
+    """Keeps every open hand current after each change."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, tables: LiveTables, clock: Callable[[], float] = time.monotonic,
                  lifetime: float = LIFETIME) -> None:
+        self.tables = tables
         self.clock = clock
         self.lifetime = lifetime
-        self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
-        # One lock per hand message's owner: a redraw and a tap's answer never cross, so a
-        # redraw drawn before a tap can't land after the tap's answer and show the old turn.
-        self._locks: dict[int, dict[int, asyncio.Lock]] = {}
-        # The newest snapshot of each table to draw, and one redrawing task per table.
-        self._redraws: Coalescer[Table] = Coalescer(self._run, log, failed=self.forget)
+        self.closed = False
 
-    @property
-    def closed(self) -> bool:
-        return self._redraws.closed
+    def held(self, table_id: int) -> dict[int, OpenHand]:
+        """The table's open hands by user id."""
+        live = self.tables.get(table_id)
+        return live.hands if live is not None else {}
 
     def tracked(self) -> int:
-        """How many tables and hands this holds state for (freed when they close)."""
-        return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
-            len(self._locks) + self._redraws.tracked()
+        """How many hands are followed, over all tables."""
+        return sum(len(live.hands) for live in self.tables)
 
-    def opened(self, table: Table, user_id: int,
-               interaction: discord.Interaction[Any]) -> None:
-        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``."""
+    def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+               drawn: Drawn) -> None:
+        """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
+        ``table``."""
         if self.closed or not table.is_open or table.seat_of(user_id) is None:
             return
-        hands = self._hands.setdefault(table.id, {})
-        current = hands.get(user_id)
+        live = self.tables.of(table)
+        current = live.hands.get(user_id)
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            hands[user_id] = _Open(interaction, self.clock(), -1, None)
+            live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None)
         else:
-            hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(*_draw(table, user_id, lang_of(interaction))))
-        self._redraws.keep(table)
+            live.hands[user_id] = OpenHand(interaction, self.clock(), table.revision,
+                                           _looks(*drawn))
+        live.redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
         """``table``, or the newer snapshot a redraw may already have drawn."""
-        latest = self._redraws.latest(table.id)
+        live = self.tables.get(table.id)
+        latest = live.redraws.latest(table.id) if live is not None else None
         return latest if latest is not None and latest.revision > table.revision else table
 
+    async def answer(self, interaction: discord.Interaction[Any], table: Table, *,
+                     note: str | None = None) -> None:
+        """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
+        the newest state (with ``note``: as it is, with the note, and not followed anew)."""
+        user_id = interaction.user.id
+        async with self.answering(table, user_id):
+            if note is None:
+                table = self.newest(table)  # never older than a redraw that just landed
+            embed, view = render.hand_message(table, user_id, note=note,
+                                              lang=lang_of(interaction))
+            await interaction.response.edit_message(embed=embed, view=view)
+            if note is None:
+                self.opened(table, user_id, interaction, (embed, view))
+
     @asynccontextmanager
-    async def answering(self, table_id: int, user_id: int) -> AsyncIterator[None]:
+    async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:
         """Hold while answering a tap on ``user_id``'s hand: a redraw of it on its way
         lands first, and none starts until the answer is sent (then ``opened`` has
         recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
-        lock = self._lock(table_id, user_id)
+        live = self.tables.of(table)
+        lock = live.hand_locks.setdefault(user_id, asyncio.Lock())
         held = False
         with suppress(asyncio.TimeoutError):
             held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
@@ -110,99 +115,82 @@ class OpenHands:
         finally:
             if held:
                 lock.release()
-            self._free_lock(table_id, user_id)
+            self._free_lock(live, user_id)
 
-    def _lock(self, table_id: int, user_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(table_id, {}).setdefault(user_id, asyncio.Lock())
-
-    def _free_lock(self, table_id: int, user_id: int) -> None:
+    def _free_lock(self, live: LiveTable, user_id: int) -> None:
         """Drop a lock nobody holds for a hand no longer kept (the table closed, say)."""
-        locks = self._locks.get(table_id)
-        lock = locks.get(user_id) if locks else None
-        if locks is None or lock is None or lock.locked() or \
-                user_id in self._hands.get(table_id, {}):
+        lock = live.hand_locks.get(user_id)
+        if lock is None or lock.locked() or user_id in live.hands:
             return
-        del locks[user_id]
-        if not locks:
-            del self._locks[table_id]
+        del live.hand_locks[user_id]
+        live.settle()
 
     def changed(self, table: Table) -> None:
         """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
-        if self.closed or table.id not in self._hands:
+        live = self.tables.get(table.id)
+        if self.closed or live is None or not live.hands:
             return
-        self._redraws.put(table)
-
-    def forget(self, table_id: int) -> None:
-        """Drop everything held for a table."""
-        self._hands.pop(table_id, None)
-        self._locks.pop(table_id, None)
-        self._redraws.discard(table_id)
-
-    async def close(self) -> None:
-        """Stop redrawing and free every entry (shutting down)."""
-        await self._redraws.close()
-        self._hands.clear()
-        self._locks.clear()
+        live.redraws.put(table)
 
     # --- the redrawing -------------------------------------------------------------------
 
-    async def _run(self, table_id: int) -> None:
+    async def run(self, table_id: int) -> None:
         """Redraw the table's open hands until they all show its newest snapshot (an error
         is logged by the coalescer, and the table's hands forgotten)."""
-        while True:
-            table = self._redraws.latest(table_id)
-            hands = self._hands.get(table_id)
-            if table is None or hands is None:
+        live = self.tables.get(table_id)
+        while live is not None:
+            table = live.redraws.latest(table_id)
+            if table is None:
                 break
             now = self.clock()
+            hands = live.hands
             for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
                 del hands[user_id]  # its token is about to lapse
             due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
             if due:
-                await asyncio.gather(*(self._redraw(table, u, h) for u, h in due))
+                await asyncio.gather(*(self._redraw(live, table, u, h) for u, h in due))
                 continue  # the table may have changed meanwhile
             if not table.is_open or not hands:
-                self.forget(table_id)
+                live.forget_hands()
             break
 
-    async def _redraw(self, table: Table, user_id: int, hand: _Open) -> None:
+    async def _redraw(self, live: LiveTable, table: Table, user_id: int,
+                      hand: OpenHand) -> None:
         """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
         is being answered (then its answer draws the newest state)."""
-        async with self._lock(table.id, user_id):
-            hands = self._hands.get(table.id)
-            if hands is None or hands.get(user_id) is not hand or \
-                    hand.revision >= table.revision:
+        async with live.hand_locks.setdefault(user_id, asyncio.Lock()):
+            if live.hands.get(user_id) is not hand or hand.revision >= table.revision:
                 return  # answered meanwhile: ``opened`` replaced it
-            await self._edit(table, user_id, hand)
+            await self._edit(live, table, user_id, hand)
+        self._free_lock(live, user_id)
 
-    async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
+    async def _edit(self, live: LiveTable, table: Table, user_id: int,
+                    hand: OpenHand) -> None:
         embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
         looks = _looks(embed, view)
-        if looks == hand.shown:
+        if looks == hand.looks:
             hand.revision = table.revision
             return
         hand.pending = True
         try:
             await hand.interaction.edit_original_response(embed=embed, view=view)
         except discord.NotFound:
-            self._drop(table.id, user_id, hand)  # dismissed, or the token has lapsed
+            self._drop(live, user_id, hand)  # dismissed, or the token has lapsed
             return
         except discord.HTTPException:
             log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
-            self._drop(table.id, user_id, hand)
+            self._drop(live, user_id, hand)
             return
         finally:
             hand.pending = False
-        hand.revision, hand.shown = table.revision, looks
+        hand.revision, hand.looks = table.revision, looks
 
-    def _drop(self, table_id: int, user_id: int, hand: _Open) -> None:
-        hands = self._hands.get(table_id)
-        if hands is not None and hands.get(user_id) is hand:
-            del hands[user_id]
+    def _drop(self, live: LiveTable, user_id: int, hand: OpenHand) -> None:
+        if live.hands.get(user_id) is hand:
+            del live.hands[user_id]
 
 
-def _draw(table: Table, user_id: int, lang: Lang = DEFAULT
-          ) -> tuple[discord.Embed, discord.ui.View]:
+def _draw(table: Table, user_id: int, lang: Lang = DEFAULT) -> Drawn:
     """The owner's hand as it is now, in their language; once the table is closed, without
     controls."""
     if table.is_open:

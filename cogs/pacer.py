@@ -1,0 +1,117 @@
+"""Discord's limits for requests outside interactions, kept before Discord enforces them.
+
+About 50 requests a second per bot, and per channel about 5 message posts or edits, and
+separately 5 deletes, in any 5 seconds. Interaction responses and follow-ups are not counted
+(Discord does not count them either).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from enum import StrEnum
+
+# Discord allows about 5 message posts or edits per 5 s per channel, and 5 deletes in a bucket
+# of their own. The whole budget is used: the Pacer counts a request from the moment it is let
+# through until 5 s after its answer, which covers the moment Discord counted it, however late
+# it arrived, so no spare is needed for timing (at 1 move a second every edit counts).
+EDITS_PER_WINDOW = 5
+DELETES_PER_WINDOW = 5
+GLOBAL_PER_SECOND = 40  # Discord allows 50 requests a second per bot; keep some spare
+WINDOW = 5.0
+
+
+class Kind(StrEnum):
+    """What a channel request does; posts and edits share a bucket, deletes have their own."""
+
+    WRITE = "write"
+    DELETE = "delete"
+    READ = "read"
+
+
+class Pacer:
+    """Per-channel and global buckets of recent requests.
+
+    A request counts from the moment it is let through until its answer is back, and then in
+    its window from the moment the answer came: Discord counts a request when it arrives,
+    which is somewhere in between. Counting from the grant alone is not enough when the bot
+    is busy: requests granted early in one second can arrive late and meet the next second's.
+    """
+
+    def __init__(self, per_channel: int = EDITS_PER_WINDOW, per_second: int = GLOBAL_PER_SECOND
+                 ) -> None:
+        self.per_channel = per_channel
+        self.per_second = per_second
+        self._channels: dict[tuple[int, Kind], _Bucket] = {}
+        self._global = _Bucket(per_second, 1.0)
+
+    def tracked(self) -> int:
+        return len(self._channels)
+
+    @asynccontextmanager
+    async def use(self, channel_id: int, kind: Kind) -> AsyncIterator[None]:
+        """Make one ``kind`` request inside this block, when it fits Discord's limits."""
+        key = (channel_id, kind)
+        channel = self._channels.get(key)
+        if channel is None:
+            limit = self.per_channel if kind is Kind.WRITE else DELETES_PER_WINDOW
+            channel = self._channels[key] = _Bucket(limit, WINDOW)
+        await channel.take()
+        try:
+            await self._global.take()
+        except BaseException:
+            channel.done()
+            raise
+        try:
+            yield
+        finally:
+            channel.done()
+            self._global.done()
+
+    def prune(self) -> None:
+        """Forget channels with nothing in their window."""
+        for key in [k for k, bucket in self._channels.items() if bucket.idle()]:
+            del self._channels[key]
+
+
+class _Bucket:
+    """At most ``limit`` requests in flight or answered within the last ``window`` seconds.
+    Waiters queue first come, first served; only the first one watches the clock."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.recent: deque[float] = deque()  # when answers came back, oldest first
+        self.busy = 0  # requests let through whose answer has not come back
+        self._queue = asyncio.Lock()
+        self._freed = asyncio.Event()
+
+    async def take(self) -> None:
+        async with self._queue:
+            while True:
+                now = time.monotonic()
+                _expire(self.recent, now, self.window)
+                if len(self.recent) + self.busy < self.limit:
+                    self.busy += 1
+                    return
+                wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else None
+                self._freed.clear()
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._freed.wait(), wait)
+
+    def done(self) -> None:
+        self.busy -= 1
+        self.recent.append(time.monotonic())
+        self._freed.set()
+
+    def idle(self) -> bool:
+        _expire(self.recent, time.monotonic(), self.window)
+        return not self.recent and not self.busy and not self._queue.locked()
+
+
+def _expire(recent: deque[float], now: float, window: float) -> None:
+    while recent and now - recent[0] > window:
+        recent.popleft()
