@@ -14,18 +14,27 @@ import functools
 import logging
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
 
 from rules.ai import DEFAULT_BUDGET_MS, choose
 
 from .errors import Refusal
-from .tables import Change, Table, TableService
+from .tables import AILevel, Change, Table, TableService
 
 log = logging.getLogger(__name__)
 
 REMINDER_SECONDS = 15.0
 IDLE_CHECK_SECONDS = 60.0
 RETRY_SECONDS = (1.0, 2.0, 5.0, 15.0, 60.0)  # after a failed step, then every minute
+
+
+class Step(Enum):
+    """What a table's clock does next."""
+
+    AI = "ai"  # an AI seat or an away seat plays
+    STAND_IN = "stand-in"  # the AI plays (the rest of) a lapsed turn
+    REMIND = "remind"  # the person to act is running out of time
 
 
 class Notifier(Protocol):
@@ -135,17 +144,17 @@ class Clocks:
                 if await clock.sleep(None if what is None else delay) or what is None:
                     continue  # something changed first: think again
                 try:
-                    if what == "remind":
+                    if what is Step.REMIND:
                         await self._remind(table, clock)
                     else:
-                        await self._ai_move(table_id, stand_in=what == "stand-in")
+                        await self._ai_move(table_id, stand_in=what is Step.STAND_IN)
                     clock.failures = 0
                 except asyncio.CancelledError:
                     raise
                 except Exception:
                     # Report a persisting failure once, then back off rather than spin.
                     if clock.failures == 0:
-                        log.exception("table %s: the %s step failed", table_id, what)
+                        log.exception("table %s: the %s step failed", table_id, what.value)
                     pause = RETRY_SECONDS[min(clock.failures, len(RETRY_SECONDS) - 1)]
                     clock.failures += 1
                     await clock.sleep(pause)
@@ -153,13 +162,13 @@ class Clocks:
             if self._clocks.get(table_id) is clock:
                 del self._clocks[table_id]
 
-    def _next(self, table: Table, clock: _Clock) -> tuple[str | None, float]:
+    def _next(self, table: Table, clock: _Clock) -> tuple[Step | None, float]:
         """What the clock does next and in how many seconds."""
         if table.ai_to_act():
-            return "ai", self.ai_delay
+            return Step.AI, self.ai_delay
         game = table.game
         if game is not None and table.lapsed is not None and table.lapsed == game.to_act:
-            return "stand-in", self.ai_delay  # the stand-in plays the rest of the turn
+            return Step.STAND_IN, self.ai_delay  # the stand-in plays the rest of the turn
         deadline = table.deadline()
         if deadline is None:
             return None, 0.0
@@ -167,8 +176,8 @@ class Clocks:
         assert table.game is not None
         remind_at = deadline - min(REMINDER_SECONDS, table.turn_seconds / 3)
         if clock.reminded != table.game.version and now < deadline:
-            return "remind", remind_at - now  # late (after a restart): remind at once
-        return "stand-in", deadline - now
+            return Step.REMIND, remind_at - now  # late (after a restart): remind at once
+        return Step.STAND_IN, deadline - now
 
     async def _ai_move(self, table_id: int, *, stand_in: bool) -> None:
         """The AI plays the seat to act (an AI seat, an away seat, or a stand-in)."""
@@ -176,7 +185,7 @@ class Clocks:
         if turn is None:
             return
         level = turn.level
-        budget = self.budget_ms if level == "strong" and self.budget_ms is not None else \
+        budget = self.budget_ms if level is AILevel.STRONG and self.budget_ms is not None else \
             DEFAULT_BUDGET_MS[level]
         decide = functools.partial(choose, turn.table.seat_view(turn.seat), level,
                                    seed=f"{turn.table.seed}:{turn.version}", budget_ms=budget)

@@ -34,6 +34,21 @@ class By(StrEnum):
     STAND_IN = "stand-in"  # the AI playing one turn whose timer ran out
 
 
+class Mark(StrEnum):
+    """How a move its player did not choose is marked in the log."""
+
+    FORCED = "forced"  # the only legal move: it played itself
+    AI = "ai"  # an AI seat, or the AI keeping an away person's seat
+    STAND_IN = "stand-in"  # the AI playing one turn whose timer ran out
+
+    @classmethod
+    def of(cls, by: By, *, forced: bool) -> Mark | None:
+        """The mark of a move made ``by`` (None: the player chose it)."""
+        if forced:
+            return cls.FORCED
+        return None if by is By.PLAYER else cls(by.value)
+
+
 @dataclass(frozen=True)
 class TableRecord:
     id: int
@@ -105,20 +120,15 @@ class StoredHand:
                       {"dealer": self.hand.dealer, "deck": list(self.hand.deck)},
                       tuple((a.seat, a.action) for a in self.actions))
 
-    def game(self) -> Game:
-        """The game as it stands after every stored action (raises if one is refused)."""
-        return self.replay_marked()[0]
-
-    def replay_marked(self) -> tuple[Game, dict[int, str]]:
+    def replay_marked(self) -> tuple[Game, dict[int, Mark]]:
         """The game, and how each move not chosen by its player is marked in the log: the
         index of its event in ``Game.history()`` → ``forced``, ``ai`` or ``stand-in``."""
         game = self.replay().new_game()
-        marks: dict[int, str] = {}
+        marks: dict[int, Mark] = {}
         for record in self.actions:
             before = len(game.events)
             game.apply(record.action, record.seat)
-            mark = "forced" if record.forced else None if record.by is By.PLAYER \
-                else str(record.by)
+            mark = Mark.of(record.by, forced=record.forced)
             if mark is not None:
                 marks[before] = mark
         return game, marks

@@ -222,11 +222,6 @@ class Repository:
             "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT 1", (channel_id,))
         return await self._stored(row) if row else None
 
-    async def replay(self, hand_id: int) -> StoredHand | None:
-        """One hand and its action log: ``.game()`` rebuilds it, ``.replay()`` exports it."""
-        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
-        return await self._stored(row) if row else None
-
     async def _stored(self, row: aiosqlite.Row) -> StoredHand:
         actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
                                   (row["id"],))

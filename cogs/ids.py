@@ -101,14 +101,14 @@ class Target:
         return self.table_id <= MAX_ID
 
 
-def button_id(table: int, version: int | None, action: str, arg: str = "") -> str:
+def button_id(table: int, version: int | None, action: StrEnum, arg: str = "") -> str:
     return _make(BUTTON, table, version, action, arg)
 
 
-def select_id(table: int, version: int | None, action: str, arg: str = "") -> str:
+def select_id(table: int, version: int | None, action: StrEnum, arg: str = "") -> str:
     return _make(SELECT, table, version, action, arg)
 
 
-def _make(prefix: str, table: int, version: int | None, action: str, arg: str) -> str:
-    text = f"{prefix}:{table}:{'-' if version is None else version}:{action}"
+def _make(prefix: str, table: int, version: int | None, action: StrEnum, arg: str) -> str:
+    text = f"{prefix}:{table}:{'-' if version is None else version}:{action.value}"
     return f"{text}.{arg}" if arg else text

@@ -10,7 +10,7 @@ from bot.records import RatingRecord, SizeRecord
 from rules.i18n import DEFAULT, Lang, translator
 
 from .components import Buttons, NLKButton
-from .ids import button_id
+from .ids import Page, button_id
 from .render import COLOUR, safe_name
 
 
@@ -47,9 +47,9 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
     view = Buttons()
     if board.pages > 1:
         page, pages = board.page, board.pages
-        view.add_item(NLKButton(button_id(0, None, "stats", str(max(page - 1, 0))),
+        view.add_item(NLKButton(button_id(0, None, Page.STATS, str(max(page - 1, 0))),
                                 _("◀ Previous")))
-        view.add_item(NLKButton(button_id(0, None, "stats", str(min(page + 1, pages - 1))),
+        view.add_item(NLKButton(button_id(0, None, Page.STATS, str(min(page + 1, pages - 1))),
                                 _("Next ▶")))
     return embed, view
 

@@ -247,7 +247,7 @@ def test_private_and_public_languages() -> None:
 # --- strings that bypass the catalogue -----------------------------------------------------
 
 CONVERTED = ["rules/play.py", "rules/i18n.py", *sorted(
-    str(path.relative_to(ROOT)) for path in (ROOT / "cogs").glob("*.py"))]
+    str(path.relative_to(ROOT)) for path in (ROOT / "cogs").rglob("*.py"))]
 # Literals that are not for people: notation, argparse flags, formats without words.
 _WORDLESS = re.compile(r"^[\W\d_]*$|^\{?[a-z_]+\}?$")
 _ALLOWED_CALLS = {"_", "n_", "N_", "gettext", "ngettext", "pgettext", "NC_", "NP_", "L_"}

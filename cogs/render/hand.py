@@ -10,7 +10,7 @@ from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, translator
 
 from ..components import Buttons, NLKButton, NLKSelect
-from ..ids import button_id, select_id
+from ..ids import Look, Move, button_id, select_id
 from .text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, safe_name, suit_mark
 
 
@@ -47,7 +47,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
             _add_play_controls(buttons, t, view, lang)
     if note:
         embed.add_field(name=_("Note"), value=note[:1024], inline=False)
-    buttons.add_item(NLKButton(button_id(t, None, "hand"), _("Refresh"),
+    buttons.add_item(NLKButton(button_id(t, None, Look.HAND), _("Refresh"),
                                discord.ButtonStyle.secondary, row=4))
     embed.set_footer(text=_("Table {table} · hand {number} · move {move} · only you can see "
                             "this").format(table=t, number=table.hand_number,
@@ -94,7 +94,7 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
         for i, card in enumerate(sorted(plays, key=lambda c: (c.suit == trump, c))):
             style = discord.ButtonStyle.primary if card.suit == trump else \
                 discord.ButtonStyle.secondary
-            buttons.add_item(NLKButton(button_id(t, v, "play", str(card)),
+            buttons.add_item(NLKButton(button_id(t, v, Move.PLAY, str(card)),
                                        card_text(card, lang), style, row=i // 5))
     else:
         # Too many for buttons: one select per suit (a suit never has more than 13 cards).
@@ -109,12 +109,12 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
             else:
                 placeholder = n_("Play {suit} — {count} card", "Play {suit} — {count} cards",
                                  len(cards))
-            buttons.add_item(NLKSelect(select_id(t, v, "play", SUITS[suit]),
+            buttons.add_item(NLKSelect(select_id(t, v, Move.PLAY, SUITS[suit]),
                                        placeholder.format(suit=suit_mark(suit),
                                                           count=len(cards)),
                                        options, row=row))
     if any(a.act == "take" for a in view.legal):
         bottom = view.trick[0][1]
-        buttons.add_item(NLKButton(button_id(t, v, "take"),
+        buttons.add_item(NLKButton(button_id(t, v, Move.TAKE),
                                    _("Take {card}").format(card=card_text(bottom, lang)),
                                    discord.ButtonStyle.danger, row=4))

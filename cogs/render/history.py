@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.records import Mark
 from bot.tables import Table
 from rules import SeatView
 from rules.cards import SUITS
@@ -55,15 +56,16 @@ def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
     return shown
 
 
-def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
+def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
               limit: int | None = None, lang: Lang = DEFAULT) -> str:
     """``gave 9♥️ to ann, drew J♠︎, kept it``, with the marks of moves nobody chose;
     cut from the front to ``limit`` characters (the latest moves matter most)."""
     _ = translator(lang).gettext
     marked = marks(lang)
     pieces: list[str] = []
-    kinds = {kinds_of.get(i, "") for i, _event in turn.moves}
-    once = marked.get(kinds.pop(), "") if len(kinds) == 1 else None
+    kinds = {kinds_of.get(i) for i, _event in turn.moves}
+    # One mark for the whole turn when every move has the same (or none).
+    once = _said(marked, kinds.pop()) if len(kinds) == 1 else None
     drawn = None
     for i, event in turn.moves:
         shown = card_text(event.card, lang)
@@ -78,12 +80,16 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
             text = {"draw": _("drew {card}"), "play": _("played {card}"),
                     "take": _("took {card}")}[event.act].format(card=shown)
         drawn = event.card if event.act == "draw" else None
-        pieces.append(text + ("" if once is not None else marked.get(kinds_of.get(i, ""), "")))
+        pieces.append(text + ("" if once is not None else _said(marked, kinds_of.get(i))))
     text = ", ".join(pieces) + (once or "")
     while limit is not None and len(text) > limit and len(pieces) > 1:
         pieces.pop(0)
         text = "…, " + ", ".join(pieces) + (once or "")
     return text
+
+
+def _said(marked: dict[Mark, str], mark: Mark | None) -> str:
+    return marked[mark] if mark is not None else ""
 
 
 def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:

@@ -10,7 +10,7 @@ from rules import Variant, commitment
 from rules.i18n import DEFAULT, Lang, translator
 
 from ..components import Buttons, NLKButton
-from ..ids import button_id
+from ..ids import Look, button_id
 from .history import log_lines, log_pages
 from .text import COLOUR, FINGERPRINT
 
@@ -33,10 +33,10 @@ def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT
     buttons = Buttons()
     t = table.id
     if shown > 0:
-        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown - 1)), _("◀ Earlier")))
+        buttons.add_item(NLKButton(button_id(t, None, Look.MOVES, str(shown - 1)), _("◀ Earlier")))
     if shown < last:
-        buttons.add_item(NLKButton(button_id(t, None, "moves", str(shown + 1)), _("Later ▶")))
-    buttons.add_item(NLKButton(button_id(t, None, "moves"), _("Latest")))
+        buttons.add_item(NLKButton(button_id(t, None, Look.MOVES, str(shown + 1)), _("Later ▶")))
+    buttons.add_item(NLKButton(button_id(t, None, Look.MOVES), _("Latest")))
     return embed, buttons
 
 

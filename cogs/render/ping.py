@@ -9,7 +9,7 @@ from rules import Phase
 from rules.i18n import DEFAULT, Lang, translator
 
 from ..components import Buttons, NLKButton
-from ..ids import button_id
+from ..ids import Look, button_id
 from .table import collect_button, to_act_legal
 from .text import countdown, jump_url
 
@@ -33,7 +33,7 @@ def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
             buttons.add_item(collect_button(table.id, view, action, lang))
     else:
         what = _("tap **My hand** to play")
-        buttons.add_item(NLKButton(button_id(table.id, None, "hand"), _("My hand"),
+        buttons.add_item(NLKButton(button_id(table.id, None, Look.HAND), _("My hand"),
                                    discord.ButtonStyle.primary))
     if reminder:
         clock = " " + _("Time runs out {countdown}, then a stand-in plays it for you.").format(

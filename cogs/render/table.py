@@ -7,13 +7,13 @@ from dataclasses import dataclass
 import discord
 
 from bot.records import TableStatus
-from bot.tables import Table
+from bot.tables import AILevel, Table
 from rules import Action, Phase, SeatView, commitment
 from rules.cards import MIN_PLAYERS, SUITS
 from rules.i18n import DEFAULT, Lang, translator
 
 from ..components import Buttons, NLKButton
-from ..ids import button_id
+from ..ids import Look, Move, Seating, button_id
 from .history import last_round, turn_text
 from .text import (
     COLOUR,
@@ -275,12 +275,12 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     t = table.id
     full = len(table.lobby) >= table.max_seats
     if table.status is TableStatus.LOBBY:
-        view.add_item(NLKButton(button_id(t, None, "join"), _("Join"),
+        view.add_item(NLKButton(button_id(t, None, Seating.JOIN), _("Join"),
                                 discord.ButtonStyle.success, disabled=full))
-        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
-        view.add_item(NLKButton(button_id(t, None, "start"), _("Start (host)"),
+        view.add_item(NLKButton(button_id(t, None, Seating.LEAVE), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, Seating.START), _("Start (host)"),
                                 discord.ButtonStyle.primary))
-        view.add_item(NLKButton(button_id(t, None, "cancel"), _("Cancel (host)"),
+        view.add_item(NLKButton(button_id(t, None, Seating.CANCEL), _("Cancel (host)"),
                                 discord.ButtonStyle.danger))
         _add_ai_buttons(view, t, lang)
         return view
@@ -289,14 +289,14 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         return view  # no buttons: the table is closed
     if table.status is TableStatus.OVER or seat_view.is_over:
         # Between hands people come and go; the count shows the next hand's seats.
-        view.add_item(NLKButton(button_id(t, None, "join"),
+        view.add_item(NLKButton(button_id(t, None, Seating.JOIN),
                                 _("Join next hand ({seated}/{seats})").format(
                                     seated=len(table.lobby), seats=table.max_seats),
                                 discord.ButtonStyle.success, disabled=full))
-        view.add_item(NLKButton(button_id(t, None, "leave"), _("Leave")))
-        view.add_item(NLKButton(button_id(t, None, "next"), _("Next hand"),
+        view.add_item(NLKButton(button_id(t, None, Seating.LEAVE), _("Leave")))
+        view.add_item(NLKButton(button_id(t, None, Seating.NEXT), _("Next hand"),
                                 discord.ButtonStyle.success))
-        view.add_item(NLKButton(button_id(t, None, "end"), _("End table"),
+        view.add_item(NLKButton(button_id(t, None, Seating.END), _("End table"),
                                 discord.ButtonStyle.danger))
         add_log_buttons(view, t, lang)
         # The host may add or remove AI seats for the next hand, as in the lobby (row 1
@@ -307,7 +307,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         away = [s for i, s in enumerate(table.seats) if i in table.away
                 and table.in_lobby(s.user_id)]
         for i, seat in enumerate(away[:10]):
-            view.add_item(NLKButton(button_id(t, None, "remove", str(seat.user_id)),
+            view.add_item(NLKButton(button_id(t, None, Seating.REMOVE, str(seat.user_id)),
                                     _("Remove {name} (away)").format(
                                         name=label_name(seat.name)), row=2 + i // 5))
         return view
@@ -315,13 +315,13 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
             for action in to_act_legal(table):
                 view.add_item(collect_button(t, seat_view, action, lang))
-        view.add_item(NLKButton(button_id(t, None, "hand"), _("My stack")))
+        view.add_item(NLKButton(button_id(t, None, Look.HAND), _("My stack")))
     else:
-        view.add_item(NLKButton(button_id(t, None, "hand"), _("My hand"),
+        view.add_item(NLKButton(button_id(t, None, Look.HAND), _("My hand"),
                                 discord.ButtonStyle.primary))
     add_log_buttons(view, t, lang)
     if table.away:
-        view.add_item(NLKButton(button_id(t, None, "back"), _("I'm back"),
+        view.add_item(NLKButton(button_id(t, None, Seating.BACK), _("I'm back"),
                                 discord.ButtonStyle.success))
     return view
 
@@ -329,9 +329,11 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
 def _add_ai_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
     """The host's AI seat buttons, on row 1 (the lobby's and between hands alike)."""
     _ = translator(lang).gettext
-    view.add_item(NLKButton(button_id(t, None, "addai", "HEURISTIC"), _("Add AI"), row=1))
-    view.add_item(NLKButton(button_id(t, None, "addai", "STRONG"), _("Add strong AI"), row=1))
-    view.add_item(NLKButton(button_id(t, None, "removeai"), _("Remove AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.HEURISTIC.upper()),
+                            _("Add AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.STRONG.upper()),
+                            _("Add strong AI"), row=1))
+    view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI"), row=1))
 
 
 def to_act_legal(table: Table) -> tuple[Action, ...]:
@@ -347,15 +349,15 @@ def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT)
     v = view.version
     if action.act == "give":
         assert action.card is not None and action.to is not None
-        return NLKButton(button_id(t, v, "give", f"{action.card}.{action.to}"),
+        return NLKButton(button_id(t, v, Move.GIVE, f"{action.card}.{action.to}"),
                          _("Give {card} to {name}").format(
                              card=card_text(action.card, lang),
                              name=label_name(view.players[action.to])),
                          discord.ButtonStyle.success)
     if action.act == "draw":
-        return NLKButton(button_id(t, v, "draw"), _("Draw"), discord.ButtonStyle.primary)
+        return NLKButton(button_id(t, v, Move.DRAW), _("Draw"), discord.ButtonStyle.primary)
     assert view.drawn is not None
-    return NLKButton(button_id(t, v, "keep"),
+    return NLKButton(button_id(t, v, Move.KEEP),
                      _("Keep {card}").format(card=card_text(view.drawn, lang)),
                      discord.ButtonStyle.secondary)
 
@@ -364,5 +366,5 @@ def add_log_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None
     """**Moves** (the hand's whole public log) and **Fair deal** (the commitment), each
     answered privately, so anyone can catch up or check the deal."""
     _ = translator(lang).gettext
-    view.add_item(NLKButton(button_id(t, None, "moves"), _("Moves")))
-    view.add_item(NLKButton(button_id(t, None, "fair"), _("Fair deal")))
+    view.add_item(NLKButton(button_id(t, None, Look.MOVES), _("Moves")))
+    view.add_item(NLKButton(button_id(t, None, Look.FAIR), _("Fair deal")))

@@ -6,6 +6,7 @@ import datetime
 
 import discord
 
+from bot.records import Mark
 from bot.tables import Table
 from rules import Card, Variant, commitment
 from rules.cards import SUITS
@@ -37,10 +38,11 @@ FINGERPRINT = 12  # hex characters of the commitment shown on the table message
 LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4,096)
 
 
-def marks(lang: Lang = DEFAULT) -> dict[str, str]:
+def marks(lang: Lang = DEFAULT) -> dict[Mark, str]:
     """What a move nobody chose is marked with: forced, by an AI seat, by a stand-in."""
     _ = translator(lang).gettext
-    return {"forced": " " + _("(no choice)"), "ai": " 🤖", "stand-in": " 🤖 " + _("(stand-in)")}
+    return {Mark.FORCED: " " + _("(no choice)"), Mark.AI: " 🤖",
+            Mark.STAND_IN: " 🤖 " + _("(stand-in)")}
 
 
 MARKS = marks(Lang.EN)
