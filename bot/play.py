@@ -135,7 +135,7 @@ class Play(TableStore):
 
     async def ai_turn(self, table_id: int, *, stand_in: bool = False) -> AITurn | None:
         """The seat the AI should play now, or None (nobody, or a person's turn)."""
-        async with self._changing(table_id, None) as table:
+        async with self._locked(table_id, None) as table:
             game = table.game
             level = STAND_IN_LEVEL if stand_in else table.ai_to_act()
             if game is None or game.to_act is None or level is None or \

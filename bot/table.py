@@ -61,7 +61,7 @@ class Table:
     turn_seconds: int = 90
     # The next hand's seats in seat order: the lobby's before the first hand; between hands
     # and during one, the seats as people join and leave (a running hand keeps ``seats``).
-    lobby: list[Seat] = field(default_factory=list)
+    next_seats: list[Seat] = field(default_factory=list)
     hand_id: int | None = None
     hand_number: int = 0
     seed: str | None = None
@@ -86,7 +86,7 @@ class Table:
 
     def snapshot(self) -> Table:
         """A copy that later changes leave alone (the game is never changed in place)."""
-        return dataclasses.replace(self, lobby=list(self.lobby), seats=list(self.seats),
+        return dataclasses.replace(self, next_seats=list(self.next_seats), seats=list(self.seats),
                                    marks=dict(self.marks))
 
     def seat_of(self, user_id: int) -> int | None:
@@ -96,23 +96,24 @@ class Table:
                 return i
         return None
 
-    def in_lobby(self, user_id: int) -> bool:
-        return any(s.user_id == user_id for s in self.lobby)
+    def in_next_hand(self, user_id: int) -> bool:
+        return any(s.user_id == user_id for s in self.next_seats)
 
     def leaving(self, seat: int) -> bool:
         """Whether the current hand's ``seat`` is not in the next hand (it left, or was
         removed, during this hand: it plays on until the hand ends)."""
-        return self.status is TableStatus.PLAYING and not self.in_lobby(self.seats[seat].user_id)
+        return self.status is TableStatus.PLAYING and \
+            not self.in_next_hand(self.seats[seat].user_id)
 
     def next_dealer(self) -> int | None:
-        """The next hand's dealer, as a seat of ``lobby``, once a hand is over: the loser
+        """The next hand's dealer, as a seat of ``next_seats``, once a hand is over: the loser
         (R5.1), or if the loser left, the next of the last hand's players still seated; None
         when none is (the dealer is then drawn as for a first hand, R2.1)."""
         outcome = self.game.outcome() if self.game is not None else None
         if outcome is None:
             return None
         return dealer_after_reseat(outcome.loser, [s.user_id for s in self.seats],
-                                   [s.user_id for s in self.lobby])
+                                   [s.user_id for s in self.next_seats])
 
     def public_view(self) -> SeatView | None:
         """What anyone may see of the current hand."""

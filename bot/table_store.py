@@ -57,7 +57,7 @@ class TableStore:
 
     async def get(self, table_id: int, *, channel_id: int | None = None) -> Table:
         """A snapshot of the table (refused if it is not in ``channel_id``, when given)."""
-        async with self._changing(table_id, channel_id) as table:
+        async with self._locked(table_id, channel_id) as table:
             return table.snapshot()
 
     async def in_channel(self, channel_id: int) -> Table:
@@ -91,7 +91,7 @@ class TableStore:
         return len(self._cache) + len(self._locks)
 
     @asynccontextmanager
-    async def _changing(self, table_id: int, channel_id: int | None
+    async def _locked(self, table_id: int, channel_id: int | None
                         ) -> AsyncIterator[Table]:
         """Lock the table and load it; the caller changes it (database first)."""
         entry = self._locks.get(table_id)
@@ -111,7 +111,7 @@ class TableStore:
 
     async def _change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
-        async with self._changing(table_id, channel_id) as table:
+        async with self._locked(table_id, channel_id) as table:
             before, status = table.user_to_act(), table.status
             phase = table.game.phase if table.game else None
             by = await apply(table)
@@ -129,7 +129,7 @@ class TableStore:
         if record is None or record.quarantined is not None:
             raise NoTable("gone")
         table = Table.from_record(record)
-        table.lobby = await self.repo.seats(table.id)
+        table.next_seats = await self.repo.seats(table.id)
         stored = await self.repo.last_hand(table.id) \
             if table.status in (TableStatus.PLAYING, TableStatus.OVER, TableStatus.ENDED) \
             else None
@@ -160,14 +160,14 @@ class TableStore:
     async def set_message(self, table_id: int, message_id: int) -> int | None:
         """Remember the table message (posted, or posted again); returns the one it
         replaces, so whoever re-posted it can retire the old one."""
-        async with self._changing(table_id, None) as table:
+        async with self._locked(table_id, None) as table:
             old = table.message_id
             await self.repo.set_message(table.id, message_id)
             table.message_id = message_id
             return old if old != message_id else None
 
     async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
-        """What each table message last showed, as the updater recorded it (kept under
+        """What each table message last showed, as the publisher recorded it (kept under
         ``prefix`` + table id), and when each open table last changed."""
         values = await self.repo.state_values(prefix)
         shown = {int(k[len(prefix):]): v for k, v in values.items()

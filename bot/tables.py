@@ -80,7 +80,7 @@ class TableService(Play):
                                                     variant, turn_seconds, self.clock())
         except sqlite3.IntegrityError:
             raise TableExists(0, None) from None
-        async with self._changing(table_id, None) as table:
+        async with self._locked(table_id, None) as table:
             return Change(table.snapshot(), None, None)
 
     async def join(self, table_id: int, user_id: int, name: str, *,
@@ -88,7 +88,7 @@ class TableService(Play):
         """Take a seat: in the lobby, or between hands for the next hand (after the others)."""
         async def apply(table: Table) -> None:
             _between_hands(table, "join")
-            if table.in_lobby(user_id):
+            if table.in_next_hand(user_id):
                 raise AlreadySeated()
             await self._seat(table, Seat(user_id, name))
         return await self._change(table_id, channel_id, apply)
@@ -103,9 +103,9 @@ class TableService(Play):
                 raise NotAllowed("ai_off")
             if level not in set(AILevel):
                 raise BadSetting("ai", value=level)
-            number = 1 + sum(1 for s in table.lobby if s.ai)
+            number = 1 + sum(1 for s in table.next_seats if s.ai)
             # Never an id the last hand used: the next dealer is found by id (R5.1).
-            ai_id = -min([0, *(s.user_id for s in [*table.lobby, *table.seats])]) + 1
+            ai_id = -min([0, *(s.user_id for s in [*table.next_seats, *table.seats])]) + 1
             await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
         return await self._change(table_id, channel_id, apply)
 
@@ -115,19 +115,19 @@ class TableService(Play):
         async def apply(table: Table) -> None:
             _between_hands(table, "ai")
             host_only(table, user_id, "remove_ai")
-            ai = [s for s in table.lobby if s.ai]
+            ai = [s for s in table.next_seats if s.ai]
             if not ai:
                 raise NoAIToRemove()
             await self.repo.remove_seat(table.id, ai[-1].user_id, self.clock())
-            table.lobby = [s for s in table.lobby if s is not ai[-1]]
+            table.next_seats = [s for s in table.next_seats if s is not ai[-1]]
             table.revision += 1
         return await self._change(table_id, channel_id, apply)
 
     async def _seat(self, table: Table, seat: Seat) -> None:
-        if len(table.lobby) >= table.max_seats:
+        if len(table.next_seats) >= table.max_seats:
             raise TableFull(seats=table.max_seats)
         await self.repo.add_seat(table.id, seat.user_id, seat.name, seat.ai, self.clock())
-        table.lobby = [*table.lobby, seat]
+        table.next_seats = [*table.next_seats, seat]
         table.revision += 1
 
     async def leave(self, table_id: int, user_id: int, *,
@@ -135,7 +135,7 @@ class TableService(Play):
         """Leave the table: at once in the lobby or between hands; during a hand, after it
         (the hand keeps its seats to the end, so it stays valid). See ``_unseat``."""
         async def apply(table: Table) -> None:
-            if not table.in_lobby(user_id):
+            if not table.in_next_hand(user_id):
                 leaving = table.status is TableStatus.PLAYING and \
                     table.seat_of(user_id) is not None
                 raise NotSeated("leaving" if leaving else "")
@@ -153,7 +153,7 @@ class TableService(Play):
             if not table.is_open:
                 raise NotPlaying("ended")
             host_only(table, user_id, "remove", moderator=moderator)
-            staying = next((s for s in table.lobby if s.user_id == target_id), None)
+            staying = next((s for s in table.next_seats if s.user_id == target_id), None)
             if staying is None:
                 raise NotSeated("remove")
             if table.seat_of(target_id) not in table.away:
@@ -165,17 +165,17 @@ class TableService(Play):
         """Free a seat for the next hand. Hosting passes to the next person in seat order
         (never an AI); a table left without people closes, except during a hand, which must
         finish: then the last person stays (the host, who can end the table)."""
-        rest = [s for s in table.lobby if s.user_id != user_id]
+        rest = [s for s in table.next_seats if s.user_id != user_id]
         if not any(not s.ai for s in rest):
             if table.status is TableStatus.PLAYING:
                 raise SeatStays()
             await self.repo.remove_seat(table.id, user_id, self.clock())
-            table.lobby = rest
+            table.next_seats = rest
             await self._close(table, table.closing_status)
             return
-        host = _next_person(table.lobby, user_id) if user_id == table.host_id else None
+        host = _next_person(table.next_seats, user_id) if user_id == table.host_id else None
         await self.repo.remove_seat(table.id, user_id, self.clock(), host_id=host)
-        table.lobby = rest
+        table.next_seats = rest
         if host is not None:
             table.host_id = host
         # Redrawn during a hand too: the seat is marked as leaving when the hand ends.
@@ -188,10 +188,10 @@ class TableService(Play):
             if table.status is not TableStatus.LOBBY:
                 raise AlreadyStarted("start")
             host_only(table, user_id, "start")
-            if len(table.lobby) < MIN_PLAYERS:
+            if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers()
-            await self._deal(table, list(table.lobby),
-                             first_dealer(len(table.lobby), self.choose_dealer))
+            await self._deal(table, list(table.next_seats),
+                             first_dealer(len(table.next_seats), self.choose_dealer))
         return await self._change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,
@@ -202,11 +202,11 @@ class TableService(Play):
         async def apply(table: Table) -> None:
             if table.status is not TableStatus.OVER or table.game is None:
                 raise HandNotOver()
-            if not table.in_lobby(user_id):
+            if not table.in_next_hand(user_id):
                 raise NotSeated("next")
-            if len(table.lobby) < MIN_PLAYERS:
+            if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers("next")
-            seats = list(table.lobby)
+            seats = list(table.next_seats)
             dealer = table.next_dealer()
             if dealer is None:
                 dealer = first_dealer(len(seats), self.choose_dealer)

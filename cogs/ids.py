@@ -110,5 +110,5 @@ def select_id(table: int, version: int | None, action: StrEnum, arg: str = "") -
 
 
 def _make(prefix: str, table: int, version: int | None, action: StrEnum, arg: str) -> str:
-    text = f"{prefix}:{table}:{'-' if version is None else version}:{action.value}"
+    text = f"{prefix}:{table}:{'-' if version is None else version}:{action}"
     return f"{text}.{arg}" if arg else text

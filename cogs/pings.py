@@ -147,7 +147,7 @@ class Pings:
             other=_("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
                     "next. Finishing order: {order}."))
         content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
-            seated=len(table.lobby), seats=table.max_seats,
+            seated=len(table.next_seats), seats=table.max_seats,
             players=render.next_hand_seats(table))
         # This is now the channel's newest message: a way back to the table's buttons.
         content += f" [{_('Table')}]({render.jump_url(table)})"

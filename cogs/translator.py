@@ -111,7 +111,7 @@ def server_language(setting: str | None,
 class Languages:
     """The language of each server's public messages, known without an interaction.
 
-    The table message is also redrawn by the updater after AI moves and restarts, where no
+    The table message is also redrawn by the publisher after AI moves and restarts, where no
     interaction says the server's locale: so the ``/nlk settings language`` choice is kept
     here once read, and each server's locale is remembered whenever an interaction shows it
     (``guild.preferred_locale`` from the gateway otherwise).

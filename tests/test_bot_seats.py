@@ -134,7 +134,7 @@ async def test_the_host_leaving_hands_hosting_on_and_it_survives_a_restart(servi
     fresh = TableService(service.repo)  # a restart: nothing cached
     table = await fresh.get(table_id)
     assert table.host_id == 12 and table.status is TableStatus.OVER and table.is_open
-    assert ids(table.lobby) == [12]
+    assert ids(table.next_seats) == [12]
     await fresh.join(table_id, 13, "New")
     table = (await fresh.next_hand(table_id, 13)).table
     assert ids(table.seats) == [12, 13] and table.host_id == 12
@@ -162,7 +162,7 @@ async def test_the_host_or_a_moderator_removes_an_away_seat_after_the_hand(servi
     change = await service.remove(table_id, other, slow, moderator=True)
     # The AI plays the seat to the end of this hand, so the hand stays whole.
     assert change.table.status is TableStatus.PLAYING
-    assert change.table.seat_of(slow) is not None and not change.table.in_lobby(slow)
+    assert change.table.seat_of(slow) is not None and not change.table.in_next_hand(slow)
     with pytest.raises(NotSeated):
         await service.remove(table_id, 10, slow, moderator=False)
     await play_out(service, table_id, seed=2)
@@ -322,7 +322,7 @@ async def test_ai_seats_come_and_go_between_hands_only(service):
     with pytest.raises(NotAllowed):
         await service.add_ai(table_id, 11, "heuristic", allowed=True)
     table = (await service.add_ai(table_id, 10, "strong", allowed=True)).table
-    ai = table.lobby[-1]
+    ai = table.next_seats[-1]
     assert ai.ai == "strong" and ai.user_id < 0 and ai.user_id not in ids(over.seats)
     await service.remove_ai(table_id, 10)
     await service.add_ai(table_id, 10, "heuristic", allowed=True)
@@ -338,21 +338,22 @@ def test_leavers_and_the_next_hands_seats_keep_the_table_message_small(names, la
     for seed in range(3):
         for table in play(names, seed):
             table.away, table.stand_in = frozenset({3, 4}), True
-            table.lobby = [s for i, s in enumerate(table.seats) if i % 2 == 0]
+            table.next_seats = [s for i, s in enumerate(table.seats) if i % 2 == 0]
             view = table.public_view()
             if not view.is_over:
                 assert sum(table.leaving(i) for i in range(9)) == 4
                 check_budget(table, lang)
                 continue
             table.status = TableStatus.OVER
-            table.lobby = [s for s in table.seats if s.user_id != table.seats[view.loser].user_id]
-            table.lobby.append(Seat(5000, names[0][::-1], "strong"))
+            table.next_seats = [s for s in table.seats
+                                if s.user_id != table.seats[view.loser].user_id]
+            table.next_seats.append(Seat(5000, names[0][::-1], "strong"))
             assert table.next_dealer() is not None
             check_budget(table, lang)
-            table.lobby = [Seat(5000 + i, n[::-1]) for i, n in enumerate(names)]
+            table.next_seats = [Seat(5000 + i, n[::-1]) for i, n in enumerate(names)]
             assert table.next_dealer() is None  # nobody stays: drawn at random
             check_budget(table, lang)
-            table.lobby = table.lobby[:1]  # and too few for a next hand
+            table.next_seats = table.next_seats[:1]  # and too few for a next hand
             check_budget(table, lang)
             table.status = TableStatus.PLAYING
 

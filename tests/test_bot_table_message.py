@@ -43,7 +43,8 @@ def table_for(game: Game, *, ai: int = 0, status=TableStatus.PLAYING, seed="ab" 
              for i, name in enumerate(game.names)]
     # A running hand's table holds its seats for the next hand too (nobody is leaving).
     return Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
-                 lobby=list(seats), max_seats=game.n, variant=Variant("free", True), status=status,
+                 next_seats=list(seats), max_seats=game.n, variant=Variant("free", True),
+                 status=status,
                  message_id=3, seats=seats, game=game, hand_number=12, seed=seed,
                  missed=(0,) * game.n)
 
@@ -80,7 +81,7 @@ def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(n
     seen = set()
     lobby = table_for(Game(9, names=names), status=TableStatus.LOBBY)
     lobby.game, lobby.seats = None, []
-    lobby.lobby = [Seat(1000 + i, n, "strong" if i % 3 else None) for i, n in enumerate(names)]
+    lobby.next_seats = [Seat(1000 + i, n, "strong" if i % 3 else None) for i, n in enumerate(names)]
     check_budget(lobby, lang)
     for seed in range(3):
         for table in play(names, seed):

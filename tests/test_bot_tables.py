@@ -136,7 +136,7 @@ async def test_leaving_mid_hand_waits_for_its_end_and_end_needs_host_or_moderato
     table_id = await lobby(service, 3)
     table = (await service.start(table_id, 10)).table
     left = (await service.leave(table_id, 11)).table  # the hand keeps the seat to its end
-    assert left.seat_of(11) == 1 and not left.in_lobby(11)
+    assert left.seat_of(11) == 1 and not left.in_next_hand(11)
     await service.leave(table_id, 12)
     with pytest.raises(SeatStays):  # the last person stays: nobody would deal the next hand
         await service.leave(table_id, 10)

@@ -82,10 +82,10 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     host = " " + _("(host)")
     seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{safe_name(s.name)}"
                       f"{host if s.user_id == table.host_id else ''}"
-                      for i, s in enumerate(table.lobby, 1)) or _("*empty*")
-    counts = {"seated": len(table.lobby), "seats": table.max_seats}
+                      for i, s in enumerate(table.next_seats, 1)) or _("*empty*")
+    counts = {"seated": len(table.next_seats), "seats": table.max_seats}
     first = (_("Tap **Join** to take a seat ({seated}/{seats}).")
-             if len(table.lobby) < table.max_seats
+             if len(table.next_seats) < table.max_seats
              else _("Every seat is taken ({seated}/{seats})."))
     embed = discord.Embed(
         title=_("NLK table — waiting for players"),
@@ -171,7 +171,7 @@ def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
         random=_("**{name} loses this hand**; the next dealer will be drawn at random."),
         loser=_("**{name} loses this hand** and deals the next."),
         other=_("**{name} loses this hand** and has left: **{dealer}** deals the next."))
-    if len(table.lobby) < MIN_PLAYERS:
+    if len(table.next_seats) < MIN_PLAYERS:
         return said + " " + _("The next hand needs two players: tap **Join next hand**.")
     return said + " " + _("Tap **Next hand** to play again.")
 
@@ -185,24 +185,25 @@ def next_dealer_sentence(table: Table, view: SeatView, *, random: str, loser: st
     dealer = table.next_dealer()
     if dealer is None:
         said = random
-    elif table.lobby[dealer].user_id == table.seats[view.loser].user_id:
+    elif table.next_seats[dealer].user_id == table.seats[view.loser].user_id:
         said = loser
     else:
         said = other
     return said.format(name=safe_name(view.players[view.loser]), **fields,
-                       dealer=safe_name(table.lobby[dealer].name) if dealer is not None else "")
+                       dealer=safe_name(table.next_seats[dealer].name) if dealer is not None
+                       else "")
 
 
 def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
-    return _("Next hand · {seated}/{seats}").format(seated=len(table.lobby),
+    return _("Next hand · {seated}/{seats}").format(seated=len(table.next_seats),
                                                     seats=table.max_seats)
 
 
 def next_hand_seats(table: Table, name_chars: int = NAME_LIMIT) -> str:
     """The next hand's seats in seat order, on one line."""
     return ", ".join(f"{'🤖 ' if s.ai else ''}{safe_name(cut_name(s.name, name_chars))}"
-                     for s in table.lobby) or "—"
+                     for s in table.next_seats) or "—"
 
 
 def _status(view: SeatView, lang: Lang = DEFAULT) -> str:
@@ -273,7 +274,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     _ = translator(lang).gettext
     view = Buttons()
     t = table.id
-    full = len(table.lobby) >= table.max_seats
+    full = len(table.next_seats) >= table.max_seats
     if table.status is TableStatus.LOBBY:
         view.add_item(NLKButton(button_id(t, None, Seating.JOIN), _("Join"),
                                 discord.ButtonStyle.success, disabled=full))
@@ -291,7 +292,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         # Between hands people come and go; the count shows the next hand's seats.
         view.add_item(NLKButton(button_id(t, None, Seating.JOIN),
                                 _("Join next hand ({seated}/{seats})").format(
-                                    seated=len(table.lobby), seats=table.max_seats),
+                                    seated=len(table.next_seats), seats=table.max_seats),
                                 discord.ButtonStyle.success, disabled=full))
         view.add_item(NLKButton(button_id(t, None, Seating.LEAVE), _("Leave")))
         view.add_item(NLKButton(button_id(t, None, Seating.NEXT), _("Next hand"),
@@ -305,7 +306,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
-                and table.in_lobby(s.user_id)]
+                and table.in_next_hand(s.user_id)]
         for i, seat in enumerate(away[:10]):
             view.add_item(NLKButton(button_id(t, None, Seating.REMOVE, str(seat.user_id)),
                                     _("Remove {name} (away)").format(
