@@ -63,7 +63,7 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
     _ = translator(lang).gettext
     marked = marks(lang)
     pieces: list[str] = []
-    kinds = {kinds_of.get(i) for i, _event in turn.moves}
+    kinds = {kinds_of.get(i) or None for i, _event in turn.moves}
     # One mark for the whole turn when every move has the same (or none).
     once = _said(marked, kinds.pop()) if len(kinds) == 1 else None
     drawn = None
@@ -89,7 +89,7 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
 
 
 def _said(marked: dict[Mark, str], mark: Mark | None) -> str:
-    return marked[mark] if mark is not None else ""
+    return "" if mark is None else marked.get(mark, "")
 
 
 def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
