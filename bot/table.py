@@ -13,7 +13,7 @@ from enum import StrEnum
 from rules import Game, SeatView, Variant, observe
 from rules.session import dealer_after_reseat
 
-from .errors import BadSetting, NotAllowed
+from .errors import BadSetting, NotAllowed, NotPlaying
 from .records import By, Mark, SeatRecord, TableRecord, TableStatus
 
 
@@ -36,6 +36,14 @@ def host_only(table: Table, user_id: int, what: str, *, moderator: bool = False)
     """Only the host (or, where ``moderator`` is given, a moderator) may do ``what``."""
     if user_id != table.host_id and not moderator:
         raise NotAllowed(what)
+
+
+def check_end(table: Table, user_id: int, *, moderator: bool) -> None:
+    """Refuse ``user_id`` ending ``table`` unless it is open and they host it (or can
+    manage its channel): asked before the confirmation, and again when ending."""
+    if not table.is_open:
+        raise NotPlaying("ended")
+    host_only(table, user_id, "end", moderator=moderator)
 
 
 def check_timer(seconds: int) -> int:

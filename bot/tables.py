@@ -45,12 +45,13 @@ from .table import (
     Change,
     Seat,
     Table,
+    check_end,
     check_timer,
     host_only,
 )
 
 __all__ = ["MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "AILevel", "AITurn", "Change", "Seat",
-           "Table", "TableService", "check_timer"]
+           "Table", "TableService", "check_end", "check_timer"]
 
 
 class TableService(Play):
@@ -64,17 +65,23 @@ class TableService(Play):
         A finished hand's table still open in the channel is closed first, but only by one
         of its players or a moderator: a passer-by must not end it under its players.
         """
-        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise BadSetting("seats", value=seats)
-        check_timer(turn_seconds)
+        bad = None
+        try:
+            if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+                raise BadSetting("seats", value=seats)
+            check_timer(turn_seconds)
+        except BadSetting as refusal:
+            bad = refusal
         existing = await self.repo.open_table_in(channel_id)
-        if existing is not None and existing.status is TableStatus.OVER:
+        if existing is not None and existing.status is TableStatus.OVER and bad is None:
             old = await self.get(existing.id)
             if old.seat_of(user_id) is not None or moderator:
                 await self._change(existing.id, None, self._closer(TableStatus.ENDED))
                 existing = None
-        if existing is not None:
+        if existing is not None:  # said first: no setting matters in a channel that has one
             raise TableExists(existing.id, existing.message_id)
+        if bad is not None:
+            raise bad
         try:
             table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
                                                     variant, turn_seconds, self.clock())
@@ -226,9 +233,7 @@ class TableService(Play):
                   channel_id: int | None = None) -> Change:
         """Stop the table for good (host, or anyone who can manage the channel)."""
         async def apply(table: Table) -> None:
-            if not table.is_open:
-                raise NotPlaying("ended")
-            host_only(table, user_id, "end", moderator=moderator)
+            check_end(table, user_id, moderator=moderator)
             await self._close(table, table.closing_status)
         return await self._change(table_id, channel_id, apply)
 

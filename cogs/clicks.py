@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
-from bot.tables import Change
+from bot.tables import Change, Table, check_end
 from rules import Action, Card, CardError
+from rules.i18n import translator
 
 from . import render, stats
 from .ids import Look, Move, Seating, Target
 from .interaction import display_name, guild_of, is_ephemeral, is_moderator, tell_refusal
+from .open_hands import draw_hand
 from .replies import describe, say
-from .translator import lang_of
+from .translator import lang_of, t
 
 if TYPE_CHECKING:
     from bot.client import NLKBot
@@ -51,12 +53,57 @@ class Clicks:
 
     async def seat(self, interaction: discord.Interaction[Any], target: Target,
                    act: Seating) -> None:
-        """The lobby, the seats, the table."""
+        """The lobby, the seats, the table (**End table** asks first, privately)."""
         async def work() -> None:
             guild_of(interaction)
-            change = await self._seating(interaction, target, act)
-            await self.publisher.publish(change, interaction)
-        await self._handle(interaction, target, work)
+            if act is Seating.END:
+                await self._ask_end(interaction, target.table_id)
+            elif act is Seating.END_YES:
+                await self.end_table(interaction, target.table_id)
+            elif act is Seating.END_NO:
+                await interaction.response.edit_message(
+                    content=t(interaction).gettext("The table goes on."), view=None)
+            else:
+                change = await self._seating(interaction, target, act)
+                await self.publisher.publish(change, interaction)
+        # A refusal on a private hand redraws the hand; the End table question is no hand.
+        await self._handle(interaction, target, work,
+                           on_hand=act not in (Seating.END_YES, Seating.END_NO))
+
+    async def end_table(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """End the table and announce it in the channel: as ``/nlk end``'s answer, or, from
+        the confirmation of **End table**, as a public follow-up."""
+        change = await self.service.end(table_id, interaction.user.id,
+                                        moderator=is_moderator(interaction),
+                                        channel_id=interaction.channel_id)
+        lang = await self.publisher.languages.public(interaction.guild_id, interaction)
+        _ = translator(lang).gettext
+        text = _("NLK table {table} was ended by {name}.").format(
+            table=table_id, name=render.safe_name(display_name(interaction.user)))
+        ended = change.table
+        hand = ended.public_view()
+        if ended.seed is not None and hand is not None and not hand.is_over:
+            # The unfinished hand's seed is public now, so its deal can still be checked.
+            unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
+            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
+        none = discord.AllowedMentions.none()
+        if interaction.type is discord.InteractionType.application_command:
+            await interaction.response.send_message(text, allowed_mentions=none)
+        else:
+            mine = t(interaction).gettext("You ended the table.")
+            await interaction.response.edit_message(content=mine, embed=None, view=None)
+            await interaction.followup.send(text, allowed_mentions=none)
+        await self.publisher.publish(change, interaction)
+
+    async def _ask_end(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """**End table** asks first, privately: it sits beside **Next hand**."""
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        check_end(table, interaction.user.id, moderator=is_moderator(interaction))
+        _ = t(interaction).gettext
+        await interaction.response.send_message(
+            _("End NLK table {table} for everyone? Its seats go, and it can't be undone.")
+            .format(table=table_id), view=render.end_confirmation(table_id, lang_of(interaction)),
+            ephemeral=True)
 
     async def look(self, interaction: discord.Interaction[Any], target: Target,
                    look: Look) -> None:
@@ -87,7 +134,7 @@ class Clicks:
         await self._handle(interaction, target, work)
 
     async def _handle(self, interaction: discord.Interaction[Any], target: Target,
-                      work: Callable[[], Awaitable[None]]) -> None:
+                      work: Callable[[], Awaitable[None]], *, on_hand: bool = True) -> None:
         """Run a click's work; refuse politely whatever goes wrong."""
         table_id = target.table_id if target.valid else None
         try:
@@ -95,7 +142,7 @@ class Clicks:
                 raise InputError("id")
             await work()
         except Exception as error:
-            await self._refuse(interaction, table_id, error)
+            await self._refuse(interaction, table_id, error, on_hand=on_hand)
         if table_id is not None:
             await tell_refusal(interaction, self.publisher.posts)
 
@@ -116,9 +163,6 @@ class Clicks:
                 return await service.cancel(table_id, user.id, channel_id=where)
             case Seating.NEXT:
                 return await service.next_hand(table_id, user.id, channel_id=where)
-            case Seating.END:
-                return await service.end(table_id, user.id,
-                                         moderator=is_moderator(interaction), channel_id=where)
             case Seating.ADD_AI:
                 allowed = (await self.servers.settings(interaction.guild_id)).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),
@@ -133,19 +177,21 @@ class Clicks:
                 return await service.remove(table_id, user.id, int(target.arg),
                                             moderator=is_moderator(interaction),
                                             channel_id=where)
+            case Seating.END | Seating.END_YES | Seating.END_NO:
+                raise InputError("action")  # answered by ``seat`` itself
 
     async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
-        if table.seat_of(interaction.user.id) is None:
-            raise NotSeated(turn_of=table.name_to_act())
+        seated(table, interaction.user.id)
         hands = self.publisher.hands
+        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
         if is_ephemeral(interaction):  # Refresh on the hand itself
-            await hands.answer(interaction, table)
+            await hands.answer(interaction, table, letters=letters)
         else:
-            drawn = render.hand_message(table, interaction.user.id, lang=lang_of(interaction))
+            drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
             await interaction.response.send_message(embed=drawn[0], view=drawn[1],
                                                     ephemeral=True)
-            hands.opened(table, interaction.user.id, interaction, drawn)
+            hands.opened(table, interaction.user.id, interaction, drawn, letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?
             self.publisher.messages.check(table)
@@ -160,8 +206,10 @@ class Clicks:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        embed, view = render.moves_message(table, int(arg) if arg else None,
-                                           lang_of(interaction))
+        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
+        with render.table_letters(letters):
+            embed, view = render.moves_message(table, int(arg) if arg else None,
+                                               lang_of(interaction))
         if is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
@@ -177,14 +225,17 @@ class Clicks:
             embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
 
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
-                      error: Exception) -> None:
+                      error: Exception, *, on_hand: bool = True) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         text, expected = describe(error, lang_of(interaction))
-        if expected and table_id is not None and is_ephemeral(interaction) and \
+        if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                await self.publisher.hands.answer(interaction, table, note=text)
+                letters = await self.publisher.languages.public(interaction.guild_id,
+                                                                interaction)
+                await self.publisher.hands.answer(interaction, table, letters=letters,
+                                                  note=text)
                 return
             except Refusal:
                 pass
@@ -202,3 +253,13 @@ def move_action(move: Move, arg: str, values: list[str]) -> Action:
         return Action.parse(move.value)
     except (CardError, ValueError, IndexError):
         raise InputError("action") from None
+
+
+def seated(table: Table, user_id: int) -> None:
+    """Refuse someone with no seat at ``table``: a closed table says so; an open one says
+    whose turn it is, if anyone's."""
+    if table.seat_of(user_id) is not None:
+        return
+    if not table.is_open:
+        raise NotPlaying("ended")
+    raise NotSeated(turn_of=table.name_to_act())

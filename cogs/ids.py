@@ -46,7 +46,9 @@ class Seating(StrEnum):
     START = "start"
     CANCEL = "cancel"
     NEXT = "next"
-    END = "end"
+    END = "end"  # asks first, privately
+    END_YES = "endyes"  # the answer: end it
+    END_NO = "endno"  # the answer: keep it
     ADD_AI = "addai"  # arg: the AI level, in capitals
     REMOVE_AI = "removeai"
     BACK = "back"

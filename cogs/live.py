@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from bot.tables import Table
+from rules.i18n import Lang
 
 from .coalesce import Coalescer
 
@@ -45,6 +46,7 @@ class OpenHand:
     since: float  # when that interaction arrived (its token's age counts from then)
     revision: int  # the table revision the hand was last drawn from
     looks: Any  # what the hand shows, less its footer; None: unsure
+    letters: Lang | None = None  # the table's language, whose letters its cards show
     pending: bool = False  # an edit through its token is on its way
 
 

@@ -11,14 +11,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.errors import BotLacksPermissions, NoTable, NotSeated, TableExists
+from bot.errors import BotLacksPermissions, NoTable, TableExists
 from bot.records import TableRecord, TableStatus
-from bot.tables import Change, Table, check_timer
+from bot.tables import Change, Table
 from rules import Variant
 from rules.i18n import N_, Lang, translator
 
 from . import render, stats
-from .clicks import Clicks
+from .clicks import Clicks, seated
 from .components import FAMILIES
 from .interaction import (
     display_name,
@@ -27,6 +27,7 @@ from .interaction import (
     missing_permissions,
     tell_refusal,
 )
+from .open_hands import draw_hand
 from .publisher import Publisher
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
@@ -39,6 +40,22 @@ log = logging.getLogger(__name__)
 LAST_CARD_CHOICES = [
     app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
     app_commands.Choice(name=L_("free — it may be given away"), value="free"),
+]
+# Discord's picker offers only these, so no value is refused after it is sent (an integer
+# option's own limits can't say "0, or 15 to 3600").
+TIMER_CHOICES = [
+    app_commands.Choice(name=L_("no timer"), value=0),
+    app_commands.Choice(name=L_("15 seconds"), value=15),
+    app_commands.Choice(name=L_("30 seconds"), value=30),
+    app_commands.Choice(name=L_("45 seconds"), value=45),
+    app_commands.Choice(name=L_("1 minute"), value=60),
+    app_commands.Choice(name=L_("90 seconds"), value=90),
+    app_commands.Choice(name=L_("2 minutes"), value=120),
+    app_commands.Choice(name=L_("3 minutes"), value=180),
+    app_commands.Choice(name=L_("5 minutes"), value=300),
+    app_commands.Choice(name=L_("10 minutes"), value=600),
+    app_commands.Choice(name=L_("30 minutes"), value=1800),
+    app_commands.Choice(name=L_("1 hour"), value=3600),
 ]
 LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
 LANGUAGE_CHOICES = [
@@ -104,16 +121,17 @@ class NLK(commands.Cog):
         seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
         last_card=L_("Whether the last talon card must be kept (McLeod) or may be given away"),
         must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
-        turn_timer=L_("Seconds per turn before a stand-in plays it (0: no timer)"),
+        turn_timer=L_("Time per turn before a stand-in plays it"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def new(self, interaction: discord.Interaction[Any],
                   seats: app_commands.Range[int, 2, 9] | None = None,
                   last_card: str | None = None, must_beat_in_suit: bool | None = None,
-                  turn_timer: app_commands.Range[int, 0, 3600] | None = None) -> None:
+                  turn_timer: int | None = None) -> None:
         """Open an NLK table in this channel."""
         guild_id = guild_of(interaction)
         assert interaction.channel_id is not None
@@ -125,7 +143,7 @@ class NLK(commands.Cog):
         variant = Variant(last_card or defaults.last_card,
                           defaults.must_beat_in_suit if must_beat_in_suit is None
                           else must_beat_in_suit)
-        timer = check_timer(defaults.turn_seconds if turn_timer is None else turn_timer)
+        timer = defaults.turn_seconds if turn_timer is None else turn_timer
         try:
             change = await self.service.create(
                 guild_id, interaction.channel_id, interaction.user.id,
@@ -154,11 +172,11 @@ class NLK(commands.Cog):
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Show your cards (only you see them)."""
         table = await self._table_here(interaction)
-        if table.seat_of(interaction.user.id) is None:
-            raise NotSeated(turn_of=table.name_to_act())
-        drawn = render.hand_message(table, interaction.user.id, lang=lang_of(interaction))
+        seated(table, interaction.user.id)
+        letters = await self.public(interaction)
+        drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
         await interaction.response.send_message(embed=drawn[0], view=drawn[1], ephemeral=True)
-        self.publisher.hands.opened(table, interaction.user.id, interaction, drawn)
+        self.publisher.hands.opened(table, interaction.user.id, interaction, drawn, letters)
         self.publisher.messages.check(table)
         await self._tell_refusal(interaction)
 
@@ -197,22 +215,7 @@ class NLK(commands.Cog):
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         """End this channel's table (host, or anyone who can manage the channel)."""
         table = await self._table_here(interaction)
-        change = await self.service.end(table.id, interaction.user.id,
-                                        moderator=is_moderator(interaction),
-                                        channel_id=interaction.channel_id)
-        lang = await self.public(interaction)
-        _ = translator(lang).gettext
-        text = _("NLK table {table} was ended by {name}.").format(
-            table=table.id, name=render.safe_name(display_name(interaction.user)))
-        ended = change.table
-        hand = ended.public_view()
-        if ended.seed is not None and hand is not None and not hand.is_over:
-            # The unfinished hand's seed is public now, so its deal can still be checked.
-            unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
-            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
-        await interaction.response.send_message(
-            text, allowed_mentions=discord.AllowedMentions.none())
-        await self.publisher.publish(change, interaction)
+        await self.clicks.end_table(interaction, table.id)
 
     @nlk.command(name=NC_("command", "remove"),
                  description=L_("Remove an away player's seat (host, or anyone who can manage "
@@ -296,7 +299,7 @@ class NLK(commands.Cog):
         seats=L_("Default seats for new tables (2–9)"),
         last_card=L_("Default for the last talon card"),
         must_beat_in_suit=L_("Default for the must-beat-in-suit rule"),
-        turn_timer=L_("Default seconds per turn (0: no timer)"),
+        turn_timer=L_("Default time per turn"),
         allow_ai=L_("Whether hosts may add AI players"),
         language=L_("The language of the bot's public messages in this server"),
     )
@@ -306,10 +309,11 @@ class NLK(commands.Cog):
                          allow_ai=NC_("command", "allow_ai"),
                          language=NC_("command", "language"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
-                       turn_timer: app_commands.Range[int, 0, 3600] | None = None,
+                       turn_timer: int | None = None,
                        allow_ai: bool | None = None, language: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)

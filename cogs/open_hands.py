@@ -64,9 +64,9 @@ class OpenHands:
         return sum(len(live.hands) for live in self.tables)
 
     def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
-               drawn: Drawn) -> None:
+               drawn: Drawn, letters: Lang | None = None) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
-        ``table``."""
+        ``table`` with the table's ``letters``."""
         if self.closed or not table.is_open or table.seat_of(user_id) is None:
             return
         live = self.tables.of(table)
@@ -74,10 +74,10 @@ class OpenHands:
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None)
+            live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None, letters)
         else:
             live.hands[user_id] = OpenHand(interaction, self.clock(), table.revision,
-                                           _looks(*drawn))
+                                           _looks(*drawn), letters)
         live.redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -87,18 +87,18 @@ class OpenHands:
         return latest if latest is not None and latest.revision > table.revision else table
 
     async def answer(self, interaction: discord.Interaction[Any], table: Table, *,
-                     note: str | None = None) -> None:
+                     letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
-        the newest state (with ``note``: as it is, with the note, and not followed anew)."""
+        the newest state, its cards in the table's ``letters`` (with ``note``: as it is,
+        with the note, and not followed anew)."""
         user_id = interaction.user.id
         async with self.answering(table, user_id):
             if note is None:
                 table = self.newest(table)  # never older than a redraw that just landed
-            embed, view = render.hand_message(table, user_id, note=note,
-                                              lang=lang_of(interaction))
-            await interaction.response.edit_message(embed=embed, view=view)
+            drawn = draw_hand(table, user_id, lang_of(interaction), note=note, letters=letters)
+            await interaction.response.edit_message(embed=drawn[0], view=drawn[1])
             if note is None:
-                self.opened(table, user_id, interaction, (embed, view))
+                self.opened(table, user_id, interaction, drawn, letters)
 
     @asynccontextmanager
     async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:
@@ -166,7 +166,9 @@ class OpenHands:
 
     async def _edit(self, live: LiveTable, table: Table, user_id: int,
                     hand: OpenHand) -> None:
-        embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
+        # The owner's language, the table's letters.
+        embed, view = draw_hand(table, user_id, lang_of(hand.interaction),
+                                letters=hand.letters)
         looks = _looks(embed, view)
         if looks == hand.looks:
             hand.revision = table.revision
@@ -190,13 +192,18 @@ class OpenHands:
             del live.hands[user_id]
 
 
-def _draw(table: Table, user_id: int, lang: Lang = DEFAULT) -> Drawn:
-    """The owner's hand as it is now, in their language; once the table is closed, without
-    controls."""
-    if table.is_open:
-        return render.hand_message(table, user_id, lang=lang)
-    note = translator(lang).gettext("This table is closed.")
-    embed, _controls = render.hand_message(table, user_id, note=note, lang=lang)
+def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
+              letters: Lang | None = None) -> Drawn:
+    """The owner's hand as it is now, in their language, with ``note``, its cards in the
+    table's ``letters`` (``render.table_letters``); once the table is closed, saying so and
+    without controls (every drawing of a hand goes through here, so a redraw, a tap and
+    **Refresh** show the same)."""
+    with render.table_letters(letters or lang):
+        if table.is_open:
+            return render.hand_message(table, user_id, note=note, lang=lang)
+        closed = translator(lang).gettext("This table is closed.")
+        embed, _controls = render.hand_message(
+            table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang)
     return embed, Buttons()
 
 

@@ -87,7 +87,8 @@ class Publisher:
             self.messages.shown(table, drawing)
             return
         if ephemeral:
-            await self.hands.answer(interaction, table)
+            letters = await self.languages.public(table.guild_id, interaction)
+            await self.hands.answer(interaction, table, letters=letters)
         else:
             content, view = render.ping_message(
                 table, interaction.user.id,

@@ -7,11 +7,13 @@ pieces they share (``text``: names, cards; ``history``: moves folded into turns)
 """
 
 from .hand import hand_message
+from .history import Turn as Turn  # (a class: not in __all__, whose words the i18n test reads)
 from .history import log_lines, turn_text, turns
 from .info import fair_message, moves_message, rules_text, seed_revealed
 from .ping import ping_message
 from .table import (
     embed_size,
+    end_confirmation,
     next_dealer_sentence,
     next_hand_seats,
     table_embed,
@@ -26,12 +28,14 @@ from .text import (
     rules_line,
     safe_name,
     seed_reveal,
+    table_letters,
     timer_line,
 )
 
 __all__ = [
-    "COLOUR", "MARKS", "card_text", "embed_size", "fair_message", "hand_message", "jump_url",
-    "log_lines", "message_url", "moves_message", "next_dealer_sentence", "next_hand_seats",
-    "ping_message", "rules_line", "rules_text", "safe_name", "seed_reveal", "seed_revealed",
-    "table_embed", "table_view", "timer_line", "turn_text", "turns",
+    "COLOUR", "MARKS", "card_text", "embed_size", "end_confirmation", "fair_message",
+    "hand_message", "jump_url", "log_lines", "message_url", "moves_message",
+    "next_dealer_sentence", "next_hand_seats", "ping_message", "rules_line", "rules_text",
+    "safe_name", "seed_reveal", "seed_revealed", "table_embed", "table_letters", "table_view",
+    "timer_line", "turn_text", "turns",
 ]

@@ -11,6 +11,7 @@ from rules.i18n import DEFAULT, Lang, translator
 
 from ..components import Buttons, NLKButton, NLKSelect
 from ..ids import Look, Move, button_id, select_id
+from .table import next_dealer_sentence
 from .text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, safe_name, suit_mark
 
 
@@ -42,7 +43,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
             title=n_("Your hand — {count} card", "Your hand — {count} cards",
                      count).format(count=count),
             colour=COLOUR, description=hand_text(view.own, view.trump, lang))
-        embed.add_field(name=_("Now"), value=_hand_status(view, lang), inline=False)
+        embed.add_field(name=_("Now"), value=_hand_status(table, view, lang), inline=False)
         if view.my_turn:
             _add_play_controls(buttons, t, view, lang)
     if note:
@@ -55,12 +56,19 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
     return embed, buttons
 
 
-def _hand_status(view: SeatView, lang: Lang = DEFAULT) -> str:
+def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
     if view.is_over:
         assert view.loser is not None
         if view.loser == view.seat:
-            return _("You lost this hand: you deal the next one.")
+            if not table.is_open:
+                return _("You lost this hand.")
+            # The same three cases as the table message: a loser who left deals nothing.
+            return next_dealer_sentence(
+                table, view, loser=_("You lost this hand: you deal the next one."),
+                other=_("You lost this hand and have left: **{dealer}** deals the next."),
+                random=_("You lost this hand and have left: the next dealer will be drawn "
+                         "at random."))
         assert view.seat is not None
         return _("You finished {place}.").format(
             place=ordinal(view.out.index(view.seat) + 1, lang))

@@ -11,7 +11,7 @@ from rules.cards import SUITS
 from rules.engine import Event
 from rules.i18n import DEFAULT, Lang, translator
 
-from .text import LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
+from .text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,21 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
     marked = marks(lang)
     pieces: list[str] = []
     kinds = {kinds_of.get(i) or None for i, _event in turn.moves}
-    # One mark for the whole turn when every move has the same (or none).
-    once = _said(marked, kinds.pop()) if len(kinds) == 1 else None
+    if len(kinds) == 1:  # every move alike: marked once, at the end
+        once: str | None = _said(marked, kinds.pop())
+        tail = once or ""
+    else:
+        # Moves of several kinds: each marked move gets a symbol, and the line says once
+        # what the symbols mean ("drew 8♦️✱, gave it to ann, drew 9♥️✱, kept it · ✱ no
+        # choice"), rather than repeating the words after every move.
+        marked = {Mark.FORCED: FORCED_SYMBOL, Mark.AI: " 🤖", Mark.STAND_IN: " 🤖"}
+        legend = []
+        if Mark.FORCED in kinds:
+            legend.append(_("✱ no choice"))
+        if Mark.STAND_IN in kinds:
+            legend.append(_("🤖 stand-in"))
+        once = None
+        tail = " · " + ", ".join(legend) if legend else ""
     drawn = None
     for i, event in turn.moves:
         shown = card_text(event.card, lang)
@@ -81,10 +94,10 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
                     "take": _("took {card}")}[event.act].format(card=shown)
         drawn = event.card if event.act == "draw" else None
         pieces.append(text + ("" if once is not None else _said(marked, kinds_of.get(i))))
-    text = ", ".join(pieces) + (once or "")
+    text = ", ".join(pieces) + tail
     while limit is not None and len(text) > limit and len(pieces) > 1:
         pieces.pop(0)
-        text = "…, " + ", ".join(pieces) + (once or "")
+        text = "…, " + ", ".join(pieces) + tail
     return text
 
 

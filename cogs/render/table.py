@@ -246,7 +246,7 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         away = away_mark if seat in table.away else ""
         if table.leaving(seat):
             away += leaving_mark
-        marker = "▶ " if seat == view.to_act else ""
+        marker = "▶ " if seat == view.to_act and table.is_open else ""  # an ended table: nobody
         count = view.counts[seat]
         if view.phase == Phase.COLLECT:
             top = view.tops[seat]
@@ -314,8 +314,12 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
+            # Anyone sees these buttons: each says whose move it is, so "Give 8♣︎ to bob"
+            # does not invite bob's tap (the actor's own ping has them unlabelled).
+            actor = seat_view.players[seat_view.to_act] if seat_view.to_act is not None \
+                else None
             for action in to_act_legal(table):
-                view.add_item(collect_button(t, seat_view, action, lang))
+                view.add_item(collect_button(t, seat_view, action, lang, actor))
         view.add_item(NLKButton(button_id(t, None, Look.HAND), _("My stack")))
     else:
         view.add_item(NLKButton(button_id(t, None, Look.HAND), _("My hand"),
@@ -345,22 +349,38 @@ def to_act_legal(table: Table) -> tuple[Action, ...]:
     return table.seat_view(game_view.to_act).legal
 
 
-def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT) -> NLKButton:
+def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
+                   actor: str | None = None) -> NLKButton:
+    """A collect-phase move's button; with ``actor``, labelled as that player's move."""
     _ = translator(lang).gettext
     v = view.version
     if action.act == "give":
         assert action.card is not None and action.to is not None
-        return NLKButton(button_id(t, v, Move.GIVE, f"{action.card}.{action.to}"),
-                         _("Give {card} to {name}").format(
-                             card=card_text(action.card, lang),
-                             name=label_name(view.players[action.to])),
-                         discord.ButtonStyle.success)
-    if action.act == "draw":
-        return NLKButton(button_id(t, v, Move.DRAW), _("Draw"), discord.ButtonStyle.primary)
-    assert view.drawn is not None
-    return NLKButton(button_id(t, v, Move.KEEP),
-                     _("Keep {card}").format(card=card_text(view.drawn, lang)),
-                     discord.ButtonStyle.secondary)
+        custom_id = button_id(t, v, Move.GIVE, f"{action.card}.{action.to}")
+        label = _("Give {card} to {name}").format(card=card_text(action.card, lang),
+                                                  name=label_name(view.players[action.to]))
+        style = discord.ButtonStyle.success
+    elif action.act == "draw":
+        custom_id, label = button_id(t, v, Move.DRAW), _("Draw")
+        style = discord.ButtonStyle.primary
+    else:
+        assert view.drawn is not None
+        custom_id = button_id(t, v, Move.KEEP)
+        label = _("Keep {card}").format(card=card_text(view.drawn, lang))
+        style = discord.ButtonStyle.secondary
+    if actor is not None:
+        label = _("{name}: {move}").format(name=label_name(actor), move=label)
+    return NLKButton(custom_id, label, style)
+
+
+def end_confirmation(t: int, lang: Lang = DEFAULT) -> discord.ui.View:
+    """The private question before **End table** ends the table."""
+    _ = translator(lang).gettext
+    view = Buttons()
+    view.add_item(NLKButton(button_id(t, None, Seating.END_YES), _("End the table"),
+                            discord.ButtonStyle.danger))
+    view.add_item(NLKButton(button_id(t, None, Seating.END_NO), _("Keep it")))
+    return view
 
 
 def add_log_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
