@@ -16,7 +16,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.contract import SPEC, allow, contract
+from tests.fakediscord.contract import SPEC, Contract, allow, contract
 from tests.fakediscord.errors import APIError
 from tests.fakediscord.schema import Compiler
 
@@ -126,6 +126,19 @@ def test_a_snowflake_may_be_a_string_or_an_integer(reference: Any, accepted: boo
         error = refusal("POST", "/api/v10/channels/1/messages", body)
         assert error.errors is not None
         assert error.errors.flat[0][0] == "message_reference.message_id"
+
+
+def test_without_the_allowance_the_bots_turn_ping_would_be_refused() -> None:
+    """discord.py sends ``allowed_mentions.users`` as integers; the published schema says
+    strings, Discord takes both."""
+    strict = Contract(json.loads(SPEC.read_text(encoding="utf-8")))
+    ping = next(sent for sent in BODIES if sent["operation"] == "execute_webhook")
+    assert isinstance(ping["body"]["allowed_mentions"]["users"][0], int)
+    contract().check(ping["method"], ping["path"], ping["body"])
+    with pytest.raises(APIError) as caught:
+        strict.check(ping["method"], ping["path"], ping["body"])
+    assert caught.value.errors is not None
+    assert caught.value.errors.flat[0][0] == "allowed_mentions.users.0"
 
 
 def test_a_true_is_not_a_one() -> None:

@@ -295,6 +295,8 @@ def _union(c: Compiler, schema: dict[str, Any], keyword: str) -> Check:
         return _enum(c, {"enum": [b["const"] for b in schema[keyword]]})
     branches = [(c.kinds(b), _keys(c.tags(b)), c.compile(b)) for b in schema[keyword]]
     exactly_one = keyword == "oneOf"
+    every_kind = {kind for kinds, _, _ in branches for kind in kinds or {"anything"}}
+    wanted = " or ".join(sorted(every_kind))
     chosen: dict[tuple[str, Any], list[Check]] = {}
 
     def candidates(kind: str, tag: Any) -> list[Check]:
@@ -316,7 +318,7 @@ def _union(c: Compiler, schema: dict[str, Any], keyword: str) -> Check:
                 return Problem(
                     "SCHEMA_UNION", f"{show(value['type'])} is not a documented type here"
                 ).at("type")
-            return Problem("SCHEMA_UNION", f"{show(value)} is none of the allowed kinds")
+            return Problem("SCHEMA_UNION", f"{show(value)} is not of type {wanted}")
         problems = []
         passed = 0
         for run in runs:
