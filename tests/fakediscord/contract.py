@@ -27,8 +27,9 @@ API_PREFIX = "/api/v10"
 METHODS = ("get", "put", "post", "patch", "delete")
 
 # Allowance: Discord reads a snowflake given as a JSON integer as well as a string, and
-# discord.py sends some that way: ``allowed_mentions.users`` (the bot's turn pings) and
-# ``message_reference.message_id``. The published SnowflakeType says "a string of digits".
+# discord.py sends some that way: ``allowed_mentions.users`` (the bot's turn pings),
+# ``attachments[].id`` beside uploaded files and ``message_reference.message_id``. The
+# published SnowflakeType says "a string of digits".
 SNOWFLAKE = {
     "type": ["string", "integer"],
     "pattern": "^(0|[1-9][0-9]*)$",

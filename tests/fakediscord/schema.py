@@ -13,6 +13,7 @@ JSON Schema 2020-12 by default.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,6 @@ ANNOTATIONS = frozenset(
         "$comment",
     }
 )
-UNIONS = ("oneOf", "anyOf")
 JSON_TYPES: dict[type, str] = {
     str: "string",
     bool: "boolean",
@@ -213,7 +213,7 @@ def _properties(c: Compiler, schema: dict[str, Any]) -> Check:
             if sub is not None and (problem := sub(item)) is not None:
                 return problem.at(name)
         if len(value) < low or (high is not None and len(value) > high):
-            return Problem("SCHEMA_PROPERTIES", f"must have {low} to {high} fields")
+            return Problem("SCHEMA_PROPERTIES", f"must have {_range(low, high)} fields")
         return None
 
     return check
@@ -228,12 +228,14 @@ def _items(c: Compiler, schema: dict[str, Any]) -> Check:
         if not isinstance(value, list):
             return None
         if len(value) < low or (high is not None and len(value) > high):
-            return Problem("SCHEMA_LENGTH", f"must hold {low} to {high} items, not {len(value)}")
+            return Problem(
+                "SCHEMA_LENGTH", f"must hold {_range(low, high)} items, not {len(value)}"
+            )
         if each is not None:
             for index, item in enumerate(value):
                 if (problem := each(item)) is not None:
                     return problem.at(index)
-        if unique and len({repr(item) for item in value}) < len(value):
+        if unique and len({json.dumps(item, sort_keys=True) for item in value}) < len(value):
             return Problem("SCHEMA_UNIQUE", "items must be unique")
         return None
 
@@ -248,7 +250,7 @@ def _string(c: Compiler, schema: dict[str, Any]) -> Check:
         if not isinstance(value, str):
             return None
         if len(value) < low or (high is not None and len(value) > high):
-            return Problem("SCHEMA_LENGTH", f"must be {low} to {high} long, not {len(value)}")
+            return Problem("SCHEMA_LENGTH", f"must be {_range(low, high)} long, not {len(value)}")
         if pattern is not None and not pattern.search(value):
             return Problem("SCHEMA_PATTERN", f"{show(value)} does not match {pattern.pattern}")
         return None
@@ -262,8 +264,10 @@ def _number(c: Compiler, schema: dict[str, Any]) -> Check:
     def check(value: Any) -> Problem | None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
-        if (low is not None and value < low) or (high is not None and value > high):
-            return Problem("SCHEMA_RANGE", f"{value} is not between {low} and {high}")
+        if low is not None and value < low:
+            return Problem("SCHEMA_RANGE", f"{value} is less than {low}")
+        if high is not None and value > high:
+            return Problem("SCHEMA_RANGE", f"{value} is more than {high}")
         return None
 
     return check
@@ -295,8 +299,7 @@ def _union(c: Compiler, schema: dict[str, Any], keyword: str) -> Check:
         return _enum(c, {"enum": [b["const"] for b in schema[keyword]]})
     branches = [(c.kinds(b), _keys(c.tags(b)), c.compile(b)) for b in schema[keyword]]
     exactly_one = keyword == "oneOf"
-    every_kind = {kind for kinds, _, _ in branches for kind in kinds or {"anything"}}
-    wanted = " or ".join(sorted(every_kind))
+    wanted = " or ".join(sorted({kind for kinds, _, _ in branches for kind in kinds or ()}))
     chosen: dict[tuple[str, Any], list[Check]] = {}
 
     def candidates(kind: str, tag: Any) -> list[Check]:
@@ -314,7 +317,7 @@ def _union(c: Compiler, schema: dict[str, Any], keyword: str) -> Check:
         tag = _key(value.get("type")) if kind == "object" else None
         runs = candidates(kind, tag)
         if not runs:
-            if tag is not None:
+            if tag is not None and candidates(kind, None):
                 return Problem(
                     "SCHEMA_UNION", f"{show(value['type'])} is not a documented type here"
                 ).at("type")
@@ -336,6 +339,10 @@ def _union(c: Compiler, schema: dict[str, Any], keyword: str) -> Check:
         return max(problems, key=lambda p: len(p.path))
 
     return check
+
+
+def _range(low: int, high: int | None) -> str:
+    return f"at least {low}" if high is None else f"{low} to {high}"
 
 
 def _hashable(value: Any) -> bool:
