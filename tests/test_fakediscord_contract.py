@@ -128,17 +128,33 @@ def test_a_snowflake_may_be_a_string_or_an_integer(reference: Any, accepted: boo
         assert error.errors.flat[0][0] == "message_reference.message_id"
 
 
-def test_without_the_allowance_the_bots_turn_ping_would_be_refused() -> None:
-    """discord.py sends ``allowed_mentions.users`` as integers; the published schema says
-    strings, Discord takes both."""
+def sent_with(operation: str, field: str) -> dict[str, Any]:
+    return next(
+        sent
+        for sent in BODIES
+        if sent["operation"] == operation and field in json.dumps(sent["body"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("operation", "field", "where"),
+    [
+        ("execute_webhook", '"users": [', "allowed_mentions.users.0"),  # a turn ping
+        ("create_interaction_response", '"attachments": [{', "data.attachments.0.id"),  # export
+    ],
+)
+def test_without_the_allowance_the_bot_would_be_refused(
+    operation: str, field: str, where: str
+) -> None:
+    """discord.py sends these snowflakes as integers; the published schema says strings,
+    Discord takes both."""
     strict = Contract(json.loads(SPEC.read_text(encoding="utf-8")))
-    ping = next(sent for sent in BODIES if sent["operation"] == "execute_webhook")
-    assert isinstance(ping["body"]["allowed_mentions"]["users"][0], int)
-    contract().check(ping["method"], ping["path"], ping["body"])
+    sent = sent_with(operation, field)
+    contract().check(sent["method"], sent["path"], sent["body"])
     with pytest.raises(APIError) as caught:
-        strict.check(ping["method"], ping["path"], ping["body"])
+        strict.check(sent["method"], sent["path"], sent["body"])
     assert caught.value.errors is not None
-    assert caught.value.errors.flat[0][0] == "allowed_mentions.users.0"
+    assert caught.value.errors.flat[0][0] == where
 
 
 def test_a_true_is_not_a_one() -> None:
