@@ -129,7 +129,7 @@ def _body_schema(op: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON body's schema. A multipart body's ``payload_json`` part has this same
     shape; its ``files[n]`` parts are read apart from it."""
     content = op.get("requestBody", {}).get("content", {}).get("application/json")
-    return None if content is None else content["schema"]  # type: ignore[no-any-return]
+    return None if content is None else content["schema"]
 
 
 def _compile(template: str) -> re.Pattern[str]:
