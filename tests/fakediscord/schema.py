@@ -201,6 +201,7 @@ def _properties(c: Compiler, schema: dict[str, Any]) -> Check:
     extra = schema.get("additionalProperties", True)
     other = None if extra is True else c.compile(extra)
     low, high = schema.get("minProperties", 0), schema.get("maxProperties")
+    sized = low > 0 or high is not None
 
     def check(value: Any) -> Problem | None:
         if not isinstance(value, dict):
@@ -212,7 +213,7 @@ def _properties(c: Compiler, schema: dict[str, Any]) -> Check:
             sub = each.get(name, other)
             if sub is not None and (problem := sub(item)) is not None:
                 return problem.at(name)
-        if len(value) < low or (high is not None and len(value) > high):
+        if sized and (len(value) < low or (high is not None and len(value) > high)):
             return Problem("SCHEMA_PROPERTIES", f"must have {_range(low, high)} fields")
         return None
 
