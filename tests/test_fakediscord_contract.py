@@ -157,6 +157,15 @@ def test_without_the_allowance_the_bot_would_be_refused(
     assert caught.value.errors.flat[0][0] == where
 
 
+def test_a_missing_field_and_a_long_one_get_discords_own_codes() -> None:
+    button = {k: v for k, v in BUTTON.items() if k != "style"}
+    missing = refusal("POST", "/api/v10/channels/1/messages", {"components": [row(button)]})
+    long = refusal("POST", "/api/v10/channels/1/messages", {"content": "x" * 4001})
+    assert missing.errors is not None and long.errors is not None
+    assert missing.errors.flat[0][1] == "BASE_TYPE_REQUIRED"
+    assert long.errors.flat[0][:2] == ("content", "BASE_TYPE_BAD_LENGTH")
+
+
 def test_a_true_is_not_a_one() -> None:
     error = refusal(
         "POST", "/api/v10/channels/1/messages", {"components": [row({**BUTTON, "style": True})]}

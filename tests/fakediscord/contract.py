@@ -37,6 +37,9 @@ SNOWFLAKE = {
     "format": "snowflake",
 }
 
+# Discord's own codes where the checker's finding is the same thing (see limits.py).
+DISCORD_CODES = {"SCHEMA_REQUIRED": "BASE_TYPE_REQUIRED", "SCHEMA_LENGTH": "BASE_TYPE_BAD_LENGTH"}
+
 
 def allow(spec: dict[str, Any]) -> dict[str, Any]:
     """The document with the allowances above written into it."""
@@ -110,7 +113,8 @@ class Contract:
         if problem is None:
             return
         errors = FormErrors()
-        errors.add(problem.where, problem.code, f"{operation.name}: {problem.message}")
+        code = DISCORD_CODES.get(problem.code, problem.code)
+        errors.add(problem.where, code, f"{operation.name}: {problem.message}")
         raise APIError(400, 50035, "Invalid Form Body", errors=errors, kind="contract")
 
 
