@@ -20,8 +20,9 @@ from tests.fakediscord.contract import SPEC, Contract, allow, contract
 from tests.fakediscord.errors import APIError
 from tests.fakediscord.schema import Compiler
 
-# One body of each shape the bot sent during the e2e test files (each operation, each
-# component, embed and option kind), as the fake received them.
+# One body of each shape the bot sent while every test file that drives it through the fake
+# ran (each operation; each component, embed, mention and option kind), as the fake received
+# them, ids shortened in the paths. Add one when the bot starts sending a new shape.
 BODIES = json.loads((Path(__file__).parent / "data" / "bot-request-bodies.json").read_text())
 
 BUTTON = {"type": 2, "style": 1, "label": "Play", "custom_id": "nlk:1:2:play"}
