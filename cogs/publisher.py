@@ -105,6 +105,9 @@ class Publisher:
                                                            view=drawing.view)
         message_id = callback.message_id or (await interaction.original_response()).id
         old = await self.service.set_message(table.id, message_id)
+        if old is None:  # the table's first message (taps on it may have drawn newer states)
+            self.messages.shown(table, drawing)
+            return
         self.messages.replaced(table, drawing, old if retire_old else None)
         self.messages.request(await self.service.get(table.id))
 
