@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import random
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -31,6 +31,10 @@ from .errors import (
 )
 from .phase import Phase
 from .variant import Variant
+
+# The members as plain module names: on Python 3.11 ``Phase.SHED`` is a descriptor call on
+# every lookup (about 15 times a global's cost), and the engine asks once or twice per action.
+COLLECT, SHED, OVER = Phase.COLLECT, Phase.SHED, Phase.OVER
 
 
 class Event(NamedTuple):
@@ -59,7 +63,7 @@ class Game:
     """The full state of one hand: the deal plus every action applied to it."""
 
     __slots__ = (
-        "_legal", "_named", "_need", "actions", "dealer", "drawn", "events", "has_drawn",
+        "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events", "has_drawn",
         "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start", "talon",
         "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
     )
@@ -74,7 +78,7 @@ class Game:
             raise DealError(f"{len(names)} names for {n} players")
         self.names: tuple[str, ...] = tuple(names)
         self._need = _need_table(n)
-        self.phase: Phase = Phase.COLLECT
+        self.phase: Phase = COLLECT
         self.dealer: int | None = None
         self.to_act: int | None = None
         self.stacks: list[list[Card]] = [[] for _ in range(n)]  # hands in phase two
@@ -94,6 +98,9 @@ class Game:
         self._named: list[Event] = []  # the events as Events, extended as views ask for them
         self.start: dict[str, Any] = {}
         self._legal: list[Action] | None = None
+        # In the shed phase, each hand's play actions in the hand's order, so a seat's legal
+        # plays are slices of it; built when first asked for (see ``_shed_legal``).
+        self._plays: list[list[Action]] | None = None
 
     # --- starting a hand -------------------------------------------------------------------
 
@@ -177,7 +184,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER
 
     def outcome(self) -> Outcome | None:
         """The loser and the full finishing order, once the hand is over (R4.9, R5.1)."""
@@ -189,8 +196,9 @@ class Game:
         """Every action open to ``to_act``, in a stable order. Do not modify the list."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._collect_legal() if self.phase is Phase.COLLECT else \
-                self._shed_legal() if self.phase is Phase.SHED else []
+            phase = self.phase
+            legal = self._legal = self._shed_legal() if phase is SHED else \
+                self._collect_legal() if phase is COLLECT else []
         return legal
 
     def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
@@ -217,12 +225,15 @@ class Game:
         Anything ``check`` refuses is raised as that ``IllegalAction``, and the state is left
         exactly as it was.
         """
-        refusal = self.check(action, seat)
-        if refusal is not None:
-            raise refusal
-        self._legal = None
+        # ``check`` inlined: this is the engine's innermost call.
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         s = self.to_act
+        if action not in legal or (seat is not None and seat != s):
+            raise self._refusal(action, s if seat is None else seat)
         assert s is not None
+        self._legal = None
         self.actions.append((s, action))
         act = action[0]
         if act == "play":
@@ -259,6 +270,7 @@ class Game:
         g.events = list(self.events)
         g._named = []
         g._legal = self._legal
+        g._plays = None if self._plays is None else [list(p) for p in self._plays]
         return g
 
     # --- phase one (R3) --------------------------------------------------------------------
@@ -318,7 +330,7 @@ class Game:
 
     def _begin_shed(self, leader: int, trump: int) -> None:
         """R3.4, R4.1: stacks become hands; empty-handed players are out at once."""
-        self.phase = Phase.SHED
+        self.phase = SHED
         self.trump = trump
         self.drawn = None
         self.has_drawn = False
@@ -339,10 +351,14 @@ class Game:
     def _shed_legal(self) -> list[Action]:
         s = self.to_act
         assert s is not None
-        hand = self.stacks[s]
+        all_plays = self._plays
+        if all_plays is None:
+            all_plays = self._plays = [[_PLAY[c] for c in h] for h in self.stacks]
+        plays = all_plays[s]
         trick = self.trick
         if not trick:
-            return [_PLAY[c] for c in hand]  # R4.4: any card leads
+            return plays[:]  # R4.4: any card leads
+        hand = self.stacks[s]
         top = trick[-1]
         suit = top >> 4
         trump = self.trump
@@ -350,18 +366,18 @@ class Game:
         # Hands are sorted, so the cards of one suit above a card are one slice (R4.2).
         lo = bisect_right(hand, top)
         hi = bisect_left(hand, (suit + 1) << 4, lo)
-        legal = [_PLAY[c] for c in hand[lo:hi]]
+        legal = plays[lo:hi]
         if suit != trump and not (legal and self.variant.must_beat_in_suit):
             tlo = bisect_left(hand, trump << 4)
-            thi = bisect_left(hand, (trump + 1) << 4, tlo)
-            if thi > tlo:
-                legal += [_PLAY[c] for c in hand[tlo:thi]]
+            legal += plays[tlo:bisect_left(hand, (trump + 1) << 4, tlo)]
         legal.append(TAKE)
         return legal
 
     def _play(self, s: int, card: Card) -> None:
         hand = self.stacks[s]
-        del hand[bisect_left(hand, card)]
+        i = bisect_left(hand, card)
+        del hand[i]
+        del self._plays[s][i]  # type: ignore[index]
         trick = self.trick
         if not trick:
             self.trick_size = self.in_count  # R4.3: size fixed when the trick is led
@@ -387,7 +403,10 @@ class Game:
     def _take(self, s: int) -> None:
         card = self.trick.pop(0)  # R4.5: the bottom, lowest card
         self.trick_seats.pop(0)
-        insort(self.stacks[s], card)
+        hand = self.stacks[s]
+        i = bisect_right(hand, card)
+        hand.insert(i, card)
+        self._plays[s].insert(i, _PLAY[card])  # type: ignore[index]
         self.events.append((s, "take", card, None))
         if not self.trick:
             self.trick_size = 0  # R4.7: the next player in leads
@@ -405,7 +424,7 @@ class Game:
             i += 1
 
     def _finish(self) -> None:
-        self.phase = Phase.OVER
+        self.phase = OVER
         self.loser = next((i for i in range(self.n) if self.is_in[i]), None)
         self.to_act = None
 
@@ -413,10 +432,10 @@ class Game:
 
     def _refusal(self, action: Action, seat: int | None) -> IllegalAction:
         """Why ``action`` by ``seat``, known not to be legal now, is refused."""
-        if self.phase is Phase.OVER:
+        if self.phase is OVER:
             return HandOver("R4.9", "The hand is over: nobody can act any more.")
         if seat != self.to_act:
-            rule = "R3.1" if self.phase is Phase.COLLECT else "R4.8" if (
+            rule = "R3.1" if self.phase is COLLECT else "R4.8" if (
                 isinstance(seat, int) and 0 <= seat < self.n and not self.is_in[seat]
             ) else "R4.5"
             assert self.to_act is not None
@@ -425,7 +444,7 @@ class Game:
             act, card, to = action
         except (TypeError, ValueError):
             return WrongStep("R3.3", f"{action!r} is not an NLK action.")
-        if self.phase is Phase.COLLECT:
+        if self.phase is COLLECT:
             return self._collect_refusal(act, card, to)
         return self._shed_refusal(act, card)
 
