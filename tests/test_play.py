@@ -193,8 +193,9 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
 def test_every_rule_the_engine_refuses_by_has_a_translated_sentence():
     import re
 
-    from rules.refusals import RULES
+    from rules.explain import RULES
 
-    engine = (ROOT / "rules" / "engine.py").read_text(encoding="utf-8")
-    cited = set(re.findall(r'"(R\d\.\d)"', engine[engine.index("def _refusal"):]))
+    explain = (ROOT / "rules" / "explain.py").read_text(encoding="utf-8")
+    wording = explain[explain.index("def refusal("):explain.index("RULES: dict")]
+    cited = set(re.findall(r'"(R\d\.\d)"', wording))
     assert cited and cited <= set(RULES), cited - set(RULES)
