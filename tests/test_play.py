@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rules import Card, Game, observe
 from rules.play import play_hand, read_choice, table
 from rules.variant import Variant
@@ -62,6 +64,7 @@ def test_quitting_and_running_out_of_input():
     assert "No more input" in out.getvalue()
 
 
+@pytest.mark.e2e  # a whole hand in a subprocess: seconds
 def test_command_line_plays_a_hand():
     done = subprocess.run(
         [sys.executable, "-m", "rules", "play", "--players", "3", "--seed", "7", "--level",
