@@ -48,6 +48,7 @@ def _check_view(view) -> None:
                 assert all(len(o["label"]) <= 100 for o in item["options"])
 
 
+@pytest.mark.e2e  # every state of a nine-seat hand, every message: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 def test_every_message_fits_discords_limits_at_nine_seats(lang: Lang) -> None:
     rng = random.Random(9)

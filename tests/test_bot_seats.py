@@ -323,6 +323,7 @@ async def test_ai_seats_come_and_go_between_hands_only(service):
     assert table.game.dealer == over.game.outcome().loser  # R5.1, the AI sits after
 
 
+@pytest.mark.e2e  # every state of several nine-seat hands, drawn in every language: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
 def test_leavers_and_the_next_hands_seats_keep_the_table_message_small(names, lang):

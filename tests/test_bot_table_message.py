@@ -23,6 +23,7 @@ from tests.rules_helpers import cards
 RED, BLACK = "♥♦", "♠♣"
 
 
+@pytest.mark.e2e  # every state of several nine-seat hands, drawn in every language: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
 def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(names, lang):
