@@ -54,6 +54,7 @@ def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(n
     assert seen == {"drawn", "full trick", "over"}
 
 
+@pytest.mark.e2e  # whole hands, every state drawn: seconds
 def test_whoever_is_to_act_sees_every_move_since_their_last_turn():
     names = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy"]
     checked = 0
@@ -124,6 +125,7 @@ def test_the_table_message_shows_a_fingerprint_of_the_commitment_not_all_of_it()
     assert digest in fair and table.seed not in fair
 
 
+@pytest.mark.e2e
 def test_moves_log_pages_hold_every_line_within_discords_limits():
     rng = random.Random(11)
     game = Game.from_deck(shuffled_deck(9, "log"), 0, names=MARKDOWN)
