@@ -51,7 +51,8 @@ def _table(row: Row) -> TableRecord:
         turn_seconds=row["turn_seconds"], quarantined=row["quarantined"])
 
 
-def _hand(row: Row) -> HandRecord:
+def hand_record(row: Row) -> HandRecord:
+    """A ``hands`` row as the bot reads it (JSON columns decoded)."""
     players = json.loads(row["players"])
     state = None
     if row["turn_started"] is not None:
@@ -65,7 +66,8 @@ def _hand(row: Row) -> HandRecord:
         loser=row["loser"], finished=row["finished_at"] is not None)
 
 
-def _action(row: Row) -> ActionRecord:
+def action_record(row: Row) -> ActionRecord:
+    """An ``actions`` row as the bot reads it."""
     action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
     return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
@@ -224,7 +226,7 @@ class Repository:
     async def _stored(self, row: Row) -> StoredHand:
         actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
                                   (row["id"],))
-        return StoredHand(_hand(row), [_action(a) for a in actions])
+        return StoredHand(hand_record(row), [action_record(a) for a in actions])
 
     async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,
                              now: float) -> None:
