@@ -213,7 +213,7 @@ async def migrate_connection(conn: asyncpg.Connection, name: str,
         raise DatabaseUnusable(
             f"can't open the database {name}: role {await _role(conn)} may not create tables "
             f"in schema {await conn.fetchval('SELECT current_schema()')}: grant it CREATE on "
-            f"the schema, or migrate once as its owner (PostgreSQL: {error})") from None
+            f"the schema, or migrate once as its owner (PostgreSQL: {one_line(error)})") from None
 
 
 async def _version(conn: asyncpg.Connection) -> int:
@@ -226,12 +226,17 @@ async def _role(conn: asyncpg.Connection) -> str:
     return str(await conn.fetchval("SELECT current_user"))
 
 
+def one_line(error: BaseException) -> str:
+    """PostgreSQL's words (a message and its DETAIL lines) on one line."""
+    return " ".join(str(error).split())
+
+
 def connect_refusal(url: str, error: BaseException) -> DatabaseUnusable:
     """Why connecting to ``url`` failed, as the operator's one line."""
     parts = urlsplit(url)
     host = f"{parts.hostname or 'localhost'}:{parts.port or 5432}"
     database = parts.path.lstrip("/") or parts.username or "postgres"
-    said = f"(PostgreSQL: {error})"
+    said = f"(PostgreSQL: {one_line(error)})"
     start = f"can't open the database {public_url(url)}:"
     if isinstance(error, asyncpg.InvalidAuthorizationSpecificationError):
         return DatabaseUnusable(
