@@ -147,11 +147,25 @@ class PostgresDatabase:
                     f"write to its tables ({refused}): grant it INSERT, UPDATE and DELETE")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
+        async with self._reading():
+            row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
         return row
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return list(await self.pool.fetch(numbered(sql), *params))
+        async with self._reading():
+            return list(await self.pool.fetch(numbered(sql), *params))
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[None]:
+        """A server that is gone (restarting, unreachable) is a polite refusal for reads too;
+        the pool connects again by itself once it is back."""
+        try:
+            yield
+        except Exception as error:
+            if not is_storage_error(error):
+                raise
+            log.warning("the database refused a read, so the request was refused: %s", error)
+            raise StorageUnavailable() from error
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
