@@ -4,6 +4,7 @@ itself applies a table's move once, even when two processes are given the same c
 import asyncio
 import random
 
+import asyncpg
 import pytest
 
 from bot.errors import Stale
@@ -12,6 +13,7 @@ from bot.storage import open_database
 from bot.tables import TableService
 from rules import Variant, shuffled_deck
 from rules.views import state_json
+from tests.backends import needs_postgres, postgres_schema
 
 
 class RolledBack(Exception):
@@ -109,3 +111,39 @@ async def test_the_same_click_at_the_same_moment_is_applied_once(database_url):
         assert (await fresh.get(table_id)).game.version == len(stored.actions)
     finally:
         await close(first, second)
+
+
+async def test_migrations_run_once_and_the_version_is_kept(database):
+    latest = await database.schema_version()
+    assert latest >= 5
+    assert await database.migrate() == latest  # a second run changes nothing
+    assert await database.schema_version() == latest
+
+
+@needs_postgres()
+async def test_postgresql_runs_portable_migrations_and_prefers_a_variant(tmp_path):
+    from bot.postgres import PostgresDatabase
+
+    (tmp_path / "0001-a.sql").write_text(
+        "-- Reason: test\nBEGIN;\nCREATE TABLE a (id INTEGER, at REAL);\n"
+        "PRAGMA user_version = 1;\nCOMMIT;\n")
+    (tmp_path / "0002-b.sql").write_text(
+        "-- Reason: test\nBEGIN;\nCREATE TABLE b (x) WITHOUT ROWID;\nPRAGMA user_version = 2;\n"
+        "COMMIT;\n")
+    (tmp_path / "0002-b.postgresql.sql").write_text("-- Reason: test\nCREATE TABLE b (x TEXT);\n")
+    (tmp_path / "0003-c.sql").write_text(
+        "-- Reason: test\nBEGIN;\nCREATE TABLE c (x INTEGER);\nINSERT INTO nowhere VALUES (1);\n"
+        "PRAGMA user_version = 3;\nCOMMIT;\n")
+    async with postgres_schema() as (url, schema):
+        db = await PostgresDatabase.open(url)
+        try:
+            with pytest.raises(asyncpg.UndefinedTableError):
+                await db.migrate(tmp_path)
+            assert await db.schema_version() == 2  # 0003 failed whole: no table c
+            types = {(r["table_name"], r["column_name"]): r["data_type"] for r in await db.all(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = ?", (schema,))}
+            assert types == {("a", "id"): "bigint", ("a", "at"): "double precision",
+                             ("b", "x"): "text", ("schema_version", "version"): "integer"}
+        finally:
+            await db.close()
