@@ -131,7 +131,8 @@ class PostgresDatabase:
         return database
 
     async def _check(self) -> None:
-        """Refuse a read-only server (a standby) and tables this role may not write."""
+        """Refuse a read-only server (a standby) and tables this role may not read and write
+        (``has_table_privilege`` with several privileges would say whether *any* is held)."""
         async with self.pool.acquire() as conn:
             if await conn.fetchval("SHOW transaction_read_only") == "on":
                 raise DatabaseUnusable(
@@ -140,11 +141,13 @@ class PostgresDatabase:
             refused = await conn.fetchval(
                 "SELECT string_agg(c.relname, ', ') FROM pg_class c JOIN pg_namespace n "
                 "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND "
-                "c.relkind = 'r' AND NOT has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE')")
+                "c.relkind = 'r' AND NOT (has_table_privilege(c.oid, 'SELECT') AND "
+                "has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE') "
+                "AND has_table_privilege(c.oid, 'DELETE'))")
             if refused:
                 raise DatabaseUnusable(
                     f"can't open the database {self.name}: role {await _role(conn)} may not "
-                    f"write to its tables ({refused}): grant it INSERT, UPDATE and DELETE")
+                    f"use its tables ({refused}): grant it SELECT, INSERT, UPDATE and DELETE on them")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         async with self._reading():
