@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 # Taken while migrating, so that processes starting together migrate one after the other.
 MIGRATION_LOCK = 0x4E4C4B  # "NLK"
 POOL_SIZE = 10
+# A server behind a firewall that drops packets never refuses: give up after this long.
+CONNECT_SECONDS = 10.0
 
 
 def public_url(url: str) -> str:
@@ -117,7 +119,8 @@ class PostgresDatabase:
     async def open(cls, url: str, *, check: bool = True) -> PostgresDatabase:
         name = public_url(url)
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE)
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE,
+                                             timeout=CONNECT_SECONDS)
         except Exception as error:
             raise connect_refusal(url, error) from None
         database = cls(url, pool)
@@ -147,7 +150,8 @@ class PostgresDatabase:
             if refused:
                 raise DatabaseUnusable(
                     f"can't open the database {self.name}: role {await _role(conn)} may not "
-                    f"use its tables ({refused}): grant it SELECT, INSERT, UPDATE and DELETE on them")
+                    f"use its tables ({refused}): grant it SELECT, INSERT, UPDATE and DELETE "
+                    "on them")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         async with self._reading():
