@@ -334,20 +334,37 @@ class Repository:
         if row is None:
             return GuildSettings()
         return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
-                             row["turn_seconds"], bool(row["allow_ai"]), row["language"])
+                             row["turn_seconds"], bool(row["allow_ai"]), row["language"],
+                             row["pictures"])
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self.transaction() as db:
             await db.execute(
                 "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
-                "turn_seconds, allow_ai, language) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "turn_seconds, allow_ai, language, pictures) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id) DO "
                 "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
                 "must_beat_in_suit = excluded.must_beat_in_suit, "
                 "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
-                "language = excluded.language",
+                "language = excluded.language, pictures = excluded.pictures",
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
-                 settings.turn_seconds, int(settings.allow_ai), settings.language))
+                 settings.turn_seconds, int(settings.allow_ai), settings.language,
+                 settings.pictures))
+
+    # --- a player's own choices ------------------------------------------------------------
+
+    async def card_style(self, user_id: int) -> str | None:
+        """How a player chose to see their own cards (None: as the server shows them)."""
+        row = await self._one("SELECT cards FROM player_settings WHERE user_id = ?",
+                              (user_id,))
+        return str(row["cards"]) if row and row["cards"] is not None else None
+
+    async def save_card_style(self, user_id: int, style: str | None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO player_settings (user_id, cards) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET cards = excluded.cards",
+                (user_id, style))
 
     # --- the bot's own state ---------------------------------------------------------------
 
