@@ -31,6 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .coalesce import Coalescer
 from .components import Buttons
+from .pictures import Pictures, edit_files
 from .translator import lang_of
 
 log = logging.getLogger(__name__)
@@ -55,8 +56,10 @@ class _Open:
 class OpenHands:
     """Every open hand, per table and player, kept current after each change."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, pictures: Pictures | None = None,
+                 clock: Callable[[], float] = time.monotonic,
                  lifetime: float = LIFETIME) -> None:
+        self.pictures = pictures or Pictures()
         self.clock = clock
         self.lifetime = lifetime
         self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
@@ -87,8 +90,11 @@ class OpenHands:
             # more through the new one, from the newest state.
             hands[user_id] = _Open(interaction, self.clock(), -1, None)
         else:
+            lang = lang_of(interaction)
+            style = self.pictures.styles.known_private(user_id, table.guild_id)
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(*_draw(table, user_id, lang_of(interaction))))
+                                   _looks(*_draw(table, user_id, lang),
+                                          self.pictures.hand_key(table, user_id, lang, style)))
         self._redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -176,14 +182,21 @@ class OpenHands:
             await self._edit(table, user_id, hand)
 
     async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
-        embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
-        looks = _looks(embed, view)
+        lang = lang_of(hand.interaction)  # the owner's language
+        embed, view = _draw(table, user_id, lang)
+        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        key = self.pictures.hand_key(table, user_id, lang, style)
+        looks = _looks(embed, view, key)
         if looks == hand.shown:
             hand.revision = table.revision
             return
+        picture = await self.pictures.hand(table, user_id, lang, style)
+        files = edit_files(embed, picture)
+        if hand.shown is not None and picture is not None and hand.shown[2] == key:
+            del files["attachments"]  # the same picture: the message keeps its file
         hand.pending = True
         try:
-            await hand.interaction.edit_original_response(embed=embed, view=view)
+            await hand.interaction.edit_original_response(embed=embed, view=view, **files)
         except discord.NotFound:
             self._drop(table.id, user_id, hand)  # dismissed, or the token has lapsed
             return
@@ -212,9 +225,10 @@ def _draw(table: Table, user_id: int, lang: Lang = DEFAULT
     return embed, Buttons()
 
 
-def _looks(embed: discord.Embed, view: discord.ui.View) -> Any:
+def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:
     """What a hand shows that matters: its embed less the footer (which only counts moves),
-    and its controls. Equal looks need no edit."""
+    its controls and what its picture shows. Equal looks need no edit."""
     shown = embed.to_dict()
     shown.pop("footer", None)
-    return shown, view.to_components()
+    shown.pop("image", None)
+    return shown, view.to_components(), picture

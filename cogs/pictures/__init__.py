@@ -95,6 +95,15 @@ class Styles:
             return PLAYER_CHOICES[chosen]
         return await self.public(guild_id)
 
+    def known_private(self, user_id: int, guild_id: int | None) -> str:
+        """The style of a player's pictures as far as is known without the database."""
+        chosen = self._players.get(user_id)
+        if chosen in PLAYER_CHOICES:
+            return PLAYER_CHOICES[chosen]
+        if guild_id is None:
+            return SERVER_CHOICES[SERVER_DEFAULT]
+        return self._servers.get(guild_id, SERVER_CHOICES[SERVER_DEFAULT])
+
     def server_changed(self, guild_id: int, chosen: str | None) -> None:
         self._servers[guild_id] = SERVER_CHOICES.get(chosen or SERVER_DEFAULT, TWO)
 
@@ -124,6 +133,25 @@ class Pictures:
         if style == OFF or view is None or table.seat_of(user_id) is None:
             return None
         return hand_scene(view, lang, style == FOUR)
+
+    async def own(self, table: Table, user_id: int, lang: Lang) -> Picture | None:
+        """A player's own cards in the style they chose (or their server's)."""
+        try:
+            style = await self.styles.private(user_id, table.guild_id)
+        except Exception:
+            log.warning("could not read a card style; using the default", exc_info=True)
+            style = self.styles.known_private(user_id, table.guild_id)
+        return await self.hand(table, user_id, lang, style)
+
+    async def public(self, table: Table, lang: Lang) -> Picture | None:
+        """The table's picture in the style its server chose."""
+        try:
+            style = await self.styles.public(table.guild_id)
+        except Exception:
+            log.warning("could not read a server's picture style; using the default",
+                        exc_info=True)
+            style = SERVER_CHOICES[SERVER_DEFAULT]
+        return await self.table(table, lang, style)
 
     async def hand(self, table: Table, user_id: int, lang: Lang, style: str
                    ) -> Picture | None:

@@ -142,7 +142,7 @@ def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS) ->
     stays visible in a row, a large suit on the right for the top card."""
     tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     pen = ImageDraw.Draw(tile)
-    ink = _colours(four)[suit]
+    ink: tuple[int, ...] = _colours(four)[suit]
     face = FACE
     if state == MUTED:
         face = MUTED_FACE

@@ -12,8 +12,17 @@ from rules import Card, Phase, SeatView
 from rules.cards import SUITS
 from rules.i18n import Lang, rank_text, suit_name, translator
 
-from .draw import MUTED, PER_ROW, PER_TABLE_ROW, PLAIN, PLAYABLE, HandScene, Place, Shown, \
-    TableScene
+from .draw import (
+    MUTED,
+    PER_ROW,
+    PER_TABLE_ROW,
+    PLAIN,
+    PLAYABLE,
+    HandScene,
+    Place,
+    Shown,
+    TableScene,
+)
 
 ALT_LIMIT = 1024  # Discord's limit on an attachment's description
 NAME_CHARS = 14
@@ -107,14 +116,14 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
         places.append(Place(names[seat], card, rank_text(card.rank, lang), mark=i == last))
     if not view.trick and view.to_act is not None:
         places.append(Place(names[view.to_act], mark=True))
-    rows = tuple(tuple(places[i:i + PER_TABLE_ROW])
-                 for i in range(0, len(places), PER_TABLE_ROW))
+    shed_rows = tuple(tuple(places[i:i + PER_TABLE_ROW])
+                      for i in range(0, len(places), PER_TABLE_ROW))
     trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
                                                   name=view.players[seat])
                       for seat, card in view.trick) or _("empty")
     text = _("Trump: {suit}").format(suit=trump_word) + ". " + \
         _("Trick: {cards}").format(cards=trick) + "."
-    return TableScene(rows, four), _alt(text)
+    return TableScene(shed_rows, four), _alt(text)
 
 
 def cut(name: str) -> str:
