@@ -1,6 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
+                         [--pictures on|four-colour|off]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -69,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.models import Message
+from tests.fakediscord.models import Message, Perm
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
@@ -189,6 +190,13 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
                 await asyncio.wait([waiter, *jobs], return_when=asyncio.FIRST_COMPLETED)
     finally:
         waiter.cancel()
+
+
+async def _pictures(fake: FakeDiscord, setting: str) -> None:
+    """The server's card pictures (``/nlk settings pictures``), set by someone who may."""
+    fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
+    ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
+    await ix.wait_response()
 
 
 # --- the bot, as a process of its own ------------------------------------------------------
@@ -331,7 +339,8 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
-                   think_ms: float = 0.0, timeout: float = 1800.0) -> dict[str, Any]:
+                   think_ms: float = 0.0, timeout: float = 1800.0,
+                   pictures: str = "on") -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed)."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
@@ -342,6 +351,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         folder = Path(tmp)
         async with FakeDiscord() as fake, bot_process(fake, folder) as pid, \
                 asyncio.timeout(timeout):
+            await _pictures(fake, pictures)
             housekeeper, lags = Housekeeper(fake), []
             sweeper = asyncio.create_task(housekeeper.run())
             ticker = asyncio.create_task(lag_ticker(lags))
@@ -519,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0, metavar="MS",
                         help="mean pause before each tap (default 0: flat out)")
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--pictures", choices=("on", "four-colour", "off"), default="on",
+                        help="the server's card pictures (default: on, as a new server)")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="give up after this many seconds (default 1800)")
     parser.add_argument("--restart", action="store_true",
@@ -528,7 +540,8 @@ def main(argv: list[str] | None = None) -> int:
         report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
-                                      think_ms=args.think, timeout=args.timeout))
+                                      think_ms=args.think, timeout=args.timeout,
+                                      pictures=args.pictures))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)
