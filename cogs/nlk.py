@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -110,6 +111,8 @@ class NLK(commands.Cog):
         self.bot.tree.error(reply_error)
         self.bot.clocks.notifier = self.updater
         self.bot.on_stop(self.updater.close)
+        # Load the pictures' font in a thread now rather than in the first player's tap.
+        self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(NLKButton, NLKSelect)

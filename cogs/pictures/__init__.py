@@ -23,10 +23,20 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.tables import Table
+from rules import Card
 from rules.i18n import Lang
 
 from .cache import ByteLRU
-from .draw import FONTS, Box, HandScene, TableScene, check_fonts, draw_hand, draw_table
+from .draw import (
+    FONTS,
+    Box,
+    HandScene,
+    Shown,
+    TableScene,
+    check_fonts,
+    draw_hand,
+    draw_table,
+)
 from .scenes import hand_scene, table_scene
 
 if TYPE_CHECKING:
@@ -175,6 +185,15 @@ class Pictures:
         if found is None:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE)
+
+    def warm(self) -> None:
+        """Load the font and draw one card now, in this thread: the first picture a player
+        asks for would otherwise pay for it (about 0.1 s)."""
+        if self.ready():
+            try:
+                draw_hand(HandScene(((Shown(Card.parse("AS"), "A"),),), False), self.fonts)
+            except Exception:
+                log.debug("warming the card pictures failed", exc_info=True)
 
     def ready(self) -> bool:
         """Whether pictures can be drawn (the font is there); checked once."""
