@@ -4,9 +4,9 @@ Pure and synchronous: a scene (what a picture shows, hashable, so it is also the
 in, PNG bytes and where each card was put out. Nothing here knows Discord or a language: the
 rank letters and labels arrive already in the viewer's words.
 
-Cards are drawn once per look (rank, suit, colours, standing out or back) as tiles and pasted,
-so a 40-card hand is 40 pastes, not 120 text drawings. The result is quantized to a small
-palette: a picture is a few kilobytes and decodes anywhere.
+Cards are drawn once per look (rank, suit, colours, standing out or back) as tiles, already
+in one fixed palette, and pasted: a 40-card hand is 40 pastes into a palette image and one
+PNG encoding, not 120 text drawings and a quantization. A picture is a few kilobytes.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ GREEN = (20, 120, 40)
 # ♠ ♥ ♦ ♣: two colours (black and red), or four for players who can't tell the suits apart.
 TWO_COLOURS = (BLACK, RED, RED, BLACK)
 FOUR_COLOURS = (BLACK, RED, BLUE, GREEN)
-PALETTE = 64  # colours in a picture: the few flat ones and the edges of the letters
+SHADES = 8  # steps between a background and the ink on it: the letters' smooth edges
 
 PLAIN, PLAYABLE, MUTED = "plain", "playable", "muted"
 
@@ -136,8 +136,46 @@ def _colours(four: bool) -> tuple[tuple[int, int, int], ...]:
     return FOUR_COLOURS if four else TWO_COLOURS
 
 
+def _muted(ink: tuple[int, ...]) -> tuple[int, ...]:
+    """An ink on a card that stands back: two thirds of the way to its grey face."""
+    return tuple((c + 2 * m) // 3 for c, m in zip(ink, MUTED_FACE, strict=True))
+
+
+def _mix(a: tuple[int, ...], b: tuple[int, ...], part: float) -> tuple[int, ...]:
+    return tuple(round(x + (y - x) * part) for x, y in zip(a, b, strict=True))
+
+
+def _palette() -> Image.Image:
+    """Every colour a picture uses: each ink on each background it is drawn on, in steps."""
+    inks = (BLACK, RED, BLUE, GREEN)
+    pairs = [(FACE, ink) for ink in (*inks, EDGE, GOLD)] + \
+        [(MUTED_FACE, ink) for ink in (*map(_muted, inks), EDGE, GOLD)] + \
+        [(FELT, ink) for ink in (LABEL, GOLD, EDGE, FACE, MUTED_FACE, BACK, EMPTY)] + \
+        [(BACK, BACK_LINE), (BACK, EDGE), (BACK, GOLD), (EMPTY, LABEL), (EMPTY, GOLD)]
+    colours: list[tuple[int, ...]] = [FELT]
+    for ground, ink in pairs:
+        colours += [_mix(ground, ink, i / (SHADES - 1)) for i in range(SHADES)]
+    unique = list(dict.fromkeys(colours))[:256]
+    flat = [v for colour in unique for v in colour]
+    image = Image.new("P", (1, 1))
+    image.putpalette(flat + list(FELT) * (256 - len(unique)))
+    return image
+
+
+_PALETTE = _palette()
+
+
+def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
+    """An RGBA drawing as a palette image in the fixed palette, and the mask of its shape."""
+    ground = Image.new("RGB", tile.size, FELT)
+    ground.paste(tile, (0, 0), tile)
+    mask = tile.getchannel("A").point(lambda a: 255 if a >= 128 else 0)
+    return ground.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
+
+
 @lru_cache(maxsize=2048)
-def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS) -> Image.Image:
+def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS
+          ) -> tuple[Image.Image, Image.Image]:
     """One card face (RGBA, rounded corners): rank and small suit in the left strip that
     stays visible in a row, a large suit on the right for the top card."""
     tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
@@ -146,7 +184,7 @@ def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS) ->
     face = FACE
     if state == MUTED:
         face = MUTED_FACE
-        ink = tuple((c + 2 * m) // 3 for c, m in zip(ink, MUTED_FACE, strict=True))
+        ink = _muted(ink)
     edge, width = (GOLD, 3) if state == PLAYABLE else (EDGE, 1)
     pen.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), radius=6, fill=face,
                           outline=edge, width=width)
@@ -156,12 +194,12 @@ def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS) ->
              anchor="mm")
     pen.text((CARD_W - 17, CARD_H - 22), SYMBOLS[suit], font=_font(REGULAR, 30, folder),
              fill=ink, anchor="mm")
-    return tile
+    return _fixed(tile)
 
 
 @lru_cache(maxsize=64)
 def _special(kind: str, suit: int, four: bool, mark: bool, folder: Path = FONTS
-             ) -> Image.Image:
+             ) -> tuple[Image.Image, Image.Image]:
     """The talon's back, an empty place, or a suit alone (the trump)."""
     tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     pen = ImageDraw.Draw(tile)
@@ -178,15 +216,33 @@ def _special(kind: str, suit: int, four: bool, mark: bool, folder: Path = FONTS
         pen.rounded_rectangle(box, radius=6, fill=FACE, outline=edge, width=width)
         pen.text((CARD_W // 2, CARD_H // 2), SYMBOLS[suit], font=_font(REGULAR, 44, folder),
                  fill=_colours(four)[suit], anchor="mm")
-    return tile
+    return _fixed(tile)
+
+
+@lru_cache(maxsize=4096)
+def _label(text: str, mark: bool, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """One line of a place's label, cut to fit, in the fixed palette, with the mask of its
+    letters (the felt around them is left as it is)."""
+    font = _font(REGULAR, 12, folder)
+    ink = Image.new("L", (CELL_W, 15), 0)
+    ImageDraw.Draw(ink).text((CELL_W // 2, 7), fit(text, font, CELL_W - 4), font=font,
+                             fill=255, anchor="mm")
+    line = Image.new("RGB", ink.size, FELT)
+    line.paste(GOLD if mark else LABEL, (0, 0, *ink.size), ink)
+    mask = ink.point(lambda a: 255 if a >= 32 else 0)
+    return line.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
+
+
+def _canvas(width: int, height: int) -> Image.Image:
+    canvas = Image.new("P", (width, height), 0)  # the palette's first colour: the felt
+    canvas.putpalette(_PALETTE.getpalette() or [])
+    return canvas
 
 
 def _finish(canvas: Image.Image) -> bytes:
     """The picture as a small palette PNG."""
-    small = canvas.quantize(colors=PALETTE, method=Image.Quantize.FASTOCTREE,
-                            dither=Image.Dither.NONE)
     out = io.BytesIO()
-    small.save(out, "PNG", compress_level=6)
+    canvas.save(out, "PNG", compress_level=1)  # 2–3 times faster than 6, 40 % larger
     return out.getvalue()
 
 
@@ -197,7 +253,7 @@ def draw_hand(scene: HandScene, folder: Path = FONTS) -> Drawn:
     width = 2 * MARGIN + CARD_W + STEP * max(longest - 1, 0)
     row_h = CARD_H + RAISE + ROW_GAP
     height = 2 * MARGIN + row_h * max(len(scene.rows), 1) - ROW_GAP
-    canvas = Image.new("RGB", (width, height), FELT)
+    canvas = _canvas(width, height)
     boxes: list[Box] = []
     with _lock:
         for r, row in enumerate(scene.rows):
@@ -205,8 +261,9 @@ def draw_hand(scene: HandScene, folder: Path = FONTS) -> Drawn:
             for i, shown in enumerate(row):
                 x = MARGIN + i * STEP
                 y = top - (RAISE if shown.state == PLAYABLE else 0)
-                tile = _tile(shown.rank, shown.card.suit, shown.state, scene.four, folder)
-                canvas.paste(tile, (x, y), tile)
+                tile, shape = _tile(shown.rank, shown.card.suit, shown.state, scene.four,
+                                    folder)
+                canvas.paste(tile, (x, y), shape)
                 boxes.append(Box(shown.card, x, y, x + CARD_W, y + CARD_H, shown.state))
         png = _finish(canvas)
     return Drawn(png, width, height, tuple(boxes))
@@ -218,32 +275,29 @@ def draw_table(scene: TableScene, folder: Path = FONTS) -> Drawn:
     width = 2 * MARGIN + CELL_W * longest
     row_h = CARD_H + LABEL_H + ROW_GAP
     height = 2 * MARGIN + row_h * max(len(scene.rows), 1) - ROW_GAP
-    canvas = Image.new("RGB", (width, height), FELT)
-    pen = ImageDraw.Draw(canvas)
+    canvas = _canvas(width, height)
     boxes: list[Box] = []
     with _lock:
-        label_font = _font(REGULAR, 12, folder)
         for r, row in enumerate(scene.rows):
             y = MARGIN + r * row_h
             for i, place in enumerate(row):
                 left = MARGIN + i * CELL_W
                 x = left + (CELL_W - CARD_W) // 2
                 if place.card is not None:
-                    tile = _tile(place.rank, place.card.suit,
-                                 PLAYABLE if place.mark else PLAIN, scene.four, folder)
+                    tile, shape = _tile(place.rank, place.card.suit,
+                                        PLAYABLE if place.mark else PLAIN, scene.four, folder)
                     boxes.append(Box(place.card, x, y, x + CARD_W, y + CARD_H,
                                      PLAYABLE if place.mark else PLAIN))
                 elif place.back:
-                    tile = _special("back", 0, scene.four, place.mark, folder)
+                    tile, shape = _special("back", 0, scene.four, place.mark, folder)
                 elif place.suit is not None:
-                    tile = _special("suit", place.suit, scene.four, place.mark, folder)
+                    tile, shape = _special("suit", place.suit, scene.four, place.mark, folder)
                 else:
-                    tile = _special("empty", 0, scene.four, place.mark, folder)
-                canvas.paste(tile, (x, y), tile)
+                    tile, shape = _special("empty", 0, scene.four, place.mark, folder)
+                canvas.paste(tile, (x, y), shape)
                 for line, text in enumerate(place.label.split("\n")[:2]):
-                    pen.text((left + CELL_W // 2, y + CARD_H + 9 + 14 * line),
-                             fit(text, label_font, CELL_W - 4), font=label_font,
-                             fill=GOLD if place.mark else LABEL, anchor="mm")
+                    letters, shape = _label(text, place.mark, folder)
+                    canvas.paste(letters, (left, y + CARD_H + 2 + 14 * line), shape)
         png = _finish(canvas)
     return Drawn(png, width, height, tuple(boxes))
 
