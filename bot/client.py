@@ -94,6 +94,7 @@ class NLKBot(commands.Bot):
         if self.clock is not None:
             self.service.clock = self.clock
         self.servers = GuildService(repo)
+        await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             self.ai_pool = ProcessPoolExecutor(self.ai_processes,

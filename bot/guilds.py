@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import logging
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import BadSetting, NoTable, NotAllowed
@@ -10,10 +11,13 @@ from .records import GuildSettings, RatingRecord, SizeRecord, StoredHand
 from .repository import Repository
 from .tables import check_timer
 
+log = logging.getLogger(__name__)
+
 LANGUAGES = ("en", "hu", "fr")
 SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server's own locale
 
 PAGE_SIZE = 10
+RECENT_RESULTS = 20  # /nlk stats user: the latest results shown
 
 
 def check_language(value: str | None) -> str | None:
@@ -31,6 +35,15 @@ class LeaderboardPage:
     page: int  # from 0
     pages: int
     first_place: int  # the place of the first row
+    players: int = 0  # the table size shown (0: no rated hand on the server yet)
+    sizes: dict[int, int] = field(default_factory=dict)  # rated hands at each table size
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    rating: RatingRecord | None  # all sizes together; None: no rated hand on this server
+    sizes: list[SizeRecord]
+    recent: list[tuple[int, int]]  # the latest (place, players), oldest first
 
 
 class GuildService:
@@ -38,6 +51,17 @@ class GuildService:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+
+    async def rate_old_results_by_size(self) -> int:
+        """The start-up step after migration 0006: give every stored result that has none
+        its per-size rating, by recomputing them all from the stored results (no hand is
+        lost). Does nothing once every result is rated, so it runs once; returns how many
+        results it rated."""
+        if not await self.repo.results_to_rate():
+            return 0
+        rated = await self.repo.rate_results_by_size()
+        log.info("ratings by table size: recomputed from %d stored result(s)", rated)
+        return rated
 
     async def settings(self, guild_id: int | None) -> GuildSettings:
         """The server's defaults for new tables."""
@@ -58,21 +82,27 @@ class GuildService:
         await self.repo.save_guild_settings(guild_id, current)
         return current
 
-    async def leaderboard(self, guild_id: int, page: int) -> LeaderboardPage:
-        """One page of rated players, best first (the page is clamped to those that exist)."""
-        total = await self.repo.rated_players(guild_id)
+    async def leaderboard(self, guild_id: int, page: int, players: int | None = None
+                          ) -> LeaderboardPage:
+        """One page of the rated players at one table size, best first: ``players``, or
+        the size with the most rated hands (the page is clamped to those that exist)."""
+        sizes = await self.repo.table_sizes(guild_id)
+        if players not in sizes:
+            players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
+        assert players is not None
+        total = await self.repo.rated_players(guild_id, players)
         pages = max(1, -(-total // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
-        rows = await self.repo.leaderboard(guild_id, PAGE_SIZE, page * PAGE_SIZE)
-        return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1)
+        rows = await self.repo.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
+        return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes)
 
-    async def player(self, guild_id: int, user_id: int
-                     ) -> tuple[RatingRecord | None, list[SizeRecord]]:
-        """One player's rating and results by table size."""
+    async def player(self, guild_id: int, user_id: int) -> PlayerStats:
+        """One player's numbers at each table size and their latest results."""
         rating = await self.repo.rating(guild_id, user_id)
         if rating is None:
-            return None, []
-        return rating, await self.repo.results_by_size(guild_id, user_id)
+            return PlayerStats(None, [], [])
+        return PlayerStats(rating, await self.repo.results_by_size(guild_id, user_id),
+                           await self.repo.recent_places(guild_id, user_id, RECENT_RESULTS))
 
     async def last_finished_hand(self, channel_id: int) -> StoredHand:
         """The channel's newest finished hand, for export (hands in play are never given)."""
