@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import BadSetting, NoTable, NotAllowed
-from .records import GuildSettings, RatingRecord, SizeRecord, StoredHand
+from .errors import BadSetting, HandNotOver, NoTable, NotAllowed
+from .records import GuildSettings, HandRecord, RatingRecord, SizeRecord, StoredHand
 from .repository import Repository
 from .tables import check_timer
 
@@ -18,6 +19,7 @@ SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server'
 
 PAGE_SIZE = 10
 RECENT_RESULTS = 20  # /nlk stats user: the latest results shown
+RECENT_HANDS = 25  # /nlk export: the hands offered (Discord shows 25 choices at most)
 
 
 def check_language(value: str | None) -> str | None:
@@ -104,9 +106,28 @@ class GuildService:
         return PlayerStats(rating, await self.repo.results_by_size(guild_id, user_id),
                            await self.repo.recent_places(guild_id, user_id, RECENT_RESULTS))
 
-    async def last_finished_hand(self, channel_id: int) -> StoredHand:
-        """The channel's newest finished hand, for export (hands in play are never given)."""
-        stored = await self.repo.last_finished_hand_in(channel_id)
+    async def hand_to_export(self, channel_id: int, which: str | None) -> StoredHand:
+        """A finished hand of this channel, for export: ``which`` is its number at the
+        channel's latest table that has one (``3``), or its table and number (``42.3``, or
+        any text with those two numbers, as "Table 42 · hand 3"); None: the newest finished
+        hand. A hand in play is refused: its export would reveal the hidden hands."""
+        if which is None or not which.strip():
+            stored = await self.repo.last_finished_hand_in(channel_id)
+            if stored is None:
+                raise NoTable("export")
+            return stored
+        numbers = [int(n) for n in re.findall(r"[0-9]{1,18}", which)]
+        if len(numbers) not in (1, 2):
+            raise NoTable("hand", hand=which.strip()[:40])
+        table_id, number = (None, numbers[0]) if len(numbers) == 1 else numbers
+        stored = await self.repo.hand_in_channel(channel_id, number, table_id)
         if stored is None:
-            raise NoTable("export")
+            raise NoTable("hand", hand=which.strip()[:40])
+        if not stored.hand.finished:
+            raise HandNotOver("export", number=stored.hand.number, table=stored.hand.table_id)
         return stored
+
+    async def finished_hands(self, channel_id: int, limit: int = RECENT_HANDS
+                             ) -> list[HandRecord]:
+        """The channel's latest finished hands, newest first (the export's choices)."""
+        return await self.repo.finished_hands_in(channel_id, limit)

@@ -222,6 +222,30 @@ class Repository:
             "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT 1", (channel_id,))
         return await self._stored(row) if row else None
 
+    async def finished_hands_in(self, channel_id: int, limit: int) -> list[HandRecord]:
+        """A channel's latest finished hands, newest first."""
+        rows = await self._all(
+            "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+            "WHERE tables.channel_id = ? AND hands.finished_at IS NOT NULL "
+            "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT ?", (channel_id, limit))
+        return [_hand(row) for row in rows]
+
+    async def hand_in_channel(self, channel_id: int, number: int, table_id: int | None
+                              ) -> StoredHand | None:
+        """Hand ``number`` of a table played in this channel: ``table_id``'s, or the
+        channel's latest table that has such a hand; finished or not."""
+        if table_id is None:
+            row = await self._one(
+                "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+                "WHERE tables.channel_id = ? AND hands.number = ? "
+                "ORDER BY tables.id DESC LIMIT 1", (channel_id, number))
+        else:
+            row = await self._one(
+                "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+                "WHERE tables.channel_id = ? AND hands.number = ? AND tables.id = ?",
+                (channel_id, number, table_id))
+        return await self._stored(row) if row else None
+
     async def replay(self, hand_id: int) -> StoredHand | None:
         """One hand and its action log: ``.game()`` rebuilds it, ``.replay()`` exports it."""
         row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))

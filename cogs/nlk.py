@@ -326,42 +326,68 @@ class NLK(commands.Cog):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "stats"),
-                 description=L_("The server's NLK leaderboard, or one player's numbers by table "
-                                "size."))
-    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"))
-    @app_commands.rename(user=NC_("command", "user"))
+                 description=L_("The server's NLK leaderboard for one table size, or one "
+                                "player's numbers at each size."))
+    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"),
+                           size=L_("The table size whose leaderboard to show (default: the "
+                                   "size played most)"))
+    @app_commands.rename(user=NC_("command", "user"), size=NC_("command", "size"))
     async def stats(self, interaction: discord.Interaction[Any],
-                    user: discord.User | discord.Member | None = None) -> None:
-        """The server's NLK leaderboard, or one player's numbers by table size."""
+                    user: discord.User | discord.Member | None = None,
+                    size: app_commands.Range[int, 2, 9] | None = None) -> None:
+        """The server's NLK leaderboard for one table size, or one player's numbers at each
+        size; only the reader sees it, in their language."""
         guild_id = guild_of(interaction)
+        lang = lang_of(interaction)
         if user is not None:
-            rating, sizes = await self.servers.player(guild_id, user.id)
+            numbers = await self.servers.player(guild_id, user.id)
             await interaction.response.send_message(
-                embed=stats.player(display_name(user), rating, sizes, lang_of(interaction)))
+                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
             return
-        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0),
-                                        lang_of(interaction))
-        await interaction.response.send_message(embed=embed, view=view)
+        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
+                                        lang)
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @nlk.command(name=NC_("command", "export"),
-                 description=L_("Attach this channel's last finished hand as an nlk-replay/1 "
-                                "file."))
-    async def export(self, interaction: discord.Interaction[Any]) -> None:
-        """Attach this channel's last finished hand as an nlk-replay/1 file."""
+                 description=L_("Attach a finished hand of this channel as an nlk-replay/1 "
+                                "file (default: the last one)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"))
+    @app_commands.rename(hand=NC_("command", "hand"))
+    async def export(self, interaction: discord.Interaction[Any],
+                     hand: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
+        sees it, in their language."""
         guild_of(interaction)
         assert interaction.channel_id is not None
-        stored = await self.servers.last_finished_hand(interaction.channel_id)
-        hand = stored.hand
+        stored = await self.servers.hand_to_export(interaction.channel_id, hand)
+        record = stored.hand
         replay = stored.replay().to_json()
-        replay["seed"] = hand.seed  # with the deck: anyone can check the deal was fair
+        replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
-        filename = f"nlk-table{hand.table_id}-hand{hand.number}.json"
-        _ = translator(await self.public(interaction)).gettext
+        filename = f"nlk-table{record.table_id}-hand{record.number}.json"
+        _ = translator(lang_of(interaction)).gettext
         await interaction.response.send_message(
             _("Hand {number} of table {table}. Replay it with `python -m rules replay "
-              "{filename}`.").format(number=hand.number, table=hand.table_id,
+              "{filename}`.").format(number=record.number, table=record.table_id,
                                      filename=filename),
-            file=discord.File(io.BytesIO(data), filename=filename))
+            file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
+
+    @export.autocomplete("hand")
+    async def export_choices(self, interaction: discord.Interaction[Any], current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The channel's latest finished hands, newest first, those matching what is typed."""
+        if interaction.channel_id is None:
+            return []
+        _ = translator(lang_of(interaction)).gettext
+        choices = []
+        for record in await self.servers.finished_hands(interaction.channel_id):
+            value = f"{record.table_id}.{record.number}"
+            name = _("Table {table} · hand {number} · {players}").format(
+                table=record.table_id, number=record.number, players=", ".join(record.names))
+            if current.strip() in value or current.strip().lower() in name.lower():
+                choices.append(app_commands.Choice(name=name[:100], value=value))
+        return choices[:25]
 
     @nlk.command(name=NC_("command", "settings"),
                  description=L_("This server's defaults for new NLK tables (needs Manage "
@@ -451,10 +477,12 @@ class NLK(commands.Cog):
             return
         if action == "stats":
             guild_id = guild_of(interaction)
-            if not arg.isdigit():
+            asked = stats.parse_stats_arg(arg)
+            if asked is None:
                 raise InputError("page")
+            size, page = asked
             embed, view = stats.leaderboard(
-                await self.servers.leaderboard(guild_id, int(arg)), lang_of(interaction))
+                await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
             return
         change = await self._apply(interaction, table_id, version, action, arg, values)

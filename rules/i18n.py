@@ -24,6 +24,9 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
+from babel import Locale
+from babel.numbers import format_decimal, format_percent
+
 from .cards import SUIT_SYMBOLS, Card
 
 DOMAIN = "nlk"
@@ -103,6 +106,32 @@ def translator(lang: object) -> Translator:
 def catalogue_path(lang: Lang, suffix: str = ".po") -> Path:
     """Where a language's catalogue lives (``.po`` source, ``.mo`` compiled)."""
     return LOCALES / lang.value / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+def number(value: float, lang: object = DEFAULT, digits: int = 0) -> str:
+    """A number as ``lang`` writes it, with ``digits`` decimals (Babel's locale data).
+
+    >>> number(3600, "en"), number(3600, "hu"), number(3600, "fr"), number(27.84, "fr", 1)
+    ('3,600', '3\xa0600', '3\u202f600', '27,8')
+    """
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=normalise(lang).value)
+
+
+def percent(fraction: float, lang: object = DEFAULT, digits: int = 1) -> str:
+    """A fraction as a percentage in ``lang``'s own form, ``digits`` decimals kept.
+
+    >>> percent(0.125, "en"), percent(0.125, "hu"), percent(0.125, "fr"), percent(0, "fr")
+    ('12.5%', '12,5%', '12,5\xa0%', '0,0\xa0%')
+    """
+    code = normalise(lang).value
+    pattern = Locale.parse(code).percent_formats[None].pattern  # "#,##0%", "#,##0 %"
+    if digits:
+        whole = pattern.rindex("0") + 1
+        pattern = pattern[:whole] + "." + "0" * digits + pattern[whole:]
+    return format_percent(fraction, format=pattern, locale=code)
 
 
 # --- cards ---------------------------------------------------------------------------------
