@@ -28,6 +28,7 @@ from rules.i18n import N_, Lang, translator
 
 from . import ids, render, stats
 from .components import NLKButton, NLKSelect
+from .mentions import link_commands, linked
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
 from .updates import TableUpdater
@@ -123,11 +124,13 @@ class NLK(commands.Cog):
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
         for record, _reason in quarantined:
-            _ = translator(await self.languages.public(record.guild_id)).gettext
+            lang = await self.languages.public(record.guild_id)
+            _ = translator(lang).gettext
             await self.updater.post(
-                record.channel_id, record.guild_id,
-                _("NLK table {table} was stopped: its saved moves could not be read back after "
-                  "a restart. Start a new table with `/nlk new`.").format(table=record.id))
+                record.channel_id, record.guild_id, link_commands(
+                    _("NLK table {table} was stopped: its saved moves could not be read back "
+                      "after a restart. Start a new table with `/nlk new`.").format(
+                          table=record.id), self.bot.command_ids, record.guild_id, lang))
 
     # --- slash commands --------------------------------------------------------------------
 
@@ -603,6 +606,7 @@ class NLK(commands.Cog):
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
+        text = linked(interaction, text, lang)
         if expected and table_id is not None and _is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:

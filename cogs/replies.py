@@ -17,6 +17,7 @@ from bot.tables import MIN_TURN_SECONDS
 from rules.i18n import DEFAULT, N_, Lang, translator
 from rules.refusals import refusal_text
 
+from .mentions import linked
 from .render import safe_name
 from .translator import lang_of
 
@@ -127,7 +128,9 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
 
 
 async def say(interaction: discord.Interaction[Any], text: str) -> None:
-    """An ephemeral sentence, as the first answer or as a follow-up."""
+    """An ephemeral sentence, as the first answer or as a follow-up; the commands it names
+    become mentions."""
+    text = linked(interaction, text, lang_of(interaction))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
