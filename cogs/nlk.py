@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
 LAST_CARD_CHOICES = [
-    app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
+    app_commands.Choice(name=L_("keep — whoever draws it keeps it"), value="keep"),
     app_commands.Choice(name=L_("free — it may be given away"), value="free"),
 ]
 LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
@@ -138,7 +138,8 @@ class NLK(commands.Cog):
                  description=L_("Open an NLK table in this channel."))
     @app_commands.describe(
         seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
-        last_card=L_("Whether the last talon card must be kept (McLeod) or may be given away"),
+        last_card=L_("Whether whoever draws the last talon card must keep it, or may give it "
+                     "away"),
         must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
         turn_timer=L_("Seconds per turn before a stand-in plays it (0: no timer)"),
     )
