@@ -29,6 +29,7 @@ from rules.i18n import N_, Lang, translator
 
 from . import ids, render, stats
 from .components import NLKButton, NLKSelect
+from .mentions import link_commands, linked
 from .pictures import edit_files, send_files
 from .pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from .replies import describe, reply_error, say
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 
 GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
 LAST_CARD_CHOICES = [
-    app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
+    app_commands.Choice(name=L_("keep — whoever draws it keeps it"), value="keep"),
     app_commands.Choice(name=L_("free — it may be given away"), value="free"),
 ]
 LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
@@ -129,11 +130,13 @@ class NLK(commands.Cog):
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
         for record, _reason in quarantined:
-            _ = translator(await self.languages.public(record.guild_id)).gettext
+            lang = await self.languages.public(record.guild_id)
+            _ = translator(lang).gettext
             await self.updater.post(
-                record.channel_id, record.guild_id,
-                _("NLK table {table} was stopped: its saved moves could not be read back after "
-                  "a restart. Start a new table with `/nlk new`.").format(table=record.id))
+                record.channel_id, record.guild_id, link_commands(
+                    _("NLK table {table} was stopped: its saved moves could not be read back "
+                      "after a restart. Start a new table with `/nlk new`.").format(
+                          table=record.id), self.bot.command_ids, record.guild_id, lang))
 
     # --- slash commands --------------------------------------------------------------------
 
@@ -141,7 +144,8 @@ class NLK(commands.Cog):
                  description=L_("Open an NLK table in this channel."))
     @app_commands.describe(
         seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
-        last_card=L_("Whether the last talon card must be kept (McLeod) or may be given away"),
+        last_card=L_("Whether whoever draws the last talon card must keep it, or may give it "
+                     "away"),
         must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
         turn_timer=L_("Seconds per turn before a stand-in plays it (0: no timer)"),
     )
@@ -340,42 +344,68 @@ class NLK(commands.Cog):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "stats"),
-                 description=L_("The server's NLK leaderboard, or one player's numbers by table "
-                                "size."))
-    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"))
-    @app_commands.rename(user=NC_("command", "user"))
+                 description=L_("The server's NLK leaderboard for one table size, or one "
+                                "player's numbers at each size."))
+    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"),
+                           size=L_("The table size whose leaderboard to show (default: the "
+                                   "size played most)"))
+    @app_commands.rename(user=NC_("command", "user"), size=NC_("command", "size"))
     async def stats(self, interaction: discord.Interaction[Any],
-                    user: discord.User | discord.Member | None = None) -> None:
-        """The server's NLK leaderboard, or one player's numbers by table size."""
+                    user: discord.User | discord.Member | None = None,
+                    size: app_commands.Range[int, 2, 9] | None = None) -> None:
+        """The server's NLK leaderboard for one table size, or one player's numbers at each
+        size; only the reader sees it, in their language."""
         guild_id = guild_of(interaction)
+        lang = lang_of(interaction)
         if user is not None:
-            rating, sizes = await self.servers.player(guild_id, user.id)
+            numbers = await self.servers.player(guild_id, user.id)
             await interaction.response.send_message(
-                embed=stats.player(display_name(user), rating, sizes, lang_of(interaction)))
+                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
             return
-        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0),
-                                        lang_of(interaction))
-        await interaction.response.send_message(embed=embed, view=view)
+        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
+                                        lang)
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @nlk.command(name=NC_("command", "export"),
-                 description=L_("Attach this channel's last finished hand as an nlk-replay/1 "
-                                "file."))
-    async def export(self, interaction: discord.Interaction[Any]) -> None:
-        """Attach this channel's last finished hand as an nlk-replay/1 file."""
+                 description=L_("Attach a finished hand of this channel as an nlk-replay/1 "
+                                "file (default: the last one)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"))
+    @app_commands.rename(hand=NC_("command", "hand"))
+    async def export(self, interaction: discord.Interaction[Any],
+                     hand: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
+        sees it, in their language."""
         guild_of(interaction)
         assert interaction.channel_id is not None
-        stored = await self.servers.last_finished_hand(interaction.channel_id)
-        hand = stored.hand
+        stored = await self.servers.hand_to_export(interaction.channel_id, hand)
+        record = stored.hand
         replay = stored.replay().to_json()
-        replay["seed"] = hand.seed  # with the deck: anyone can check the deal was fair
+        replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
-        filename = f"nlk-table{hand.table_id}-hand{hand.number}.json"
-        _ = translator(await self.public(interaction)).gettext
+        filename = f"nlk-table{record.table_id}-hand{record.number}.json"
+        _ = translator(lang_of(interaction)).gettext
         await interaction.response.send_message(
             _("Hand {number} of table {table}. Replay it with `python -m rules replay "
-              "{filename}`.").format(number=hand.number, table=hand.table_id,
+              "{filename}`.").format(number=record.number, table=record.table_id,
                                      filename=filename),
-            file=discord.File(io.BytesIO(data), filename=filename))
+            file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
+
+    @export.autocomplete("hand")
+    async def export_choices(self, interaction: discord.Interaction[Any], current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The channel's latest finished hands, newest first, those matching what is typed."""
+        if interaction.channel_id is None:
+            return []
+        _ = translator(lang_of(interaction)).gettext
+        choices = []
+        for record in await self.servers.finished_hands(interaction.channel_id):
+            value = f"{record.table_id}.{record.number}"
+            name = _("Table {table} · hand {number} · {players}").format(
+                table=record.table_id, number=record.number, players=", ".join(record.names))
+            if current.strip() in value or current.strip().lower() in name.lower():
+                choices.append(app_commands.Choice(name=name[:100], value=value))
+        return choices[:25]
 
     @nlk.command(name=NC_("command", "settings"),
                  description=L_("This server's defaults for new NLK tables (needs Manage "
@@ -485,10 +515,12 @@ class NLK(commands.Cog):
             return
         if action == "stats":
             guild_id = guild_of(interaction)
-            if not arg.isdigit():
+            asked = stats.parse_stats_arg(arg)
+            if asked is None:
                 raise InputError("page")
+            size, page = asked
             embed, view = stats.leaderboard(
-                await self.servers.leaderboard(guild_id, int(arg)), lang_of(interaction))
+                await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
             return
         change = await self._apply(interaction, table_id, version, action, arg, values)
@@ -620,6 +652,7 @@ class NLK(commands.Cog):
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
+        text = linked(interaction, text, lang)
         if expected and table_id is not None and _is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:

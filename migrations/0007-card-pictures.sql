@@ -10,5 +10,5 @@ CREATE TABLE player_settings (
     cards   TEXT
 );
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 COMMIT;
