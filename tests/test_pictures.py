@@ -2,6 +2,7 @@
 Discord (their hand, the table message), their alt text, styles and failures."""
 
 import io
+import itertools
 import logging
 import random
 
@@ -277,3 +278,32 @@ async def test_a_card_style_is_kept_per_player(fake_discord, tmp_path):
             saved = await bot.servers.card_style(fake.user("ann").id)
             assert saved == (None if style == "server" else style)
         assert await bot.servers.card_style(fake.user("ann").id + 1) is None
+
+
+async def test_a_six_player_hand_shows_pictures_at_every_step_and_resends_none(fake_discord,
+                                                                              tmp_path):
+    fake = fake_discord
+    players = ["ann", "bob", "cy", "dee", "eve", "fay"]
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        driver = Driver(fake, random.Random(4))
+        table = await driver.seat_and_start(players[0], players[1:], turn_timer=0)
+        await driver.play_hand(table)
+        playing = [v for v in table.versions if " · collect" in v.embeds[0]["title"]
+                   or " · shed" in v.embeds[0]["title"]]
+        assert len(playing) > 20
+        for version in playing:  # every step of the hand carries its picture
+            [picture] = version.attachments
+            assert version.embeds[0]["image"]["url"] == "attachment://table.png"
+            assert decode(picture.data).size[0] > 0
+        # A file was sent only when the picture changed: a new attachment never repeats the
+        # bytes of the one before it (every move of a hand changes the public cards, so here
+        # each edit has a new one; a leave, in the test above, keeps its picture).
+        for before, after in itertools.pairwise(playing):
+            if after.attachments[0].id != before.attachments[0].id:
+                assert after.attachments[0].data != before.attachments[0].data
+        # Every private hand opened during the hand carried its picture too.
+        hands = [m for m in fake.messages(include_deleted=True) if m.visible_to is not None
+                 and m.embeds and m.embeds[0].get("title", "").startswith("Your ")]
+        assert hands and all(m.versions[0].attachments for m in hands
+                             if "no cards" not in m.versions[0].text())
+        assert not fake.rate_limited, fake.rate_limited
