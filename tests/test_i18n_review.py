@@ -152,3 +152,10 @@ def test_no_jargon_reaches_players(lang: Lang) -> None:
     jargon = [t for _, t in words if re.search(r"±|μ|σ|Plackett|McLeod|by chance|"
                                                r"trumping always", t)]
     assert not jargon, jargon
+
+
+def test_a_long_turn_timer_has_its_thousands_separator() -> None:
+    from cogs.render import timer_line
+
+    assert timer_line(3600, Lang.FR) == "3\u202f600 s par tour"
+    assert timer_line(3600, Lang.EN) == "3,600 s per turn"
