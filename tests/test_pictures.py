@@ -97,6 +97,24 @@ def test_a_forty_card_hand_is_small():
     assert drawn.width <= 480
 
 
+async def test_a_drawing_that_fails_gives_no_picture_and_one_warning(monkeypatch, caplog):
+    pictures = Pictures()
+    scene = HandScene(((Shown(Card.parse("9D"), "9", PLAIN),),), False)
+
+    def broken(*_args):
+        raise OSError("Pillow could not encode")
+
+    monkeypatch.setattr(pictures, "draw", broken)
+    with caplog.at_level(logging.WARNING, logger="cogs.pictures"):
+        assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
+        assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
+    warnings = [r for r in caplog.records if r.name == "cogs.pictures"]
+    assert len(warnings) == 1 and "sending text" in warnings[0].getMessage()
+    monkeypatch.undo()
+    drawn = await pictures._picture(scene, "9 of diamonds", "hand.png")
+    assert drawn is not None and drawn.description == "9 of diamonds"
+
+
 class Blob:
     def __init__(self, size):
         self.size = size

@@ -139,10 +139,21 @@ class Pictures:
 
     def _hand_scene(self, table: Table, user_id: int, lang: Lang, style: str
                     ) -> tuple[HandScene, str] | None:
-        view = table.view_of_user(user_id)
-        if style == OFF or view is None or table.seat_of(user_id) is None:
+        try:
+            view = table.view_of_user(user_id)
+            if style == OFF or view is None or table.seat_of(user_id) is None:
+                return None
+            return hand_scene(view, lang, style == FOUR)
+        except Exception as error:
+            self._failed_once(error)
             return None
-        return hand_scene(view, lang, style == FOUR)
+
+    def _failed_once(self, error: Exception) -> None:
+        """Log a failure to make a picture, once per kind: the message goes out as text."""
+        kind = type(error).__name__
+        if kind not in self._failed:
+            self._failed.add(kind)
+            log.warning("could not draw a card picture; sending text", exc_info=error)
 
     async def own(self, table: Table, user_id: int, lang: Lang) -> Picture | None:
         """A player's own cards in the style they chose (or their server's)."""
@@ -181,7 +192,11 @@ class Pictures:
         view = table.public_view()
         if view is None or view.is_over:
             return None
-        found = table_scene(view, lang, style == FOUR)
+        try:
+            found = table_scene(view, lang, style == FOUR)
+        except Exception as error:
+            self._failed_once(error)
+            return None
         if found is None:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE)
@@ -215,10 +230,7 @@ class Pictures:
         try:
             picture = await asyncio.to_thread(self.draw, scene, alt, filename)
         except Exception as error:
-            kind = type(error).__name__
-            if kind not in self._failed:  # one warning per kind of failure, then quiet
-                self._failed.add(kind)
-                log.warning("could not draw a card picture; sending text", exc_info=True)
+            self._failed_once(error)
             return None
         self.cache.put(key, picture)
         return picture

@@ -24,7 +24,7 @@ from rules import Card, Phase, SeatView, Variant
 from rules.cards import SUITS
 from rules.i18n import Lang
 
-from . import CACHE_BYTES, FOUR, TWO, Pictures
+from . import CACHE_BYTES, Pictures
 from .draw import HandScene, TableScene, _tile
 from .scenes import hand_scene, table_scene
 
@@ -151,5 +151,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-__all__ = ["FOUR", "TWO", "main"]
