@@ -50,6 +50,7 @@ class _Open:
     since: float  # when that interaction arrived (its token's age counts from then)
     revision: int  # the table revision the hand was last drawn from
     shown: Any  # what the hand shows, less its footer (see ``_looks``); None: unsure
+    letters: Lang | None = None  # the table's language, whose letters its cards show
     pending: bool = False  # an edit through its token is on its way
 
 
@@ -78,9 +79,10 @@ class OpenHands:
         return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
             len(self._locks) + self._redraws.tracked()
 
-    def opened(self, table: Table, user_id: int,
-               interaction: discord.Interaction[Any]) -> None:
-        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``."""
+    def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+               letters: Lang | None = None) -> None:
+        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``
+        with the table's ``letters``."""
         if self.closed or not table.is_open or table.seat_of(user_id) is None:
             return
         hands = self._hands.setdefault(table.id, {})
@@ -88,13 +90,14 @@ class OpenHands:
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            hands[user_id] = _Open(interaction, self.clock(), -1, None)
+            hands[user_id] = _Open(interaction, self.clock(), -1, None, letters)
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.guild_id)
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(*_draw(table, user_id, lang),
-                                          self.pictures.hand_key(table, user_id, lang, style)))
+                                   _looks(*draw_hand(table, user_id, lang, letters=letters),
+                                          self.pictures.hand_key(table, user_id, lang, style,
+                                                                 letters)), letters)
         self._redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -182,15 +185,15 @@ class OpenHands:
             await self._edit(table, user_id, hand)
 
     async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
-        lang = lang_of(hand.interaction)  # the owner's language
-        embed, view = _draw(table, user_id, lang)
+        lang = lang_of(hand.interaction)  # the owner's language, the table's letters
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.guild_id)
-        key = self.pictures.hand_key(table, user_id, lang, style)
+        key = self.pictures.hand_key(table, user_id, lang, style, hand.letters)
         looks = _looks(embed, view, key)
         if looks == hand.shown:
             hand.revision = table.revision
             return
-        picture = await self.pictures.hand(table, user_id, lang, style)
+        picture = await self.pictures.hand(table, user_id, lang, style, hand.letters)
         files = edit_files(embed, picture)
         if hand.shown is not None and picture is not None and hand.shown[2] == key:
             del files["attachments"]  # the same picture: the message keeps its file
@@ -214,14 +217,18 @@ class OpenHands:
             del hands[user_id]
 
 
-def _draw(table: Table, user_id: int, lang: Lang = DEFAULT
-          ) -> tuple[discord.Embed, discord.ui.View]:
-    """The owner's hand as it is now, in their language; once the table is closed, without
-    controls."""
-    if table.is_open:
-        return render.hand_message(table, user_id, lang=lang)
-    note = translator(lang).gettext("This table is closed.")
-    embed, _controls = render.hand_message(table, user_id, note=note, lang=lang)
+def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
+              letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
+    """The owner's hand as it is now, in their language, with ``note``, its cards in the
+    table's ``letters`` (``render.table_letters``); once the table is closed, saying so and
+    without controls (every drawing of a hand goes through here, so a redraw, a tap and
+    **Refresh** show the same)."""
+    with render.table_letters(letters or lang):
+        if table.is_open:
+            return render.hand_message(table, user_id, note=note, lang=lang)
+        closed = translator(lang).gettext("This table is closed.")
+        embed, _controls = render.hand_message(
+            table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang)
     return embed, Buttons()
 
 

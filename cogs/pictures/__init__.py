@@ -132,18 +132,19 @@ class Pictures:
         self.broken: str | None = None  # why pictures are off for this run, once logged
         self._failed: set[str] = set()  # kinds of drawing failure already logged
 
-    def hand_key(self, table: Table, user_id: int, lang: Lang, style: str) -> Any:
+    def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
+                 letters: Lang | None = None) -> Any:
         """What a player's picture would show (None: no picture), without drawing it."""
-        found = self._hand_scene(table, user_id, lang, style)
+        found = self._hand_scene(table, user_id, lang, style, letters)
         return found[0] if found else None
 
-    def _hand_scene(self, table: Table, user_id: int, lang: Lang, style: str
-                    ) -> tuple[HandScene, str] | None:
+    def _hand_scene(self, table: Table, user_id: int, lang: Lang, style: str,
+                    letters: Lang | None = None) -> tuple[HandScene, str] | None:
         try:
             view = table.view_of_user(user_id)
             if style == OFF or view is None or table.seat_of(user_id) is None:
                 return None
-            return hand_scene(view, lang, style == FOUR)
+            return hand_scene(view, lang, style == FOUR, letters)
         except Exception as error:
             self._failed_once(error)
             return None
@@ -155,14 +156,16 @@ class Pictures:
             self._failed.add(kind)
             log.warning("could not draw a card picture; sending text", exc_info=error)
 
-    async def own(self, table: Table, user_id: int, lang: Lang) -> Picture | None:
-        """A player's own cards in the style they chose (or their server's)."""
+    async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None
+                  ) -> Picture | None:
+        """A player's own cards in the style they chose (or their server's), in ``lang``'s
+        words and the table's ``letters``."""
         try:
             style = await self.styles.private(user_id, table.guild_id)
         except Exception:
             log.warning("could not read a card style; using the default", exc_info=True)
             style = self.styles.known_private(user_id, table.guild_id)
-        return await self.hand(table, user_id, lang, style)
+        return await self.hand(table, user_id, lang, style, letters)
 
     async def public(self, table: Table, lang: Lang) -> Picture | None:
         """The table's picture in the style its server chose."""
@@ -174,12 +177,12 @@ class Pictures:
             style = SERVER_CHOICES[SERVER_DEFAULT]
         return await self.table(table, lang, style)
 
-    async def hand(self, table: Table, user_id: int, lang: Lang, style: str
-                   ) -> Picture | None:
+    async def hand(self, table: Table, user_id: int, lang: Lang, style: str,
+                   letters: Lang | None = None) -> Picture | None:
         """The player's own cards as a picture (None: text only)."""
         if style == OFF or not self.ready():
             return None
-        found = self._hand_scene(table, user_id, lang, style)
+        found = self._hand_scene(table, user_id, lang, style, letters)
         if found is None:
             return None
         return await self._picture(found[0], found[1], HAND_FILE)

@@ -40,17 +40,20 @@ def sorted_hand(cards: Iterable[Card], trump: str | None) -> list[Card]:
     return sorted(cards, key=lambda c: (order[c.suit], c.rank))
 
 
-def hand_scene(view: SeatView, lang: Lang, four: bool) -> tuple[HandScene, str] | None:
+def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = None
+               ) -> tuple[HandScene, str] | None:
     """A player's stack (bottom to top, in runs of 13) or hand (a row per suit, the cards
-    they may play now standing out and the rest standing back), with its alt text."""
+    they may play now standing out and the rest standing back), with its alt text in
+    ``lang``; the cards show ``letters``' rank letters (the table's, as its message does)."""
     if not view.own:
         return None
+    ranks = letters or lang
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     count = len(view.own)
     if view.phase == Phase.COLLECT:
         cards = list(view.own)
-        rows = tuple(tuple(Shown(c, rank_text(c.rank, lang)) for c in cards[i:i + PER_ROW])
+        rows = tuple(tuple(Shown(c, rank_text(c.rank, ranks)) for c in cards[i:i + PER_ROW])
                      for i in range(0, count, PER_ROW))
         title = n_("Your stack, {count} card, bottom to top",
                    "Your stack, {count} cards, bottom to top", count).format(count=count)
@@ -60,7 +63,7 @@ def hand_scene(view: SeatView, lang: Lang, four: bool) -> tuple[HandScene, str] 
     hand = sorted_hand(view.own, view.trump)
     shown_rows = []
     for suit in suit_order(view.trump):
-        row = tuple(Shown(c, rank_text(c.rank, lang),
+        row = tuple(Shown(c, rank_text(c.rank, ranks),
                           (PLAYABLE if c in plays else MUTED) if marked else PLAIN)
                     for c in hand if c.suit == suit)
         if row:
