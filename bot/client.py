@@ -17,17 +17,18 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-import aiosqlite
 import discord
 import yarl
 from discord.ext import commands
 
 from .clocks import Clocks
-from .database import connect, migrate
 from .guilds import GuildService
 from .repository import Repository
 from .settings import Settings
+from .storage import Database, open_database
 from .tables import TableService
+
+COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
 log = logging.getLogger(__name__)
 # NLK has no voice: no warnings about missing voice libraries at start-up.
@@ -36,7 +37,7 @@ discord.VoiceClient.warn_dave = False
 
 
 class NLKBot(commands.Bot):
-    """Runs NLK tables; everything it knows lives in the SQLite database."""
+    """Runs NLK tables; everything it knows lives in the database."""
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
@@ -58,10 +59,11 @@ class NLKBot(commands.Bot):
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
         self.ai_pool: ProcessPoolExecutor | None = None
-        self.db: aiosqlite.Connection | None = None
+        self.db: Database | None = None
         self.service: TableService
         self.servers: GuildService
         self.clocks: Clocks
+        self.command_ids: dict[int | None, int] = {}  # /nlk's id: per server, None: global
         self.accepting = True  # False once shutting down: new interactions are not taken
         self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopping: asyncio.Task[None] | None = None
@@ -86,14 +88,15 @@ class NLKBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
         await self._use_api_gateway()
-        self.db = await connect(self.settings.database, check=False)  # run() checked it
-        version = await migrate(self.db)
-        log.info("database %s at schema version %s", self.settings.database, version)
+        self.db = await open_database(self.settings.database, check=False)  # run() checked it
+        version = await self.db.migrate()
+        log.info("database %s at schema version %s", self.db.name, version)
         repo = Repository(self.db)
         self.service = TableService(repo)
         if self.clock is not None:
             self.service.clock = self.clock
         self.servers = GuildService(repo)
+        await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             self.ai_pool = ProcessPoolExecutor(self.ai_processes,
@@ -118,6 +121,7 @@ class NLKBot(commands.Bot):
             await self._warn_if_unpublished()
         if self.sync_only:
             return
+        await self._learn_command_ids()
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
@@ -150,6 +154,23 @@ class NLKBot(commands.Bot):
             log.warning("no slash commands are published, so nobody can type /nlk: run "
                         "`python -m bot sync` once (it publishes them globally), or set "
                         "NLK_DEV_GUILD to a server id to try the bot there")
+
+    async def _learn_command_ids(self) -> None:
+        """Read the ids of the published ``/nlk`` commands (the development server's, and
+        the global ones), so that sentences can mention them as ``</nlk new:ID>``."""
+        scopes: list[discord.abc.Snowflake | None] = [None]
+        if self.settings.dev_guild:
+            scopes.append(discord.Object(self.settings.dev_guild))
+        for scope in scopes:
+            try:
+                published = await self.tree.fetch_commands(guild=scope)
+            except discord.HTTPException as error:
+                log.warning("could not read the published commands (%s): sentences name "
+                            "them as typed", error)
+                continue
+            for command in published:
+                if command.name == COMMAND_GROUP:
+                    self.command_ids[scope.id if scope else None] = command.id
 
     async def _command_tree_hash(self, guild: discord.abc.Snowflake) -> str:
         """A hash of what ``tree.sync(guild=guild)`` would send, and to which application."""
@@ -222,9 +243,9 @@ def use_api_base(settings: Settings) -> None:
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
     # Migrate before talking to Discord, so an unusable database fails fast and plainly.
-    db = await connect(settings.database)
+    db = await open_database(settings.database)
     try:
-        await migrate(db)
+        await db.migrate()
     finally:
         await db.close()
     use_api_base(settings)
