@@ -27,6 +27,7 @@ from .database import connect, migrate
 from .guilds import GuildService
 from .repository import Repository
 from .settings import Settings
+from .shards import Shards
 from .tables import TableService
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,11 @@ class NLKBot(commands.Bot):
                  clock: Callable[[], float] | None = None, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        shards = settings.shards
+        if shards is not None and len(shards.ids) == 1:
+            options.update(shard_id=shards.first, shard_count=shards.count)
+        elif shards is not None:
+            options.update(shard_ids=list(shards.ids), shard_count=shards.count)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
@@ -57,6 +63,9 @@ class NLKBot(commands.Bot):
         self.ai_processes = ai_processes
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
+        # The shards this process owns: it runs only their servers' tables, and takes their
+        # part of the bot's global REST budget.
+        self.shard_range = shards or Shards(0, 0, 1)
         self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
@@ -91,6 +100,7 @@ class NLKBot(commands.Bot):
         log.info("database %s at schema version %s", self.settings.database, version)
         repo = Repository(self.db)
         self.service = TableService(repo)
+        self.service.shards = self.shard_range
         if self.clock is not None:
             self.service.clock = self.clock
         self.servers = GuildService(repo)
@@ -104,7 +114,8 @@ class NLKBot(commands.Bot):
         await self.load_extension("cogs.nlk")
         await self.load_extension("cogs.translator")  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
-        if self.settings.dev_guild:
+        if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):
+            # One process syncs for the whole bot: the one that owns shard 0.
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
             await self._sync_if_changed(repo, guild, force=self.sync_only)
@@ -199,6 +210,16 @@ def use_api_base(settings: Settings) -> None:
         discord.http.Route.BASE = settings.api_base
 
 
+class ShardedNLKBot(NLKBot, commands.AutoShardedBot):
+    """The bot owning several shards in one process (``NLK_SHARDS=0-3/8``)."""
+
+
+def bot_class(settings: Settings) -> type[NLKBot]:
+    """One gateway session (the whole bot, or one shard of it), or several."""
+    shards = settings.shards
+    return ShardedNLKBot if shards is not None and len(shards.ids) > 1 else NLKBot
+
+
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
     # Migrate before talking to Discord, so an unusable database fails fast and plainly.
@@ -208,7 +229,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
     finally:
         await db.close()
     use_api_base(settings)
-    async with NLKBot(settings, sync_only=sync_only) as bot:
+    async with bot_class(settings)(settings, sync_only=sync_only) as bot:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return

@@ -95,7 +95,7 @@ class NLK(commands.Cog):
         self.servers = bot.servers
         self.languages = Languages(bot.servers, bot)
         self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits,
-                                    languages=self.languages)
+                                    rest_share=bot.shard_range.share, languages=self.languages)
 
     async def public(self, interaction: discord.Interaction[Any]) -> Lang:
         """The language of what everyone in the channel sees: the server's."""

@@ -160,6 +160,7 @@ class Driver:
     actions: int = 0
     hands_opened: int = 0
     humans: set[str] | None = None  # None: every seat is a person; others are AI seats
+    channel: int | None = None  # where ``new_table`` opens a table (None: the fake's own)
 
     def is_human(self, name: str | None) -> bool:
         return name is not None and (self.humans is None or name in self.humans)
@@ -170,7 +171,7 @@ class Driver:
                                    timeout=30)
 
     async def new_table(self, host: str, **options: object) -> Message:
-        ix = await self.fake.slash(host, None, "nlk", "new", options or None)
+        ix = await self.fake.slash(host, self.channel, "nlk", "new", options or None)
         response = await ix.wait_response()
         assert response.type == 4 and not response.ephemeral
         return await ix.wait_message()
