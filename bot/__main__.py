@@ -1,4 +1,5 @@
-"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands."""
+"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands;
+``python -m bot cluster --processes N [--shards M]`` runs it as N processes."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import discord
 
 from .database import DatabaseUnusable, MigrationsBroken
 from .logs import redact_logs
-from .settings import SettingsError, load_settings
+from .settings import Settings, SettingsError, load_settings
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] not in ("sync", "run"):
-        print("usage: python -m bot [sync]", file=sys.stderr)
+    if argv and argv[0] not in ("sync", "run", "cluster"):
+        print("usage: python -m bot [sync | cluster --processes N [--shards M]]",
+              file=sys.stderr)
         return 2
     try:
         settings = load_settings()
@@ -27,6 +29,8 @@ def main(argv: list[str]) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # No token in the logs, at any level: the bot's own, and the players' interaction tokens.
     redact_logs([settings.token])
+    if argv and argv[0] == "cluster":
+        return cluster(settings, argv[1:])
     from .client import run
 
     try:
@@ -46,6 +50,20 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def cluster(settings: Settings, argv: list[str]) -> int:
+    from . import cluster
+
+    try:
+        return asyncio.run(cluster.main(settings, argv))
+    except cluster.ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as error:
+        print(f"error: can't reach Discord ({error}). Check the network, or DISCORD_API_BASE "
+              "if you set it.", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

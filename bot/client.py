@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import signal
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -25,6 +26,7 @@ from discord.ext import commands
 from .clocks import Clocks
 from .database import connect, migrate
 from .guilds import GuildService
+from .identify import IdentifyGate
 from .repository import Repository
 from .settings import Settings
 from .shards import Shards
@@ -66,6 +68,7 @@ class NLKBot(commands.Bot):
         # The shards this process owns: it runs only their servers' tables, and takes their
         # part of the bot's global REST budget.
         self.shard_range = shards or Shards(0, 0, 1)
+        self.identify_gate: IdentifyGate | None = None  # sharded: IDENTIFY paced through the db
         self.ai_pool: ProcessPoolExecutor | None = None
         self.db: aiosqlite.Connection | None = None
         self.service: TableService
@@ -99,6 +102,10 @@ class NLKBot(commands.Bot):
         version = await migrate(self.db)
         log.info("database %s at schema version %s", self.settings.database, version)
         repo = Repository(self.db)
+        if self.settings.shards is not None and not self.sync_only:
+            _shards, _url, limit = await self.http.get_bot_gateway()
+            self.identify_gate = IdentifyGate(repo.state_value, repo.set_state_value,
+                                              limit["max_concurrency"])
         self.service = TableService(repo)
         self.service.shards = self.shard_range
         if self.clock is not None:
@@ -129,6 +136,15 @@ class NLKBot(commands.Bot):
         self.dispatch("tables_resumed", tables)
         # Tables whose hand did not rebuild were stopped: the cog tells their channels.
         self.dispatch("tables_quarantined", list(self.service.quarantined))
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False
+                                   ) -> None:
+        """A sharded bot waits its bucket's turn (across restarts and processes); a
+        whole bot in one session keeps discord.py's own pacing."""
+        if self.identify_gate is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+        else:
+            await self.identify_gate.wait(shard_id or 0)
 
     async def _sync_if_changed(self, repo: Repository, guild: discord.abc.Snowflake, *,
                                force: bool = False) -> None:
@@ -244,4 +260,17 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
 
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+        if settings.ready_fd is not None:
+            _say_ready(bot, settings.ready_fd)
         await bot.start(settings.token)
+
+
+def _say_ready(bot: NLKBot, fd: int) -> None:
+    """Tell the cluster launcher, through its pipe, each time every shard is ready."""
+    pipe = os.fdopen(fd, "wb", buffering=0)
+
+    async def ready() -> None:
+        with contextlib.suppress(OSError):  # the launcher is gone: nobody to tell
+            pipe.write(b"ready\n")
+
+    bot.add_listener(ready, "on_ready")

@@ -29,6 +29,7 @@ class Settings:
     api_base: str | None = None
     log_level: str = "INFO"
     shards: Shards | None = None  # None: one process, the whole bot, as Discord recommends
+    ready_fd: int | None = None  # set by ``cluster``: a pipe to say "ready" on when up
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -68,6 +69,7 @@ def load_settings(environ: Mapping[str, str] | None = None,
         owned = Shards.parse(shards) if shards else None
     except ValueError as error:
         raise SettingsError(f"NLK_SHARDS: {error}.") from None
+    ready_fd = env.get("NLK_READY_FD", "").strip()
     return Settings(
         token=token,
         database=env.get("NLK_DATABASE", "").strip() or "nlk.sqlite3",
@@ -75,4 +77,5 @@ def load_settings(environ: Mapping[str, str] | None = None,
         api_base=env.get("DISCORD_API_BASE", "").strip().rstrip("/") or None,
         log_level=level,
         shards=owned,
+        ready_fd=int(ready_fd) if ready_fd.isdigit() else None,
     )
