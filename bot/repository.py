@@ -6,17 +6,14 @@ JSON columns are decoded here and nowhere else.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
 from typing import Any
-
-import aiosqlite
 
 from rules import Action, Variant
 
-from .database import rollback_quietly, storage_refusal
 from .ratings import Rating, rate
 from .records import (
     OPEN,
@@ -33,9 +30,19 @@ from .records import (
     TableRecord,
     TableStatus,
 )
+from .storage import Database, Duplicate, Row, Transaction
+
+# Advisory lock class (PostgreSQL) for a server's ratings while a hand's result is written.
+RATINGS_LOCK = 19
 
 
-def _table(row: aiosqlite.Row) -> TableRecord:
+class Outdated(Exception):
+    """The table changed in the database since this process cached it (another process
+    played, e.g. during a hand-over): nothing was written; reload the table and judge the
+    request again."""
+
+
+def _table(row: Row) -> TableRecord:
     return TableRecord(
         id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
         host_id=row["host_id"], max_seats=row["max_seats"],
@@ -44,7 +51,8 @@ def _table(row: aiosqlite.Row) -> TableRecord:
         turn_seconds=row["turn_seconds"], quarantined=row["quarantined"])
 
 
-def _hand(row: aiosqlite.Row) -> HandRecord:
+def hand_record(row: Row) -> HandRecord:
+    """A ``hands`` row as the bot reads it (JSON columns decoded)."""
     players = json.loads(row["players"])
     state = None
     if row["turn_started"] is not None:
@@ -58,7 +66,8 @@ def _hand(row: aiosqlite.Row) -> HandRecord:
         loser=row["loser"], finished=row["finished_at"] is not None)
 
 
-def _action(row: aiosqlite.Row) -> ActionRecord:
+def action_record(row: Row) -> ActionRecord:
+    """An ``actions`` row as the bot reads it."""
     action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
     return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
@@ -66,56 +75,40 @@ def _action(row: aiosqlite.Row) -> ActionRecord:
 class Repository:
     """Tables, seats, hands, the action log, ratings and server settings."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
-        # One connection is shared by every coroutine: transactions must not interleave.
-        self._write = asyncio.Lock()
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error.
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """All or nothing: see ``Database.transaction``."""
+        return self.db.transaction()
 
-        If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
-        ``StorageUnavailable``, a polite refusal, is raised instead; the real error is logged.
-        """
-        async with self._write:
-            try:
-                await rollback_quietly(self.db)  # in case an earlier rollback failed
-                await self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self.db
-                    await self.db.commit()
-                except BaseException:
-                    await rollback_quietly(self.db)
-                    raise
-            except Exception as error:
-                refusal = storage_refusal(error)
-                if refusal is None:
-                    raise
-                raise refusal from error
+    async def _one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await self.db.one(sql, params)
 
-    async def _one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Row | None:
-        async with self.db.execute(sql, params) as cursor:
-            return await cursor.fetchone()
+    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self.db.all(sql, params)
 
-    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.db.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+    async def _lock(self, db: Transaction, sql: str, params: Sequence[Any]) -> None:
+        """Take a row or advisory lock on PostgreSQL, where transactions run side by side;
+        on SQLite, ``BEGIN IMMEDIATE`` already holds the one write lock."""
+        if self.db.dialect == "postgresql":
+            await db.execute(sql, params)
 
     # --- tables ----------------------------------------------------------------------------
 
     async def create_table(self, guild_id: int | None, channel_id: int, host_id: int,
                            host_name: str, max_seats: int, variant: Variant,
                            turn_seconds: int, now: float) -> int:
-        """A new lobby with its host seated; raises ``sqlite3.IntegrityError`` if one is open."""
+        """A new lobby with its host seated; raises ``Duplicate`` if one is open."""
         async with self.transaction() as db:
-            cursor = await db.execute(
+            row = await db.one(
                 "INSERT INTO tables (guild_id, channel_id, host_id, max_seats, last_card, "
-                "must_beat_in_suit, turn_seconds, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "must_beat_in_suit, turn_seconds, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING id",
                 (guild_id, channel_id, host_id, max_seats, variant.last_card,
                  int(variant.must_beat_in_suit), turn_seconds, now))
-            table_id = cursor.lastrowid
-            assert table_id is not None
+            assert row is not None
+            table_id = int(row["id"])
             await db.execute("INSERT INTO seats (table_id, user_id, name, joined) "
                              "VALUES (?, ?, ?, 0)", (table_id, host_id, host_name))
         return table_id
@@ -192,21 +185,24 @@ class Repository:
     async def start_hand(self, table_id: int, number: int, seed: str, deck: Sequence[str],
                          dealer: int, players: Sequence[int], names: Sequence[str],
                          ai: Sequence[str | None], variant: Variant, now: float) -> int:
-        """Record a new deal and set the table playing, in one transaction."""
-        async with self.transaction() as db:
-            cursor = await db.execute(
-                "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
-                "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)",
-                (table_id, number, seed, json.dumps(list(deck)), dealer,
-                 json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
-                 variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
-                 json.dumps([0] * len(players)), now))
-            await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
-                             (now, table_id))
-            hand_id = cursor.lastrowid
-        assert hand_id is not None
-        return hand_id
+        """Record a new deal and set the table playing, in one transaction; ``Outdated``
+        if the table already has hand ``number`` (another process dealt it)."""
+        try:
+            async with self.transaction() as db:
+                row = await db.one(
+                    "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
+                    "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id",
+                    (table_id, number, seed, json.dumps(list(deck)), dealer,
+                     json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
+                     variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
+                     json.dumps([0] * len(players)), now))
+                await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
+                                 (now, table_id))
+        except Duplicate:
+            raise Outdated() from None
+        assert row is not None
+        return int(row["id"])
 
     async def last_hand(self, table_id: int) -> StoredHand | None:
         """The table's most recent hand, with its action log."""
@@ -227,10 +223,10 @@ class Repository:
         row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
         return await self._stored(row) if row else None
 
-    async def _stored(self, row: aiosqlite.Row) -> StoredHand:
+    async def _stored(self, row: Row) -> StoredHand:
         actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
                                   (row["id"],))
-        return StoredHand(_hand(row), [_action(a) for a in actions])
+        return StoredHand(hand_record(row), [action_record(a) for a in actions])
 
     async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,
                              now: float) -> None:
@@ -239,49 +235,69 @@ class Repository:
             await self._write_hand_state(db, hand_id, state)
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
-    async def _write_hand_state(self, db: aiosqlite.Connection, hand_id: int,
+    async def _write_hand_state(self, db: Transaction, hand_id: int,
                                 state: HandState) -> None:
         await db.execute(
-            "UPDATE hands SET away = ?, missed = ?, stand_in = MAX(stand_in, ?), "
-            "turn_started = ? WHERE id = ?",
+            "UPDATE hands SET away = ?, missed = ?, stand_in = CASE WHEN stand_in > ? "
+            "THEN stand_in ELSE ? END, turn_started = ? WHERE id = ?",
             (json.dumps(state.away), json.dumps(state.missed), int(state.stand_in),
-             state.turn_started, hand_id))
+             int(state.stand_in), state.turn_started, hand_id))
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
                             action: Action, user_id: int | None, by: By, state: HandState,
                             finished: Finish | None, now: float, *, forced: bool = False
                             ) -> None:
-        """Append an action with the hand's new state; a hand's result and ratings are
-        written in the same transaction."""
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by, forced) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (hand_id, index, seat, action.act,
-                 str(action.card) if action.card is not None else None, action.to, user_id,
-                 str(by), int(forced)))
-            await self._write_hand_state(db, hand_id, state)
-            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
-            if finished is not None:
-                await self._finish(db, table_id, hand_id, finished)
+        """Append action ``index`` with the hand's new state; a hand's result and ratings
+        are written in the same transaction.
 
-    async def _finish(self, db: aiosqlite.Connection, table_id: int, hand_id: int,
+        The database serializes a table's moves, across processes too: the table's row is
+        locked, and ``Outdated`` is raised (nothing written) unless ``index`` is the next
+        one of the stored log, e.g. when two processes both received the same click.
+        """
+        try:
+            async with self.transaction() as db:
+                await self._record(db, table_id, hand_id, index)
+                await db.execute(
+                    "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by, "
+                    "forced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (hand_id, index, seat, action.act,
+                     str(action.card) if action.card is not None else None, action.to, user_id,
+                     str(by), int(forced)))
+                await self._write_hand_state(db, hand_id, state)
+                await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
+                if finished is not None:
+                    await self._finish(db, table_id, hand_id, finished)
+        except Duplicate:
+            raise Outdated() from None
+
+    async def _record(self, db: Transaction, table_id: int, hand_id: int, index: int) -> None:
+        """Lock the table's row, and refuse an ``index`` other than the log's next."""
+        await self._lock(db, "SELECT id FROM tables WHERE id = ? FOR UPDATE", (table_id,))
+        row = await db.one("SELECT COALESCE(MAX(idx) + 1, 0) FROM actions WHERE hand_id = ?",
+                           (hand_id,))
+        if row is None or int(row[0]) != index:
+            raise Outdated()
+
+    async def _finish(self, db: Transaction, table_id: int, hand_id: int,
                       finished: Finish) -> None:
         outcome = finished.outcome
         await db.execute(
             "UPDATE hands SET loser = ?, finishing_order = ?, rated = ?, finished_at = "
-            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
-            (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), hand_id))
+            "? WHERE id = ?",
+            (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), _now_text(),
+             hand_id))
         await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
         if not finished.rated or finished.guild_id is None:
             return
         guild = finished.guild_id
         order = [finished.players[s] for s in outcome.order]
+        # Two tables of one server may finish at once in two transactions: one at a time.
+        await self._lock(db, "SELECT pg_advisory_xact_lock(?, ?)",
+                         (RATINGS_LOCK, guild % 2**31))
         old = []
         for user in order:
-            async with db.execute("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
-                                  "user_id = ?", (guild, user)) as cursor:
-                row = await cursor.fetchone()
+            row = await db.one("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
+                               "user_id = ?", (guild, user))
             old.append(Rating(row["mu"], row["sigma"]) if row else Rating())
         for place, (user, new) in enumerate(zip(order, rate(old), strict=True), 1):
             lost = int(place == len(order))
@@ -290,7 +306,7 @@ class Repository:
                 "INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, losses) "
                 "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
                 "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
-                "hands = hands + 1, losses = losses + excluded.losses",
+                "hands = ratings.hands + 1, losses = ratings.losses + excluded.losses",
                 (guild, user, name, new.mu, new.sigma, lost))
             await db.execute("INSERT INTO results (hand_id, guild_id, user_id, players, place) "
                              "VALUES (?, ?, ?, ?, ?)", (hand_id, guild, user, len(order), place))
@@ -321,10 +337,12 @@ class Repository:
     async def results_by_size(self, guild_id: int, user_id: int) -> list[SizeRecord]:
         """Hands and losses of one player, per table size."""
         rows = await self._all(
-            "SELECT players, COUNT(*) AS hands, SUM(place = players) AS losses FROM results "
+            "SELECT players, COUNT(*) AS hands, "
+            "SUM(CASE WHEN place = players THEN 1 ELSE 0 END) AS losses FROM results "
             "WHERE guild_id = ? AND user_id = ? GROUP BY players ORDER BY players",
             (guild_id, user_id))
-        return [SizeRecord(row["players"], row["hands"], row["losses"]) for row in rows]
+        return [SizeRecord(row["players"], int(row["hands"]), int(row["losses"]))
+                for row in rows]
 
     # --- server settings -------------------------------------------------------------------
 
@@ -393,6 +411,11 @@ class Repository:
         return [row["id"] for row in rows]
 
 
-def _rating(row: aiosqlite.Row) -> RatingRecord:
+def _rating(row: Row) -> RatingRecord:
     return RatingRecord(row["user_id"], row["name"], row["mu"], row["sigma"], row["hands"],
-                        row["losses"], row["chance_losses"] or 0.0)
+                        row["losses"], float(row["chance_losses"] or 0.0))
+
+
+def _now_text() -> str:
+    """Now, as the text timestamps of the schema: ``2026-01-31T12:00:00.000Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -314,14 +314,14 @@ def test_the_bypass_scan_can_fail(tmp_path: Path) -> None:
 # --- the server's language setting ---------------------------------------------------------
 
 async def test_a_server_keeps_its_language_and_none_means_its_own_locale(tmp_path: Path) -> None:
-    from bot.database import connect, migrate
     from bot.errors import BadSetting, NotAllowed
     from bot.guilds import GuildService
     from bot.repository import Repository
+    from bot.storage import SQLiteDatabase
 
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
+    db = await SQLiteDatabase.open(str(tmp_path / "nlk.sqlite3"))
     try:
-        await migrate(db)
+        await db.migrate()
         servers = GuildService(Repository(db))
         assert (await servers.settings(1)).language is None
         with pytest.raises(NotAllowed):
