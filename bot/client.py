@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from .clocks import Clocks
 from .guilds import GuildService
-from .identify import IdentifyGate
+from .identify import IdentifyGate, advisory_lock
 from .repository import Repository
 from .settings import Settings
 from .shards import Shards
@@ -103,8 +103,12 @@ class NLKBot(commands.Bot):
         repo = Repository(self.db)
         if self.settings.shards is not None and not self.sync_only:
             _shards, _url, limit = await self.http.get_bot_gateway()
-            self.identify_gate = IdentifyGate(repo.state_value, repo.set_state_value,
-                                              limit["max_concurrency"])
+            # Across processes, one at a time per bucket: they share PostgreSQL (a cluster
+            # needs it); SQLite serves one process, whose own lock suffices.
+            pool = getattr(self.db, "pool", None)
+            self.identify_gate = IdentifyGate(
+                repo.state_value, repo.set_state_value, limit["max_concurrency"],
+                lock=advisory_lock(pool) if self.db.dialect == "postgresql" else None)
         self.service = TableService(repo)
         self.service.shards = self.shard_range
         if self.clock is not None:

@@ -15,12 +15,14 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 # Discord's 5 s, and a margin: the time is written just before the IDENTIFY goes out.
 SPACING = 5.5
 KEY = "identify:"  # bot_state key prefix: when a bucket last identified (unix time)
+ADVISORY_LOCK = 0x4E4C49  # the advisory locks' first key ("NLI"); the second is the bucket
 
 BucketLock = Callable[[int], AbstractAsyncContextManager[None]]
 
@@ -66,3 +68,19 @@ def _number(text: str | None) -> float:
         return float(text) if text is not None else 0.0
     except ValueError:
         return 0.0
+
+
+def advisory_lock(pool: Any) -> BucketLock:
+    """A PostgreSQL advisory lock per bucket, on a connection of ``pool`` (asyncpg): held by
+    one process at a time, across the cluster, and freed by the server if the process dies."""
+
+    @asynccontextmanager
+    async def lock(bucket: int) -> AsyncIterator[None]:
+        async with pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1, $2)", ADVISORY_LOCK, bucket)
+            try:
+                yield
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1, $2)", ADVISORY_LOCK, bucket)
+
+    return lock

@@ -465,21 +465,29 @@ class NLK(commands.Cog):
         message = interaction.message
         on_table = not _is_ephemeral(interaction) and (
             message is None or table.message_id in (None, message.id))
-        if on_table:
-            lang = await self.public(interaction)
-            await interaction.response.edit_message(embed=render.table_embed(table, lang),
-                                                    view=render.table_view(table, lang))
-        elif _is_ephemeral(interaction):
-            hands = self.updater.hands
-            async with hands.answering(table.id, user.id):
-                shown = hands.newest(table)  # never older than a redraw that just landed
-                embed, view = render.hand_message(shown, user.id, lang=lang_of(interaction))
-                await interaction.response.edit_message(embed=embed, view=view)
-                hands.opened(shown, user.id, interaction)
-        else:  # a turn ping: it keeps the controls while the turn lasts
-            content, view = render.ping_message(table, user.id,
-                                                lang=await self.public(interaction))
-            await interaction.response.edit_message(content=content, view=view)
+        try:
+            if on_table:
+                lang = await self.public(interaction)
+                await interaction.response.edit_message(embed=render.table_embed(table, lang),
+                                                        view=render.table_view(table, lang))
+            elif _is_ephemeral(interaction):
+                hands = self.updater.hands
+                async with hands.answering(table.id, user.id):
+                    shown = hands.newest(table)  # never older than a redraw that just landed
+                    embed, view = render.hand_message(shown, user.id,
+                                                      lang=lang_of(interaction))
+                    await interaction.response.edit_message(embed=embed, view=view)
+                    hands.opened(shown, user.id, interaction)
+            else:  # a turn ping: it keeps the controls while the turn lasts
+                content, view = render.ping_message(table, user.id,
+                                                    lang=await self.public(interaction))
+                await interaction.response.edit_message(content=content, view=view)
+        except discord.HTTPException as error:
+            # The move stands, but Discord refused its answer: during a hand-over another
+            # process answered this click first. The table message is edited instead.
+            log.info("table %s: the answer to a move was refused (%s); editing instead",
+                     table.id, error)
+            on_table = False
         if on_table:
             self.updater.shown(table, change.revision, lang)
         else:

@@ -85,14 +85,18 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
             await task
 
 
-async def spawn_bot(fake: FakeDiscord, database: Path, *, stdout: object = None,
-                    stderr: object = None) -> asyncio.subprocess.Process:
+async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object = None,
+                    stderr: object = None, env: dict[str, str] | None = None
+                    ) -> asyncio.subprocess.Process:
     """``python -m bot`` as deployed, in a process of its own, connected to ``fake``.
 
-    ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded).
+    ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded);
+    ``env`` adds to (or, with an empty value, removes from) the bot's environment.
     """
-    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(database),
-           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
+    env = {key: value for key, value in {
+        **os.environ, **fake.env(), "NLK_DATABASE": str(database),
+        "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING", **(env or {})}.items()
+        if value}
     quiet = asyncio.subprocess.DEVNULL
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env,
