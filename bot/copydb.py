@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import aiosqlite
+import asyncpg
 
 from .database import DatabaseUnusable, connect, migration_files, schema_version
+from .postgres import one_line
 from .records import StoredHand
 from .repository import action_record, hand_record
 from .storage import is_postgresql
@@ -142,8 +144,13 @@ async def _copy_rows(lite: aiosqlite.Connection, conn: Any, schema: str,
             while batch := await cursor.fetchmany(BATCH):
                 records = [tuple(None if v is None else f(v)
                                  for f, v in zip(convert, row, strict=True)) for row in batch]
-                await conn.copy_records_to_table(table, records=records, columns=columns,
-                                                 schema_name=schema)
+                try:
+                    await conn.copy_records_to_table(table, records=records, columns=columns,
+                                                     schema_name=schema)
+                except asyncpg.PostgresError as error:
+                    raise CopyRefused(f"the target refused a row of table {table} "
+                                      f"({one_line(error)}): "
+                                      "nothing was copied") from None
                 done += len(records)
                 if total > BATCH:
                     say(f"  {table}: {done:,} / {total:,}")

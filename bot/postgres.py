@@ -147,11 +147,25 @@ class PostgresDatabase:
                     f"write to its tables ({refused}): grant it INSERT, UPDATE and DELETE")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
+        async with self._reading():
+            row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
         return row
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return list(await self.pool.fetch(numbered(sql), *params))
+        async with self._reading():
+            return list(await self.pool.fetch(numbered(sql), *params))
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[None]:
+        """A server that is gone (restarting, unreachable) is a polite refusal for reads too;
+        the pool connects again by itself once it is back."""
+        try:
+            yield
+        except Exception as error:
+            if not is_storage_error(error):
+                raise
+            log.warning("the database refused a read, so the request was refused: %s", error)
+            raise StorageUnavailable() from error
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
@@ -213,7 +227,7 @@ async def migrate_connection(conn: asyncpg.Connection, name: str,
         raise DatabaseUnusable(
             f"can't open the database {name}: role {await _role(conn)} may not create tables "
             f"in schema {await conn.fetchval('SELECT current_schema()')}: grant it CREATE on "
-            f"the schema, or migrate once as its owner (PostgreSQL: {error})") from None
+            f"the schema, or migrate once as its owner (PostgreSQL: {one_line(error)})") from None
 
 
 async def _version(conn: asyncpg.Connection) -> int:
@@ -226,12 +240,17 @@ async def _role(conn: asyncpg.Connection) -> str:
     return str(await conn.fetchval("SELECT current_user"))
 
 
+def one_line(error: BaseException) -> str:
+    """PostgreSQL's words (a message and its DETAIL lines) on one line."""
+    return " ".join(str(error).split())
+
+
 def connect_refusal(url: str, error: BaseException) -> DatabaseUnusable:
     """Why connecting to ``url`` failed, as the operator's one line."""
     parts = urlsplit(url)
     host = f"{parts.hostname or 'localhost'}:{parts.port or 5432}"
     database = parts.path.lstrip("/") or parts.username or "postgres"
-    said = f"(PostgreSQL: {error})"
+    said = f"(PostgreSQL: {one_line(error)})"
     start = f"can't open the database {public_url(url)}:"
     if isinstance(error, asyncpg.InvalidAuthorizationSpecificationError):
         return DatabaseUnusable(

@@ -317,7 +317,9 @@ class Repository:
                           ) -> list[RatingRecord]:
         """Rated players by cautious rating (μ − 3σ), with their chance of losing."""
         rows = await self._all(
-            "SELECT r.*, (SELECT SUM(1.0 / players) FROM results x WHERE x.guild_id = "
+            # A float sum on both backends (PostgreSQL's 1.0 / n would be an exact decimal).
+            "SELECT r.*, (SELECT SUM(CAST(1 AS DOUBLE PRECISION) / players) FROM results x "
+            "WHERE x.guild_id = "
             "r.guild_id AND x.user_id = r.user_id) AS chance_losses FROM ratings r "
             "WHERE r.guild_id = ? ORDER BY r.mu - 3 * r.sigma DESC, r.hands DESC, r.user_id "
             "LIMIT ? OFFSET ?", (guild_id, limit, offset))

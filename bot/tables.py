@@ -218,6 +218,10 @@ class _TableLock:
     users: int = 0
 
 
+class _Behind(Exception):
+    """The request was made for a newer state than this process has cached."""
+
+
 @dataclass(frozen=True)
 class AITurn:
     """What the clocks need to let the AI think about a seat's move."""
@@ -327,14 +331,21 @@ class TableService:
             try:
                 return await self._applied(table, apply)
             except Outdated:
-                # Another process changed the table (two sessions during a hand-over): what
-                # this one cached is behind. Load what the database holds and judge the
-                # request again; a click already played is now simply out of date.
+                # The database holds a change this request did not know of: another process
+                # played first (two sessions during a hand-over may both get one click).
+                # Nothing was written; load what the database holds for the next request.
+                self._cache.pop(table_id, None)
+                await self._load(table_id)
+                raise Stale() from None
+            except _Behind:
+                # A button from a state this process has not seen: its cache is behind the
+                # database. Load what the database holds and judge the request again.
                 self._cache.pop(table_id, None)
                 table = await self._load(table_id)
                 try:
                     return await self._applied(table, apply)
-                except Outdated:
+                except (Outdated, _Behind):
+                    self._cache.pop(table_id, None)
                     raise Stale() from None
 
     async def _applied(self, table: Table, apply: Callable[[Table], Awaitable[By | None]]
@@ -661,7 +672,7 @@ class TableService:
         if table.status is TableStatus.LOBBY or game is None:
             raise NotPlaying("lobby")
         if version > game.version:
-            raise Outdated()  # a button from a state this process has not seen: reload
+            raise _Behind()
         if game.is_over:
             raise NotPlaying("over")
         seat = table.seat_of(user_id)

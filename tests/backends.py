@@ -32,15 +32,15 @@ def with_schema(url: str, schema: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def postgres_schema(owner_sql: str = "") -> AsyncIterator[tuple[str, str]]:
-    """A fresh, empty schema on the test server: ``(url, schema)``; dropped afterwards."""
+async def postgres_schema(server: str = SERVER) -> AsyncIterator[tuple[str, str]]:
+    """A fresh, empty schema on ``server``: ``(url, schema)``; dropped afterwards."""
     import asyncpg
 
     schema = f"nlk_test_{secrets.token_hex(6)}"
-    admin = await asyncpg.connect(SERVER)
+    admin = await asyncpg.connect(server)
     try:
-        await admin.execute(f"CREATE SCHEMA {schema} {owner_sql}")
-        yield with_schema(SERVER, schema), schema
+        await admin.execute(f"CREATE SCHEMA {schema}")
+        yield with_schema(server, schema), schema
     finally:
         await admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         await admin.close()
