@@ -4,6 +4,7 @@ stopped by SIGTERM with exit 0; shards as the fake Discord deals them, as Discor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -13,6 +14,7 @@ import pytest
 
 from bot.cluster import ClusterError, plan
 from bot.settings import Settings
+from tests.backends import SERVER, database_target
 from tests.fakediscord import FakeDiscord
 from tests.nlk_driver import ROOT
 
@@ -36,7 +38,8 @@ class Launcher:
         env.pop("NLK_SHARDS", None)
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", "cluster", *self.args, cwd=ROOT, env=env,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True)  # its own process group: a failed test kills them all
         self._reader = asyncio.create_task(self._read())
         return self
 
@@ -63,28 +66,37 @@ class Launcher:
         return code
 
     async def kill(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.kill()
+        """Kill the launcher and every bot process it started (after a failure)."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             await self.process.wait()
 
 
 @pytest.mark.e2e
 async def test_a_cluster_restarts_a_dead_process_and_stops_cleanly_on_sigterm(tmp_path):
-    async with FakeDiscord(shards=2) as fake:
-        launcher = await Launcher(fake, str(tmp_path / "nlk.sqlite3"), "--processes", "1",
+    """On PostgreSQL two processes share the shards; without a PostgreSQL server to test
+    against, one process owns both on SQLite."""
+    backend = "postgresql" if SERVER else "sqlite"
+    processes = 1 if backend == "sqlite" else 2
+    expected = {1: "0-1/2"} if processes == 1 else {1: "0/2", 2: "1/2"}
+    async with FakeDiscord(shards=2) as fake, database_target(backend, tmp_path) as target:
+        launcher = await Launcher(fake, target, "--processes", str(processes),
                                   "--shards", "2").start()
         try:
-            await launcher.wait_for(lambda: launcher.up(), name="the process to come up")
-            [(number, shards, pid)] = launcher.up()
-            assert (number, shards) == (1, "0-1/2")
+            await launcher.wait_for(lambda: len(launcher.up()) == processes,
+                                    name="the processes to come up")
+            assert {n: shards for n, shards, _pid in launcher.up()} == expected
             assert fake.gateway.active(shard=0) and fake.gateway.active(shard=1)
-            first = list(fake.gateway.sessions)
-            os.kill(pid, signal.SIGKILL)  # a child dies
-            await launcher.wait_for(lambda: len(launcher.up()) == 2, 60, "the restart")
-            assert any("was killed by signal 9" in line and "restarting it" in line
-                       for line in launcher.lines), launcher.lines
-            assert launcher.up()[1][2] != pid
-            await fake.wait_for_bot(shard=1, after=first[-1])
+            last = fake.gateway.sessions[-1]
+            dying = launcher.up()[-1]
+            os.kill(dying[2], signal.SIGKILL)  # a child dies
+            await launcher.wait_for(lambda: len(launcher.up()) == processes + 1, 60,
+                                    "the restart")
+            assert any(f"process {dying[0]} " in line and "was killed by signal 9" in line
+                       and "restarting it" in line for line in launcher.lines), launcher.lines
+            assert launcher.up()[-1][:2] == dying[:2] and launcher.up()[-1][2] != dying[2]
+            await fake.wait_for_bot(shard=int(re.split(r"[-/]", dying[1])[0]), after=last)
             code = await launcher.stop()
         finally:
             await launcher.kill()
@@ -93,7 +105,7 @@ async def test_a_cluster_restarts_a_dead_process_and_stops_cleanly_on_sigterm(tm
         assert not any("Traceback" in line for line in launcher.lines), launcher.lines
         # Every IDENTIFY came in its turn, the restarted process's too.
         assert fake.violations == []
-        assert fake.gateway.identifies == 4
+        assert fake.gateway.identifies == 2 + (2 if processes == 1 else 1)
 
 
 def test_several_processes_need_a_database_they_can_share():
