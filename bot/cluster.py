@@ -107,7 +107,7 @@ class Cluster:
             _signal(worker, signal.SIGTERM)
         await asyncio.gather(*tasks)
         if self.failed is not None:
-            self.say(self.failed)
+            print(f"error: {self.failed}", file=sys.stderr, flush=True)
             return 1
         self.say("all processes stopped")
         return 0

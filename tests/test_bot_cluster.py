@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from bot.cluster import ClusterError, plan
+from bot.cluster import ClusterError, plan, recommended_shards
 from bot.settings import Settings
 from tests.backends import SERVER, database_target
 from tests.fakediscord import FakeDiscord
@@ -32,9 +32,9 @@ class Launcher:
         self.process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
 
-    async def start(self) -> Launcher:
+    async def start(self, **extra: str) -> Launcher:
         env = {**os.environ, **self.fake.env(), "NLK_DATABASE": self.database,
-               "NLK_DEV_GUILD": str(self.fake.guild_id), "LOG_LEVEL": "WARNING"}
+               "NLK_DEV_GUILD": str(self.fake.guild_id), "LOG_LEVEL": "WARNING", **extra}
         env.pop("NLK_SHARDS", None)
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", "cluster", *self.args, cwd=ROOT, env=env,
@@ -117,3 +117,27 @@ def test_several_processes_need_a_database_they_can_share():
     assert [str(part) for part in plan(postgres, 2, 3)] == ["0-1/3", "2/3"]
     with pytest.raises(ClusterError, match="at least one"):
         plan(postgres, 4, 3)
+
+
+@pytest.mark.e2e
+async def test_a_process_that_never_comes_up_stops_the_cluster_with_exit_1(tmp_path):
+    async with FakeDiscord(shards=2) as fake:
+        launcher = await Launcher(fake, str(tmp_path / "nlk.sqlite3"), "--processes", "1",
+                                  "--shards", "2").start(DISCORD_TOKEN="not-the-token")
+        try:
+            code = await asyncio.wait_for(launcher.process.wait(), 60)
+            await launcher._reader
+        finally:
+            await launcher.kill()
+    assert code == 1, launcher.lines
+    assert any("Discord refused the token" in line for line in launcher.lines)
+    assert launcher.lines[-1] == "error: process 1 (shards 0-1/2) exited with 1 before it " \
+        "came up: stopping the cluster", launcher.lines
+
+
+async def test_a_cluster_asks_discord_how_many_shards_to_run(tmp_path):
+    async with FakeDiscord(shards=3) as fake:
+        settings = Settings(token=fake.token, api_base=fake.api_base)
+        assert await recommended_shards(settings) == 3
+        with pytest.raises(ClusterError, match="refused the token"):
+            await recommended_shards(Settings(token="wrong", api_base=fake.api_base))
