@@ -266,6 +266,10 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         await bot.start(settings.token)
+        # start() returns as soon as the gateway is closed, in the middle of the shutdown:
+        # wait for the rest of it (the database is closed last), or asyncio.run would cancel
+        # it and leave a database thread behind, and the process would never exit.
+        await bot.close()
 
 
 def _say_ready(bot: NLKBot, fd: int) -> None:
