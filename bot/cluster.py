@@ -135,13 +135,18 @@ class Cluster:
         read, write = os.pipe()
         env = {**os.environ, "NLK_SHARDS": str(worker.shards), "NLK_READY_FD": str(write)}
         try:
+            # A process group of its own: when the process dies, whatever it left behind
+            # (its AI worker processes) goes with it.
             worker.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", env=env, pass_fds=(write,))
+                sys.executable, "-m", "bot", env=env, pass_fds=(write,),
+                start_new_session=True)
         finally:
             os.close(write)
         worker.started = time.monotonic()
         watcher = asyncio.create_task(self._watch_ready(worker, read))
         code = await worker.process.wait()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(worker.process.pid, signal.SIGKILL)
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         return code

@@ -68,8 +68,10 @@ class Launcher:
     async def kill(self) -> None:
         """Kill the launcher and every bot process it started (after a failure)."""
         if self.process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+            # The launcher's group, then each bot's (a bot runs in a group of its own).
+            for group in [self.process.pid, *(pid for _n, _shards, pid in self.up())]:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
             await self.process.wait()
 
 
