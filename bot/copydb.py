@@ -86,8 +86,13 @@ async def copy_database(source: str, target: str, *, progress: TextIO = sys.stde
         await lite.close()
     seconds = time.monotonic() - started
     note = f", {damaged} already damaged in the source" if damaged else ""
-    return (f"copied {len(rows)} tables, {sum(rows.values()):,} rows and {hands:,} hands "
-            f"(each replayed{note}) from {source} to {public_url(target)} in {seconds:.1f} s")
+    return (f"copied {_count(len(rows), 'table')}, {_count(sum(rows.values()), 'row')} and "
+            f"{_count(hands, 'hand')} (each replayed{note}) from {source} to "
+            f"{public_url(target)} in {seconds:.1f} s")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 async def _tables(lite: aiosqlite.Connection) -> list[str]:
@@ -137,7 +142,7 @@ async def _copy_rows(lite: aiosqlite.Connection, conn: Any, schema: str,
         convert = [_converter(types[c]) for c in columns]
         async with lite.execute(f"SELECT COUNT(*) FROM \"{table}\"") as cursor:
             total = int((await cursor.fetchone() or [0])[0])
-        say(f"copying {table}: {total:,} rows")
+        say(f"copying {table}: {_count(total, 'row')}")
         done = 0
         quoted = ", ".join(f'"{c}"' for c in columns)
         async with lite.execute(f'SELECT {quoted} FROM "{table}"') as cursor:
@@ -182,7 +187,7 @@ async def _verify(lite: aiosqlite.Connection, conn: Any, schema: str, rows: dict
                               "nothing was kept")
     if "hands" not in rows or "actions" not in rows:
         return 0, 0
-    say(f"replaying {rows['hands']:,} hands on the target")
+    say(f"replaying {_count(rows['hands'], 'hand')} on the target")
     hands = damaged = 0
     for row in await conn.fetch(f'SELECT * FROM "{schema}".hands ORDER BY id'):
         actions = await conn.fetch(

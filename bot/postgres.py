@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 # Taken while migrating, so that processes starting together migrate one after the other.
 MIGRATION_LOCK = 0x4E4C4B  # "NLK"
 POOL_SIZE = 10
+# A server behind a firewall that drops packets never refuses: give up after this long.
+CONNECT_SECONDS = 10.0
 
 
 def public_url(url: str) -> str:
@@ -117,7 +119,8 @@ class PostgresDatabase:
     async def open(cls, url: str, *, check: bool = True) -> PostgresDatabase:
         name = public_url(url)
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE)
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE,
+                                             timeout=CONNECT_SECONDS)
         except Exception as error:
             raise connect_refusal(url, error) from None
         database = cls(url, pool)
@@ -131,7 +134,8 @@ class PostgresDatabase:
         return database
 
     async def _check(self) -> None:
-        """Refuse a read-only server (a standby) and tables this role may not write."""
+        """Refuse a read-only server (a standby) and tables this role may not read and write
+        (``has_table_privilege`` with several privileges would say whether *any* is held)."""
         async with self.pool.acquire() as conn:
             if await conn.fetchval("SHOW transaction_read_only") == "on":
                 raise DatabaseUnusable(
@@ -140,11 +144,14 @@ class PostgresDatabase:
             refused = await conn.fetchval(
                 "SELECT string_agg(c.relname, ', ') FROM pg_class c JOIN pg_namespace n "
                 "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND "
-                "c.relkind = 'r' AND NOT has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE')")
+                "c.relkind = 'r' AND NOT (has_table_privilege(c.oid, 'SELECT') AND "
+                "has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE') "
+                "AND has_table_privilege(c.oid, 'DELETE'))")
             if refused:
                 raise DatabaseUnusable(
                     f"can't open the database {self.name}: role {await _role(conn)} may not "
-                    f"write to its tables ({refused}): grant it INSERT, UPDATE and DELETE")
+                    f"use its tables ({refused}): grant it SELECT, INSERT, UPDATE and DELETE "
+                    "on them")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         async with self._reading():

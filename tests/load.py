@@ -64,6 +64,7 @@ import json
 import math
 import os
 import random
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -583,6 +584,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
+    # Stopped by ``timeout`` (SIGTERM): unwind as on Ctrl-C, so the bot process is stopped
+    # and a PostgreSQL run's schema dropped, instead of left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     if args.restart:
         report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
     else:
