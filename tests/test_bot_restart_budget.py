@@ -8,7 +8,7 @@ from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 TABLES = 3
 RESTARTS = 2
-PLAY_SECONDS = 5.0  # played flat out: every turn pings, each channel's budget is in use
+PLAY_SECONDS = 4.0  # played flat out: every turn pings, each channel's budget is in use
 
 
 async def play_for(driver: Driver, table, host: str, seconds: float) -> None:

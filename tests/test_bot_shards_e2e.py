@@ -15,7 +15,7 @@ import pytest
 
 from tests.backends import database_target, needs_postgres
 from tests.fakediscord import FakeDiscord
-from tests.nlk_driver import ROOT, Driver, actor, is_over, move_of, spawn_bot, title
+from tests.nlk_driver import ROOT, Driver, actor, move_of, spawn_bot, title
 
 pytestmark = [pytest.mark.e2e, needs_postgres()]
 
@@ -133,9 +133,8 @@ async def test_two_processes_two_shards_kill_restart_and_hand_over(tmp_path):
         assert await asyncio.wait_for(one.wait(), 30) == 0
         await fake.wait_for_disconnect(second)
 
-        await there.play_hand(table_b)
-        await here.play_hand(table_a)
-        assert is_over(table_a) and is_over(table_b)
+        await steps(there, table_b, 2)
+        await steps(here, table_a, 2)
         check_moves(await stored_moves(url, table_id_of(table_a)), here)
         check_moves(await stored_moves(url, table_id_of(table_b)), there)
         assert fake.rate_limited == []
