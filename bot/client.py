@@ -31,6 +31,8 @@ from .shards import Shards
 from .storage import Database, open_database
 from .tables import TableService
 
+COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
+
 log = logging.getLogger(__name__)
 # NLK has no voice: no warnings about missing voice libraries at start-up.
 discord.VoiceClient.warn_nacl = False
@@ -73,6 +75,7 @@ class NLKBot(commands.Bot):
         self.service: TableService
         self.servers: GuildService
         self.clocks: Clocks
+        self.command_ids: dict[int | None, int] = {}  # /nlk's id: per server, None: global
         self.accepting = True  # False once shutting down: new interactions are not taken
         self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopping: asyncio.Task[None] | None = None
@@ -114,6 +117,7 @@ class NLKBot(commands.Bot):
         if self.clock is not None:
             self.service.clock = self.clock
         self.servers = GuildService(repo)
+        await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             self.ai_pool = ProcessPoolExecutor(self.ai_processes,
@@ -139,6 +143,7 @@ class NLKBot(commands.Bot):
             await self._warn_if_unpublished()
         if self.sync_only:
             return
+        await self._learn_command_ids()
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
@@ -180,6 +185,23 @@ class NLKBot(commands.Bot):
             log.warning("no slash commands are published, so nobody can type /nlk: run "
                         "`python -m bot sync` once (it publishes them globally), or set "
                         "NLK_DEV_GUILD to a server id to try the bot there")
+
+    async def _learn_command_ids(self) -> None:
+        """Read the ids of the published ``/nlk`` commands (the development server's, and
+        the global ones), so that sentences can mention them as ``</nlk new:ID>``."""
+        scopes: list[discord.abc.Snowflake | None] = [None]
+        if self.settings.dev_guild:
+            scopes.append(discord.Object(self.settings.dev_guild))
+        for scope in scopes:
+            try:
+                published = await self.tree.fetch_commands(guild=scope)
+            except discord.HTTPException as error:
+                log.warning("could not read the published commands (%s): sentences name "
+                            "them as typed", error)
+                continue
+            for command in published:
+                if command.name == COMMAND_GROUP:
+                    self.command_ids[scope.id if scope else None] = command.id
 
     async def _command_tree_hash(self, guild: discord.abc.Snowflake) -> str:
         """A hash of what ``tree.sync(guild=guild)`` would send, and to which application."""

@@ -35,7 +35,8 @@ class InputError(Refusal):
 
 
 class NoTable(Refusal):
-    """There is no open table where the user asked (``reason``: here, gone, export)."""
+    """There is no open table where the user asked (``reason``: here, gone, export; hand:
+    no such ``hand`` in this channel)."""
 
 
 class TableExists(Refusal):
@@ -88,7 +89,8 @@ class SeatStays(Refusal):
 
 
 class HandNotOver(Refusal):
-    """The next hand can only be dealt once this one is over."""
+    """The next hand can only be dealt once this one is over (``reason`` export: hand
+    ``number`` of ``table`` is exported only once it is over)."""
 
 
 class NotPlaying(Refusal):

@@ -19,6 +19,7 @@ from rules import Action, Card, Phase, SeatView, Variant, commitment
 from rules.cards import MIN_PLAYERS, SUITS
 from rules.engine import Event
 from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
+from rules.i18n import number as written_number
 
 from .components import Buttons, NLKButton, NLKSelect
 from .ids import button_id, select_id
@@ -305,7 +306,7 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
 
 def timer_line(seconds: int, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
-    return _("{seconds} s per turn").format(seconds=seconds) if seconds > 0 \
+    return _("{seconds} s per turn").format(seconds=written_number(seconds, lang)) if seconds > 0 \
         else _("no turn timer")
 
 

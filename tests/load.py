@@ -1,6 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
+                         [--pictures on|four-colour|off]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -77,7 +78,7 @@ from typing import Any
 
 from tests.backends import postgres_schema
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.models import Message
+from tests.fakediscord.models import Message, Perm
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
@@ -201,6 +202,13 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
                 await asyncio.wait([waiter, *jobs], return_when=asyncio.FIRST_COMPLETED)
     finally:
         waiter.cancel()
+
+
+async def _pictures(fake: FakeDiscord, setting: str) -> None:
+    """The server's card pictures (``/nlk settings pictures``), set by someone who may."""
+    fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
+    ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
+    await ix.wait_response()
 
 
 # --- the bot, as a process of its own ------------------------------------------------------
@@ -365,11 +373,11 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
-                   processes: int = 1) -> dict[str, Any]:
+                   processes: int = 1, pictures: str = "on") -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
-    afterwards) instead of a new SQLite file."""
+    afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
@@ -383,15 +391,16 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         if database:
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
-                               processes)
+                               processes, pictures)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
-                    think: float, timeout: float, database: str | None, processes: int
-                    ) -> dict[str, Any]:
+                    think: float, timeout: float, database: str | None, processes: int,
+                    pictures: str) -> dict[str, Any]:
     sharded = processes > 1
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
             bot_process(fake, folder, database, processes) as pids, asyncio.timeout(timeout):
+        await _pictures(fake, pictures)
         guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
                                     for n in range(1, processes)] if sharded else None
         housekeeper, lags = Housekeeper(fake), []
@@ -573,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0, metavar="MS",
                         help="mean pause before each tap (default 0: flat out)")
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--pictures", choices=("on", "four-colour", "off"), default="on",
+                        help="the server's card pictures (default: on, as a new server)")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="give up after this many seconds (default 1800)")
     parser.add_argument("--database", metavar="URL",
@@ -592,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
                                       think_ms=args.think, timeout=args.timeout,
-                                      database=args.database, processes=args.processes))
+                                      database=args.database, processes=args.processes,
+                                      pictures=args.pictures))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

@@ -72,7 +72,7 @@ async def test_nine_player_hand_with_french_rules(nlk):
     names = [f"p{i}" for i in range(9)]
     table = await driver.seat_and_start(names[0], names[1:], last_card="free",
                                         must_beat_in_suit=True)
-    assert "must beat in suit" in table.text()
+    assert "beat in suit when you can" in table.text()
     await driver.play_hand(table)
     order = next(f for f in table.embeds[0]["fields"] if f["name"] == "Finishing order")
     assert len(order["value"].splitlines()) == 9

@@ -107,7 +107,8 @@ def test_a_43_card_lead_fits_in_every_language(lang: Lang) -> None:
 
 @pytest.mark.parametrize("lang", list(Lang))
 def test_the_leaderboard_and_a_players_numbers_in_every_language(lang: Lang) -> None:
-    from bot.guilds import LeaderboardPage
+    from bot.guilds import LeaderboardPage, PlayerStats
+    from bot.ratings import Rating
     from bot.records import RatingRecord, SizeRecord
 
     rows = [RatingRecord(1000 + i, LONG[i], 25.0, 3.0, i + 1, i, 0.5)
@@ -115,7 +116,8 @@ def test_the_leaderboard_and_a_players_numbers_in_every_language(lang: Lang) -> 
     embed, view = stats.leaderboard(LeaderboardPage(rows, 0, 3, 1), lang)
     _check_embed(embed)
     _check_view(view)
-    player = stats.player(LONG[0], rows[0], [SizeRecord(n, 5, 2) for n in range(2, 10)], lang)
+    sizes = [SizeRecord(n, 5, 2, Rating(30.0, 2.0), 2, 40, Rating()) for n in range(2, 10)]
+    player = stats.player(LONG[0], PlayerStats(rows[0], sizes, [(9, 9)] * 20), lang)
     _check_embed(player)
     if lang == Lang.FR:
         assert embed.title == "Classement NLK"
@@ -143,7 +145,7 @@ def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:
     timer = sentence(errors.BadSetting("timer", value=3), Lang.FR)
     assert "au moins 15 secondes" in timer
     assert sentence(errors.NotSeated(turn_of="ann"), Lang.FR) == \
-        "Vous ne jouez pas à cette table. C’est au tour de ann."
+        "Vous ne jouez pas à cette table. C’est au tour d’ann."
 
 
 # --- through the fake Discord --------------------------------------------------------------
@@ -204,7 +206,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         await (await fake.click("hugo", table, label="Indítás (házigazda)")).wait_response()
         assert title(table) == "NLK · 1. leosztás · gyűjtés"
         labels = {b.label for b in table.buttons()}
-        assert {"Paklim", "Lépések", "Tisztességes osztás"} <= labels
+        assert {"A kupacom", "Lépések", "Tisztességes osztás"} <= labels
         # A refusal, privately in French: amelie taps a move while it is hugo's turn.
         while actor(table) == "amelie":
             move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
@@ -212,12 +214,12 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
         ix = await fake.click("amelie", table, custom_id=move.custom_id)
         refusal = await ix.wait_response()
-        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour de hugo."
+        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour d’hugo."
         # Each player's own stack in their own language.
-        ix = await fake.click("amelie", table, label="Paklim")
+        ix = await fake.click("amelie", table, label="A kupacom")
         stack = await ix.wait_message()
         assert stack.ephemeral and stack.embeds[0]["title"].startswith("Votre pile — ")
-        ix = await fake.click("hugo", table, label="Paklim")
+        ix = await fake.click("hugo", table, label="A kupacom")
         assert (await ix.wait_message()).embeds[0]["title"].startswith("Your stack — ")
         hands = await _play_out(fake, table, random.Random(2))
         await fake.wait_until(lambda: any("leosztás vége" in m.content

@@ -171,7 +171,7 @@ def _refused(lang, answers):
     out = io.StringIO()
     play_hand(4, 0, "heuristic", "seed-1", None, Variant(), scripted(answers), out, lang)
     return [line for line in out.getvalue().splitlines()
-            if line.startswith(("Not possible:", "Nem lehet:", "Impossible :"))]
+            if line.startswith(("Not possible:", "Nem lehet:", "Impossible\u202f:"))]
 
 
 def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
@@ -181,7 +181,8 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
                           "and taking come in the shed phase (R3.3). Try again.")
     assert "'QQ' is not a card" in english[1] and "(R1.3)" in english[1]
     for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "'QQ' nem lap"),
-                              ("fr", "Impossible : Ce coup ne correspond pas", "'QQ' n’est pas")):
+                              ("fr", "Impossible\u202f: Ce coup ne correspond pas",
+                               "'QQ' n’est pas")):
         rule, typo = _refused(lang, ["play AS", "give QQ 1"])
         assert rule.startswith(start) and "(R3.3)" in rule, rule
         assert typo.startswith(start.split(":")[0]) and card in typo and "(R1.3)" in typo

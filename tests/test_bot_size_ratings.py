@@ -1,0 +1,122 @@
+"""Ratings per table size: migration 0006 and the start-up step that recomputes the ratings of
+hands stored before it, and the leaderboard of one size at a time."""
+
+import shutil
+
+import pytest
+
+from bot.database import MIGRATIONS, connect, migrate
+from bot.guilds import GuildService
+from bot.ratings import Rating, rate
+from bot.repository import Repository
+
+GUILD = 7
+
+
+@pytest.fixture
+async def old_database(tmp_path):
+    """A database at schema version 5 (before ratings by size) with rated hands at three
+    and at four seats, as the bot stored them then: results and one rating per player."""
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    for path in sorted(MIGRATIONS.glob("000[1-5]-*.sql")):
+        shutil.copy(path, folder)
+    db = await connect(str(tmp_path / "nlk.sqlite3"))
+    assert await migrate(db, folder) == 5
+    hands = [[1, 2, 3], [2, 1, 3, 4], [3, 1, 2], [4, 3, 2, 1], [1, 3, 2], [2, 3, 1]]
+    await db.execute("INSERT INTO tables (id, guild_id, channel_id, host_id, max_seats) "
+                     "VALUES (1, ?, 10, 1, 9)", (GUILD,))
+    overall: dict[int, Rating] = {}
+    for number, order in enumerate(hands, 1):
+        await db.execute(
+            "INSERT INTO hands (id, table_id, number, seed, deck, dealer, players, names, "
+            "last_card, must_beat_in_suit, rated) VALUES (?, 1, ?, 's', '[]', 0, '[]', '[]', "
+            "'keep', 0, 1)", (number, number))
+        new = rate([overall.get(u, Rating()) for u in order])
+        overall.update(zip(order, new, strict=True))
+        for place, user in enumerate(order, 1):
+            await db.execute("INSERT INTO results (hand_id, guild_id, user_id, players, place) "
+                             "VALUES (?, ?, ?, ?, ?)", (number, GUILD, user, len(order), place))
+    for user, rating in overall.items():
+        await db.execute("INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, "
+                         "losses) VALUES (?, ?, ?, ?, ?, 0, 0)",
+                         (GUILD, user, f"p{user}", rating.mu, rating.sigma))
+    await db.commit()
+    yield db, hands
+    await db.close()
+
+
+def expected_by_size(hands):
+    """Each size's ratings, rated hand by hand at that size only."""
+    ratings: dict[tuple[int, int], Rating] = {}
+    for order in hands:
+        keys = [(len(order), u) for u in order]
+        new = rate([ratings.get(k, Rating()) for k in keys])
+        ratings.update(zip(keys, new, strict=True))
+    return ratings
+
+
+async def size_rows(db):
+    async with db.execute("SELECT players, user_id, mu, sigma, hands, losses "
+                          "FROM size_ratings ORDER BY players, user_id") as cursor:
+        return [tuple(row) for row in await cursor.fetchall()]
+
+
+async def test_migration_0006_then_the_start_up_step_rate_every_stored_hand_by_size(
+        old_database):
+    db, hands = old_database
+    assert await migrate(db) == 6
+    servers = GuildService(Repository(db))
+    assert await servers.rate_old_results_by_size() == sum(len(h) for h in hands)
+    expected = expected_by_size(hands)
+    rows = await size_rows(db)
+    assert len(rows) == len(expected)
+    for players, user, mu, sigma, played, losses in rows:
+        at_size = [h for h in hands if len(h) == players and user in h]
+        assert (mu, sigma) == pytest.approx((expected[players, user].mu,
+                                             expected[players, user].sigma))
+        assert played == len(at_size)
+        assert losses == sum(h[-1] == user for h in at_size)
+    async with db.execute("SELECT COUNT(*) FROM results WHERE mu IS NULL") as cursor:
+        assert (await cursor.fetchone())[0] == 0
+    # Idempotent: a second start finds nothing to do, and recomputing changes nothing.
+    assert await servers.rate_old_results_by_size() == 0
+    await servers.repo.rate_results_by_size()
+    assert await size_rows(db) == rows
+
+
+async def test_the_leaderboard_shows_the_most_played_size_unless_asked_for_another(
+        old_database):
+    db, hands = old_database
+    await migrate(db)
+    servers = GuildService(Repository(db))
+    await servers.rate_old_results_by_size()
+    board = await servers.leaderboard(GUILD, 0)
+    assert board.players == 3 and board.sizes == {3: 4, 4: 2}
+    expected = expected_by_size(hands)
+    shown = [row.user_id for row in board.rows]
+    assert shown == sorted((u for (n, u) in expected if n == 3),
+                           key=lambda u: -expected[3, u].shown)
+    assert all(row.chance_losses == pytest.approx(row.hands / 3) for row in board.rows)
+    four = await servers.leaderboard(GUILD, 0, players=4)
+    assert four.players == 4 and {row.user_id for row in four.rows} == {1, 2, 3, 4}
+    assert (await servers.leaderboard(GUILD, 0, players=9)).players == 3  # none at nine
+
+
+async def test_a_player_s_stats_have_a_row_per_size_with_rank_and_recent_places(old_database):
+    db, hands = old_database
+    await migrate(db)
+    servers = GuildService(Repository(db))
+    await servers.rate_old_results_by_size()
+    stats = await servers.player(GUILD, 4)
+    assert [s.players for s in stats.sizes] == [4]
+    assert stats.recent == [(4, 4), (1, 4)]
+    stats = await servers.player(GUILD, 1)
+    assert [(s.players, s.hands) for s in stats.sizes] == [(3, 4), (4, 2)]
+    assert stats.recent == [(1, 3), (2, 4), (2, 3), (4, 4), (1, 3), (3, 3)]
+    expected = expected_by_size(hands)
+    three = stats.sizes[0]
+    assert three.rating.mu == pytest.approx(expected[3, 1].mu)
+    better = sum(expected[3, u].shown > expected[3, 1].shown for (n, u) in expected if n == 3)
+    assert (three.rank, three.ranked) == (better + 1, 3)
+    assert three.before is None  # fewer than 20 hands: the trend starts from a new rating
