@@ -238,7 +238,12 @@ async def migrate_connection(conn: asyncpg.Connection, name: str,
 
 
 async def _version(conn: asyncpg.Connection) -> int:
-    if await conn.fetchval("SELECT to_regclass('schema_version')") is None:
+    # A scan of the catalogue, not ``to_regclass``: a name lookup may answer from the
+    # connection's cache, which can still say "no such table" after another process has
+    # created it (two processes starting together would then both migrate).
+    if not await conn.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = "
+            "current_schema() AND tablename = 'schema_version')"):
         return 0
     return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
 

@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -45,6 +45,7 @@ from .errors import (
 )
 from .records import By, Finish, HandState, SeatRecord, TableRecord, TableStatus
 from .repository import Outdated, Repository
+from .shards import Shards
 from .storage import Duplicate
 
 log = logging.getLogger(__name__)
@@ -252,6 +253,9 @@ class TableService:
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
         self.clock: Callable[[], float] = time.time
+        # The shards this process owns (all by default): it resumes, times and sweeps only
+        # their servers' tables.
+        self.shards = Shards(0, 0, 1)
         # Tables stopped by ``open_tables`` because their hand did not rebuild, with why.
         self.quarantined: list[tuple[TableRecord, str]] = []
 
@@ -270,10 +274,13 @@ class TableService:
         return await self.get(record.id)
 
     async def open_tables(self) -> list[Table]:
-        """Every open table, loaded (after a restart), each on its own: a table whose hand
-        does not rebuild is quarantined (ended, with the reason kept) and the others load."""
+        """Every open table of this process's servers, loaded (after a restart), each on its
+        own: a table whose hand does not rebuild is quarantined (ended, with the reason
+        kept) and the others load."""
         tables = []
         for record in await self.repo.open_tables():
+            if not self.shards.owns_guild(record.guild_id):
+                continue
             try:
                 tables.append(await self.get(record.id))
             except DAMAGED as exc:
@@ -284,6 +291,20 @@ class TableService:
                 self.quarantined.append((dataclasses.replace(
                     record, status=TableStatus.ENDED, quarantined=reason), reason))
         return tables
+
+    async def owned(self, table_ids: Iterable[int]) -> set[int]:
+        """Which of ``table_ids`` belong to this process's servers (a table that is gone
+        belongs to nobody)."""
+        ids = set(table_ids)
+        if self.shards.everything:
+            return ids
+        owned = set()
+        for table_id in ids:
+            cached = self._cache.get(table_id)
+            record = cached if cached is not None else await self.repo.table(table_id)
+            if record is not None and self.shards.owns_guild(record.guild_id):
+                owned.add(table_id)
+        return owned
 
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
@@ -615,9 +636,11 @@ class TableService:
         return await self._change(table_id, channel_id, apply)
 
     async def end_idle(self, idle_seconds: float) -> list[Change]:
-        """Close tables nobody touched for ``idle_seconds``; their results stay."""
+        """Close this process's tables nobody touched for ``idle_seconds``; their results
+        stay."""
         changes = []
-        for table_id in await self.repo.idle_tables(self.clock() - idle_seconds):
+        idle = await self.repo.idle_tables(self.clock() - idle_seconds)
+        for table_id in sorted(await self.owned(idle)):
             async def apply(table: Table) -> None:
                 if table.is_open:
                     await self._close(table, TableStatus.CANCELLED

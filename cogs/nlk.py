@@ -116,7 +116,7 @@ class NLK(commands.Cog):
         self.servers = bot.servers
         self.languages = Languages(bot.servers, bot)
         self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits,
-                                    languages=self.languages)
+                                    rest_share=bot.shard_range.share, languages=self.languages)
         self.pictures = self.updater.pictures  # card pictures (cogs/pictures)
 
     async def public(self, interaction: discord.Interaction[Any]) -> Lang:
@@ -583,28 +583,37 @@ class NLK(commands.Cog):
         message = interaction.message
         on_table = not _is_ephemeral(interaction) and (
             message is None or table.message_id in (None, message.id))
-        if on_table:
-            lang = await self.public(interaction)
-            embed = render.table_embed(table, lang)
-            picture = await self.updater.table_picture(table, lang)
-            await interaction.response.edit_message(
-                embed=embed, view=render.table_view(table, lang),
-                **self.updater.attached.edit(table.id, embed, picture))
-            self.updater.attached.sent(table.id, picture)
-        elif _is_ephemeral(interaction):
-            hands = self.updater.hands
-            letters = await self.public(interaction)
-            async with hands.answering(table.id, user.id):
-                shown = hands.newest(table)  # never older than a redraw that just landed
-                embed, view = draw_hand(shown, user.id, lang_of(interaction), letters=letters)
-                picture = await self.pictures.own(shown, user.id, lang_of(interaction), letters)
-                await interaction.response.edit_message(embed=embed, view=view,
-                                                        **edit_files(embed, picture))
-                hands.opened(shown, user.id, interaction, letters)
-        else:  # a turn ping: it keeps the controls while the turn lasts
-            content, view = render.ping_message(table, user.id,
-                                                lang=await self.public(interaction))
-            await interaction.response.edit_message(content=content, view=view)
+        try:
+            if on_table:
+                lang = await self.public(interaction)
+                embed = render.table_embed(table, lang)
+                picture = await self.updater.table_picture(table, lang)
+                await interaction.response.edit_message(
+                    embed=embed, view=render.table_view(table, lang),
+                    **self.updater.attached.edit(table.id, embed, picture))
+                self.updater.attached.sent(table.id, picture)
+            elif _is_ephemeral(interaction):
+                hands = self.updater.hands
+                letters = await self.public(interaction)
+                async with hands.answering(table.id, user.id):
+                    shown = hands.newest(table)  # never older than a redraw that just landed
+                    embed, view = draw_hand(shown, user.id, lang_of(interaction),
+                                            letters=letters)
+                    picture = await self.pictures.own(shown, user.id, lang_of(interaction),
+                                                      letters)
+                    await interaction.response.edit_message(embed=embed, view=view,
+                                                            **edit_files(embed, picture))
+                    hands.opened(shown, user.id, interaction, letters)
+            else:  # a turn ping: it keeps the controls while the turn lasts
+                content, view = render.ping_message(table, user.id,
+                                                    lang=await self.public(interaction))
+                await interaction.response.edit_message(content=content, view=view)
+        except discord.HTTPException as error:
+            # The move stands, but Discord refused its answer: during a hand-over another
+            # process answered this click first. The table message is edited instead.
+            log.info("table %s: the answer to a move was refused (%s); editing instead",
+                     table.id, error)
+            on_table = False
         if on_table:
             self.updater.shown(table, change.revision, lang)
         else:

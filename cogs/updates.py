@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +59,7 @@ class TableUpdater:
     """Coalesced edits of table messages, and the turn pings."""
 
     def __init__(self, client: discord.Client, service: TableService, *,
-                 edits_per_window: int = EDITS_PER_WINDOW,
+                 edits_per_window: int = EDITS_PER_WINDOW, rest_share: float = 1.0,
                  languages: Languages | None = None,
                  pictures: Pictures | None = None) -> None:
         self.client = client
@@ -70,7 +70,9 @@ class TableUpdater:
         # The newest snapshot of each table not yet shown, and one editing task per table.
         self._edits: Coalescer[Table] = Coalescer(self._run, log)
         self._shown: dict[int, int] = {}
-        self.pacer = Pacer(edits_per_window)
+        # Discord's global budget is the bot's, across all its processes: each takes the
+        # part of it that its shards are of the bot.
+        self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
         self._pings: dict[int, _Ping] = {}  # table id → its live turn ping
         # Pings posted and not yet deleted are written down (bot_state key → value, None to
         # forget), so that a restart deletes those whose turn is over.
@@ -162,12 +164,13 @@ class TableUpdater:
         # Read before waiting: players may already be playing meanwhile, and what this run
         # posts and deletes is its own business, not the last run's.
         pings = await self._remembered_pings()
-        open_ids = {table.id for table in tables}
+        self.pacer.spend({table.channel_id for table in tables})
         if tables:
             await self._servers_known()
             tables = await self._current_tables(tables)
+        # Tables open anywhere keep their records: another process may own them.
         closed: dict[int, str | None] = {
-            table_id: None for table_id in shown if table_id not in open_ids}
+            table_id: None for table_id in shown if table_id not in active}
         if closed:
             try:
                 await self.service.record_shown(SHOWN, closed)
@@ -626,12 +629,17 @@ class TableUpdater:
                 log.warning("could not write down the turn pings", exc_info=True)
 
     async def _remembered_pings(self) -> dict[str, str]:
-        """The pings the last run wrote down and did not delete."""
+        """The pings the last run wrote down and did not delete, in this process's servers
+        (another process's pings are its own business)."""
         try:
-            return await self.service.remembered(PING)
+            remembered = await self.service.remembered(PING)
+            tables = {key: _table_of(key) for key in remembered}
+            owned = await self.service.owned(t for t in tables.values() if t is not None)
         except Exception:
             log.warning("could not read the turn pings left by the last run", exc_info=True)
             return {}
+        return {key: value for key, value in remembered.items()
+                if tables[key] is None or tables[key] in owned}
 
     async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
         """Delete the pings (table id, message id) the last run left in a channel. A run
@@ -739,6 +747,15 @@ class Pacer:
     def tracked(self) -> int:
         return len(self._channels)
 
+    def spend(self, channel_ids: Iterable[int]) -> None:
+        """Count the channels' message budgets as used up from now, for one window: a
+        process that stopped just before this one started may have used them, and Discord
+        still counts its requests (sending at once would earn 429s)."""
+        for channel_id in channel_ids:
+            for kind, limit in (("write", self.per_channel), ("delete", DELETES_PER_WINDOW)):
+                bucket = self._channels.setdefault((channel_id, kind), _Bucket(limit, WINDOW))
+                bucket.fill()
+
     async def slot(self, channel_id: int, kind: str) -> None:
         """Wait until one more ``kind`` request ("write", "delete" or "read") fits in the
         channel's window and in the bot's global second, and count it as made now."""
@@ -796,6 +813,11 @@ class _Bucket:
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._freed.wait(), wait)
 
+    def fill(self) -> None:
+        """Count the whole budget as used now."""
+        now = time.monotonic()
+        self.recent.extend([now] * max(0, self.limit - len(self.recent) - self.busy))
+
     def done(self) -> None:
         self.busy -= 1
         self.recent.append(time.monotonic())
@@ -826,6 +848,12 @@ def _unchanged(record: str | None, table: Table, active_at: float,
         return float(at) >= active_at and digest == shown_digest(table, lang)
     except ValueError:
         return False
+
+
+def _table_of(ping_key: str) -> int | None:
+    """The table of a ``ping:<table>:<message>`` key (None: not one of the bot's)."""
+    table, _, _message = ping_key[len(PING):].partition(":")
+    return int(table) if table.isdigit() else None
 
 
 def _turn_goes_on(table: Table, hand: int, version: int, user: str) -> bool:

@@ -135,8 +135,8 @@ class State:
     def user_named(self, name: str) -> User | None:
         return next((u for u in self.users.values() if u.name == name), None)
 
-    def add_guild(self, name: str) -> Guild:
-        guild = Guild(self.ids.next(), name, owner_id=0)
+    def add_guild(self, name: str, shard: tuple[int, int] | None = None) -> Guild:
+        guild = Guild(self.ids.next(shard), name, owner_id=0)
         guild.roles[guild.id] = Role(
             guild.id, guild.id, "@everyone", int(DEFAULT_MEMBER_PERMISSIONS)
         )
