@@ -120,3 +120,24 @@ async def test_a_player_s_stats_have_a_row_per_size_with_rank_and_recent_places(
     better = sum(expected[3, u].shown > expected[3, 1].shown for (n, u) in expected if n == 3)
     assert (three.rank, three.ranked) == (better + 1, 3)
     assert three.before is None  # fewer than 20 hands: the trend starts from a new rating
+
+
+def test_the_leaderboard_offers_every_other_size_within_discords_rows():
+    from bot.guilds import LeaderboardPage
+    from bot.records import RatingRecord
+    from cogs import stats
+
+    rows = [RatingRecord(i, f"p{i}", 25.0, 8.0, 3, 1, 0.75) for i in range(10)]
+    board = LeaderboardPage(rows, 1, 3, 11, 4, {n: 10 - n for n in range(2, 10)})
+    embed, view = stats.leaderboard(board)
+    assert embed.title == "NLK leaderboard · tables of 4 players"
+    components = view.to_components()
+    labels = [[b["label"] for b in row["components"]] for row in components]
+    assert labels[0] == ["◀ Previous", "Next ▶"]
+    assert [label for row in labels[1:] for label in row] == \
+        [f"{n} players" for n in (2, 3, 5, 6, 7, 8, 9)]
+    assert all(len(row) <= 5 for row in labels)
+    ids = [b["custom_id"] for row in components for b in row["components"]]
+    assert ids[:2] == ["nlk:0:-:stats.4.0", "nlk:0:-:stats.4.2"]
+    assert stats.parse_stats_arg("4.2") == (4, 2) and stats.parse_stats_arg("3") == (None, 3)
+    assert stats.parse_stats_arg("x.1") is None
