@@ -109,12 +109,18 @@ class NLKBot(commands.Bot):
         await self.load_extension("cogs.translator")  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild:
+            # A development server gets the commands there, instantly, and only there: a
+            # global copy as well would show every command twice in that server.
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
             await self._sync_if_changed(repo, guild, force=self.sync_only)
-        if self.sync_only:
+        elif self.sync_only:
             synced = await self.tree.sync()
-            log.info("synced %d command(s) globally", len(synced))
+            log.info("synced %d command(s) globally (Discord may take up to an hour to show "
+                     "them everywhere)", len(synced))
+        else:
+            await self._warn_if_unpublished()
+        if self.sync_only:
             return
         await self._learn_command_ids()
         tables = await self.service.open_tables()
@@ -133,8 +139,22 @@ class NLKBot(commands.Bot):
         if not force and await repo.state_value(key) == digest:
             log.info("commands for guild %s unchanged: not synced", guild.id)
             return
-        await self.tree.sync(guild=guild)
+        synced = await self.tree.sync(guild=guild)
         await repo.set_state_value(key, digest)
+        log.info("synced %d command(s) to server %s", len(synced), guild.id)
+
+    async def _warn_if_unpublished(self) -> None:
+        """Say so at start-up when no slash command is published: the bot would sit in its
+        servers with nothing to type."""
+        try:
+            published = await self.tree.fetch_commands()
+        except discord.HTTPException:
+            log.warning("could not check which slash commands are published", exc_info=True)
+            return
+        if not published:
+            log.warning("no slash commands are published, so nobody can type /nlk: run "
+                        "`python -m bot sync` once (it publishes them globally), or set "
+                        "NLK_DEV_GUILD to a server id to try the bot there")
 
     async def _learn_command_ids(self) -> None:
         """Read the ids of the published ``/nlk`` commands (the development server's, and

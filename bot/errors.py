@@ -17,6 +17,10 @@ class Refusal(Exception):
     fill it in."""
 
     def __init__(self, reason: str = "", **details: Any) -> None:
+        # A fact that is missing (nobody is to act, say) is left out, never kept as None:
+        # a sentence is then chosen that does not need it, so no refusal can be worded with
+        # a hole where a name should be.
+        details = {k: v for k, v in details.items() if v is not None}
         super().__init__(reason, details)
         self.reason = reason
         self.details = details
@@ -48,6 +52,9 @@ class NotSeated(Refusal):
     """The user has no seat at this table (``turn_of``: who is to act, if anyone; ``reason``
     leaving: their seat goes when this hand ends; remove: ``name`` is not seated)."""
 
+    def __init__(self, reason: str = "", *, turn_of: str | None = None) -> None:
+        super().__init__(reason, turn_of=turn_of)
+
 
 class NotAllowed(Refusal):
     """Only the host, a moderator or the seat's owner may do this (``reason`` says what)."""
@@ -55,6 +62,9 @@ class NotAllowed(Refusal):
 
 class TableFull(Refusal):
     """Every seat is taken (``seats``)."""
+
+    def __init__(self, *, seats: int) -> None:
+        super().__init__("", seats=seats)
 
 
 class AlreadySeated(Refusal):
@@ -91,13 +101,25 @@ class NotAway(Refusal):
     """The seat is not being played by the AI (``reason`` remove: ``name``'s seat, which
     therefore cannot be removed)."""
 
+    def __init__(self, reason: str = "", *, name: str | None = None) -> None:
+        if reason == "remove" and name is None:
+            reason = ""  # the sentence that names nobody
+        super().__init__(reason, name=name)
+
 
 class BadSetting(Refusal):
-    """A table or server setting out of range (``reason``: seats, timer; ``value``)."""
+    """A table or server setting out of range (``reason``: seats, timer, ai, language;
+    ``value``)."""
+
+    def __init__(self, reason: str, *, value: object, **details: Any) -> None:
+        super().__init__(reason, value=value, **details)
 
 
 class WaitYourTurn(Refusal):
     """Someone else is to act (``name``)."""
+
+    def __init__(self, *, name: str) -> None:
+        super().__init__("", name=name)
 
 
 class Stale(Refusal):
@@ -123,3 +145,6 @@ class StorageUnavailable(Refusal):
 
 class BotLacksPermissions(Refusal):
     """The bot cannot post in this channel (``missing``: the permissions it lacks)."""
+
+    def __init__(self, *, missing: str) -> None:
+        super().__init__("", missing=missing)

@@ -61,6 +61,15 @@ Seat = SeatRecord
 DAMAGED = (NLKError, ValueError, KeyError)
 
 
+def check_end(table: Table, user_id: int, *, moderator: bool) -> None:
+    """Refuse ``user_id`` ending ``table`` unless it is open and they host it (or can
+    manage its channel): asked before the confirmation, and again when ending."""
+    if not table.is_open:
+        raise NotPlaying("ended")
+    if user_id != table.host_id and not moderator:
+        raise NotAllowed("end")
+
+
 def check_timer(seconds: int) -> int:
     """A turn timer's seconds, if usable: 0 (none) or 15 to 3600."""
     if seconds != 0 and not MIN_TURN_SECONDS <= seconds <= MAX_TURN_SECONDS:
@@ -352,17 +361,23 @@ class TableService:
         A finished hand's table still open in the channel is closed first, but only by one
         of its players or a moderator: a passer-by must not end it under its players.
         """
-        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise BadSetting("seats", value=seats)
-        check_timer(turn_seconds)
+        bad = None
+        try:
+            if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+                raise BadSetting("seats", value=seats)
+            check_timer(turn_seconds)
+        except BadSetting as refusal:
+            bad = refusal
         existing = await self.repo.open_table_in(channel_id)
-        if existing is not None and existing.status is TableStatus.OVER:
+        if existing is not None and existing.status is TableStatus.OVER and bad is None:
             old = await self.get(existing.id)
             if old.seat_of(user_id) is not None or moderator:
                 await self._change(existing.id, None, self._closer(TableStatus.ENDED))
                 existing = None
-        if existing is not None:
+        if existing is not None:  # said first: no setting matters in a channel that has one
             raise TableExists(existing.id, existing.message_id)
+        if bad is not None:
+            raise bad
         try:
             table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
                                                     variant, turn_seconds, self.clock())
@@ -568,10 +583,7 @@ class TableService:
                   channel_id: int | None = None) -> Change:
         """Stop the table for good (host, or anyone who can manage the channel)."""
         async def apply(table: Table) -> None:
-            if not table.is_open:
-                raise NotPlaying("ended")
-            if user_id != table.host_id and not moderator:
-                raise NotAllowed("end")
+            check_end(table, user_id, moderator=moderator)
             await self._close(table, TableStatus.ENDED if table.status is not TableStatus.LOBBY
                               else TableStatus.CANCELLED)
         return await self._change(table_id, channel_id, apply)

@@ -49,6 +49,7 @@ class _Open:
     since: float  # when that interaction arrived (its token's age counts from then)
     revision: int  # the table revision the hand was last drawn from
     shown: Any  # what the hand shows, less its footer (see ``_looks``); None: unsure
+    letters: Lang | None = None  # the table's language, whose letters its cards show
     pending: bool = False  # an edit through its token is on its way
 
 
@@ -75,9 +76,10 @@ class OpenHands:
         return len(self._hands) + sum(len(h) for h in self._hands.values()) + \
             len(self._locks) + self._redraws.tracked()
 
-    def opened(self, table: Table, user_id: int,
-               interaction: discord.Interaction[Any]) -> None:
-        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``."""
+    def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+               letters: Lang | None = None) -> None:
+        """``interaction``'s ``@original`` is now ``user_id``'s hand, drawn from ``table``
+        with the table's ``letters``."""
         if self.closed or not table.is_open or table.seat_of(user_id) is None:
             return
         hands = self._hands.setdefault(table.id, {})
@@ -85,10 +87,11 @@ class OpenHands:
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            hands[user_id] = _Open(interaction, self.clock(), -1, None)
+            hands[user_id] = _Open(interaction, self.clock(), -1, None, letters)
         else:
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(*_draw(table, user_id, lang_of(interaction))))
+                                   _looks(*draw_hand(table, user_id, lang_of(interaction),
+                                                     letters=letters)), letters)
         self._redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -176,7 +179,8 @@ class OpenHands:
             await self._edit(table, user_id, hand)
 
     async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
-        embed, view = _draw(table, user_id, lang_of(hand.interaction))  # the owner's language
+        # The owner's language, the table's letters.
+        embed, view = draw_hand(table, user_id, lang_of(hand.interaction), letters=hand.letters)
         looks = _looks(embed, view)
         if looks == hand.shown:
             hand.revision = table.revision
@@ -201,14 +205,18 @@ class OpenHands:
             del hands[user_id]
 
 
-def _draw(table: Table, user_id: int, lang: Lang = DEFAULT
-          ) -> tuple[discord.Embed, discord.ui.View]:
-    """The owner's hand as it is now, in their language; once the table is closed, without
-    controls."""
-    if table.is_open:
-        return render.hand_message(table, user_id, lang=lang)
-    note = translator(lang).gettext("This table is closed.")
-    embed, _controls = render.hand_message(table, user_id, note=note, lang=lang)
+def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
+              letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
+    """The owner's hand as it is now, in their language, with ``note``, its cards in the
+    table's ``letters`` (``render.table_letters``); once the table is closed, saying so and
+    without controls (every drawing of a hand goes through here, so a redraw, a tap and
+    **Refresh** show the same)."""
+    with render.table_letters(letters or lang):
+        if table.is_open:
+            return render.hand_message(table, user_id, note=note, lang=lang)
+        closed = translator(lang).gettext("This table is closed.")
+        embed, _controls = render.hand_message(
+            table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang)
     return embed, Buttons()
 
 

@@ -22,12 +22,13 @@ from bot.errors import (
     TableExists,
 )
 from bot.records import TableRecord
-from bot.tables import Change, Table, check_timer
+from bot.tables import Change, Table, check_end
 from rules import Action, Card, CardError, Variant
 from rules.i18n import N_, Lang, translator
 
 from . import ids, render, stats
 from .components import NLKButton, NLKSelect
+from .hands import draw_hand
 from .mentions import link_commands, linked
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
@@ -42,6 +43,22 @@ GAME_ACTIONS = {"draw", "keep", "give", "play", "take"}
 LAST_CARD_CHOICES = [
     app_commands.Choice(name=L_("keep — whoever draws it keeps it"), value="keep"),
     app_commands.Choice(name=L_("free — it may be given away"), value="free"),
+]
+# Discord's picker offers only these, so no value is refused after it is sent (an integer
+# option's own limits can't say "0, or 15 to 3600").
+TIMER_CHOICES = [
+    app_commands.Choice(name=L_("no timer"), value=0),
+    app_commands.Choice(name=L_("15 seconds"), value=15),
+    app_commands.Choice(name=L_("30 seconds"), value=30),
+    app_commands.Choice(name=L_("45 seconds"), value=45),
+    app_commands.Choice(name=L_("1 minute"), value=60),
+    app_commands.Choice(name=L_("90 seconds"), value=90),
+    app_commands.Choice(name=L_("2 minutes"), value=120),
+    app_commands.Choice(name=L_("3 minutes"), value=180),
+    app_commands.Choice(name=L_("5 minutes"), value=300),
+    app_commands.Choice(name=L_("10 minutes"), value=600),
+    app_commands.Choice(name=L_("30 minutes"), value=1800),
+    app_commands.Choice(name=L_("1 hour"), value=3600),
 ]
 LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
 LANGUAGE_CHOICES = [
@@ -141,16 +158,17 @@ class NLK(commands.Cog):
         last_card=L_("Whether whoever draws the last talon card must keep it, or may give it "
                      "away"),
         must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
-        turn_timer=L_("Seconds per turn before a stand-in plays it (0: no timer)"),
+        turn_timer=L_("Time per turn before a stand-in plays it"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def new(self, interaction: discord.Interaction[Any],
                   seats: app_commands.Range[int, 2, 9] | None = None,
                   last_card: str | None = None, must_beat_in_suit: bool | None = None,
-                  turn_timer: app_commands.Range[int, 0, 3600] | None = None) -> None:
+                  turn_timer: int | None = None) -> None:
         """Open an NLK table in this channel."""
         guild_id = guild_of(interaction)
         assert interaction.channel_id is not None
@@ -162,7 +180,7 @@ class NLK(commands.Cog):
         variant = Variant(last_card or defaults.last_card,
                           defaults.must_beat_in_suit if must_beat_in_suit is None
                           else must_beat_in_suit)
-        timer = check_timer(defaults.turn_seconds if turn_timer is None else turn_timer)
+        timer = defaults.turn_seconds if turn_timer is None else turn_timer
         try:
             change = await self.service.create(
                 guild_id, interaction.channel_id, interaction.user.id,
@@ -193,12 +211,12 @@ class NLK(commands.Cog):
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Show your cards (only you see them)."""
         table = await self._table_here(interaction)
-        if table.seat_of(interaction.user.id) is None:
-            raise NotSeated(turn_of=table.name_to_act())
-        embed, view = render.hand_message(table, interaction.user.id,
-                                          lang=lang_of(interaction))
+        _seated(table, interaction.user.id)
+        letters = await self.public(interaction)
+        embed, view = draw_hand(table, interaction.user.id, lang_of(interaction),
+                                letters=letters)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-        self.updater.hands.opened(table, interaction.user.id, interaction)
+        self.updater.hands.opened(table, interaction.user.id, interaction, letters)
         self.updater.check(table)
         await self._tell_refusal(interaction)
 
@@ -272,7 +290,12 @@ class NLK(commands.Cog):
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         """End this channel's table (host, or anyone who can manage the channel)."""
         table = await self._table_here(interaction)
-        change = await self.service.end(table.id, interaction.user.id,
+        await self._end_table(interaction, table.id)
+
+    async def _end_table(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """End the table and announce it in the channel: as the command's answer, or, from
+        the confirmation of **End table**, as a public follow-up."""
+        change = await self.service.end(table_id, interaction.user.id,
                                         moderator=is_moderator(interaction),
                                         channel_id=interaction.channel_id)
         self.bot.clocks.poke(change.table)
@@ -280,16 +303,31 @@ class NLK(commands.Cog):
         lang = await self.public(interaction)
         _ = translator(lang).gettext
         text = _("NLK table {table} was ended by {name}.").format(
-            table=table.id, name=render.safe_name(display_name(interaction.user)))
+            table=table_id, name=render.safe_name(display_name(interaction.user)))
         ended = change.table
         hand = ended.public_view()
         if ended.seed is not None and hand is not None and not hand.is_over:
             # The unfinished hand's seed is public now, so its deal can still be checked.
             unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
             text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
-        await interaction.response.send_message(
-            text, allowed_mentions=discord.AllowedMentions.none())
+        none = discord.AllowedMentions.none()
+        if interaction.type is discord.InteractionType.application_command:
+            await interaction.response.send_message(text, allowed_mentions=none)
+        else:
+            mine = t(interaction).gettext("You ended the table.")
+            await interaction.response.edit_message(content=mine, embed=None, view=None)
+            await interaction.followup.send(text, allowed_mentions=none)
         self.updater.request(change.table)
+
+    async def _ask_end(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """**End table** asks first, privately: it sits beside **Next hand**."""
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        check_end(table, interaction.user.id, moderator=is_moderator(interaction))
+        _ = t(interaction).gettext
+        await interaction.response.send_message(
+            _("End NLK table {table} for everyone? Its seats go, and it can't be undone.")
+            .format(table=table_id), view=render.end_confirmation(table_id, lang_of(interaction)),
+            ephemeral=True)
 
     @nlk.command(name=NC_("command", "remove"),
                  description=L_("Remove an away player's seat (host, or anyone who can manage "
@@ -400,7 +438,7 @@ class NLK(commands.Cog):
         seats=L_("Default seats for new tables (2–9)"),
         last_card=L_("Default for the last talon card"),
         must_beat_in_suit=L_("Default for the must-beat-in-suit rule"),
-        turn_timer=L_("Default seconds per turn (0: no timer)"),
+        turn_timer=L_("Default time per turn"),
         allow_ai=L_("Whether hosts may add AI players"),
         language=L_("The language of the bot's public messages in this server"),
     )
@@ -410,10 +448,11 @@ class NLK(commands.Cog):
                          allow_ai=NC_("command", "allow_ai"),
                          language=NC_("command", "language"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
-                       turn_timer: app_commands.Range[int, 0, 3600] | None = None,
+                       turn_timer: int | None = None,
                        allow_ai: bool | None = None, language: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
@@ -457,12 +496,14 @@ class NLK(commands.Cog):
     async def on_component(self, interaction: discord.Interaction[Any], custom_id: str,
                            values: list[str]) -> None:
         """Every NLK button and select lands here."""
-        table_id = None
+        table_id, action = None, ""
         try:
             table_id, version, action, arg = ids.parse(custom_id)
             await self._component(interaction, table_id, version, action, arg, values)
         except Exception as error:
-            await self._refuse(interaction, table_id, error)
+            # A refusal on a private hand redraws the hand; the End table question is no hand.
+            await self._refuse(interaction, table_id, error,
+                               on_hand=action not in ("endyes", "endno"))
         if table_id is not None:
             await self._tell_refusal(interaction)
 
@@ -489,6 +530,16 @@ class NLK(commands.Cog):
                 await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
             return
+        if action == "end":
+            await self._ask_end(interaction, table_id)
+            return
+        if action == "endyes":
+            await self._end_table(interaction, table_id)
+            return
+        if action == "endno":
+            await interaction.response.edit_message(
+                content=t(interaction).gettext("The table goes on."), view=None)
+            return
         change = await self._apply(interaction, table_id, version, action, arg, values)
         table = change.table
         # Game and lobby buttons live on the public table message, on a turn ping or on a
@@ -503,11 +554,12 @@ class NLK(commands.Cog):
                                                     view=render.table_view(table, lang))
         elif _is_ephemeral(interaction):
             hands = self.updater.hands
+            letters = await self.public(interaction)
             async with hands.answering(table.id, user.id):
                 shown = hands.newest(table)  # never older than a redraw that just landed
-                embed, view = render.hand_message(shown, user.id, lang=lang_of(interaction))
+                embed, view = draw_hand(shown, user.id, lang_of(interaction), letters=letters)
                 await interaction.response.edit_message(embed=embed, view=view)
-                hands.opened(shown, user.id, interaction)
+                hands.opened(shown, user.id, interaction, letters)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id,
                                                 lang=await self.public(interaction))
@@ -540,9 +592,6 @@ class NLK(commands.Cog):
             return await service.cancel(table_id, user.id, channel_id=where)
         if action == "next":
             return await service.next_hand(table_id, user.id, channel_id=where)
-        if action == "end":
-            return await service.end(table_id, user.id, moderator=is_moderator(interaction),
-                                     channel_id=where)
         if action == "addai":
             allowed = (await self.servers.settings(interaction.guild_id)).allow_ai
             return await service.add_ai(table_id, user.id, arg.lower(), allowed=allowed,
@@ -560,19 +609,19 @@ class NLK(commands.Cog):
 
     async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
-        if table.seat_of(interaction.user.id) is None:
-            raise NotSeated(turn_of=table.name_to_act())
+        _seated(table, interaction.user.id)
         hands, user_id = self.updater.hands, interaction.user.id
+        letters = await self.public(interaction)
         if _is_ephemeral(interaction):  # Refresh on the hand itself
             async with hands.answering(table.id, user_id):
                 table = hands.newest(table)
-                embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
+                embed, view = draw_hand(table, user_id, lang_of(interaction), letters=letters)
                 await interaction.response.edit_message(embed=embed, view=view)
-                hands.opened(table, user_id, interaction)
+                hands.opened(table, user_id, interaction, letters)
         else:
-            embed, view = render.hand_message(table, user_id, lang=lang_of(interaction))
+            embed, view = draw_hand(table, user_id, lang_of(interaction), letters=letters)
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-            hands.opened(table, user_id, interaction)
+            hands.opened(table, user_id, interaction, letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             self.updater.check(table)  # opened from a ping or a hand: is the table still there?
 
@@ -586,8 +635,9 @@ class NLK(commands.Cog):
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        embed, view = render.moves_message(table, int(arg) if arg else None,
-                                           lang_of(interaction))
+        with render.table_letters(await self.public(interaction)):
+            embed, view = render.moves_message(table, int(arg) if arg else None,
+                                               lang_of(interaction))
         if _is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
@@ -603,23 +653,34 @@ class NLK(commands.Cog):
             embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
 
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
-                      error: Exception) -> None:
+                      error: Exception, *, on_hand: bool = True) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
         text = linked(interaction, text, lang)
-        if expected and table_id is not None and _is_ephemeral(interaction) and \
+        if on_hand and expected and table_id is not None and _is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
+                letters = await self.public(interaction)
                 async with self.updater.hands.answering(table_id, interaction.user.id):
-                    embed, view = render.hand_message(table, interaction.user.id, note=text,
-                                                      lang=lang)
+                    embed, view = draw_hand(table, interaction.user.id, lang, note=text,
+                                            letters=letters)
                     await interaction.response.edit_message(embed=embed, view=view)
                 return
             except Refusal:
                 pass
         await say(interaction, text)
+
+
+def _seated(table: Table, user_id: int) -> None:
+    """Refuse someone with no seat at ``table``: a closed table says so; an open one says
+    whose turn it is, if anyone's."""
+    if table.seat_of(user_id) is not None:
+        return
+    if not table.is_open:
+        raise NotPlaying("ended")
+    raise NotSeated(turn_of=table.name_to_act())
 
 
 def _is_ephemeral(interaction: discord.Interaction[Any]) -> bool:

@@ -7,6 +7,9 @@ drawn from that player's own view and sent ephemerally.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import discord
@@ -39,6 +42,7 @@ def marks(lang: Lang = DEFAULT) -> dict[str, str]:
 
 
 MARKS = marks(Lang.EN)
+FORCED_SYMBOL = "✱"  # a move with no choice, in a line that mixes kinds of moves
 
 
 def safe_name(text: str) -> str:
@@ -71,11 +75,35 @@ def suit_mark(suit: int) -> str:
     return SUIT_MARKS[suit]
 
 
+# The letters cards are drawn with, when not the words' language (see ``table_letters``).
+_LETTERS: ContextVar[Lang | None] = ContextVar("letters", default=None)
+
+
+@contextmanager
+def table_letters(lang: Lang) -> Iterator[None]:
+    """Inside, cards show ``lang``'s letters whatever language the words are in.
+
+    One card never reads two ways to one person: the table message and the pings show the
+    server's letters, so a private message (your hand, its buttons, Moves) does too, while
+    its sentences follow your own language. A French player on an English server reads
+    "Take J♥️" in French words, as J♥️ is written on the table."""
+    token = _LETTERS.set(lang)
+    try:
+        yield
+    finally:
+        _LETTERS.reset(token)
+
+
+def letters(lang: Lang) -> Lang:
+    """The language whose letters cards are drawn in now."""
+    return _LETTERS.get() or lang
+
+
 def card_text(card: Card, lang: Lang = DEFAULT) -> str:
     """A card as the bot shows it on Discord, in the language's letters and with the suit's
     colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
-    ``10♥``; input stays ``TH``)."""
-    return rank_text(card.rank, lang) + SUIT_MARKS[card.suit]
+    ``10♥``; input stays ``TH``); inside ``table_letters``, in the table's letters."""
+    return rank_text(card.rank, letters(lang)) + SUIT_MARKS[card.suit]
 
 
 def rules_line(variant: Variant, lang: Lang = DEFAULT) -> str:
@@ -140,7 +168,20 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
     marked = marks(lang)
     pieces: list[str] = []
     kinds = {kinds_of.get(i, "") for i, _event in turn.moves}
-    once = marked.get(kinds.pop(), "") if len(kinds) == 1 else None
+    if len(kinds) == 1:  # every move alike: marked once, at the end
+        once: str | None = marked.get(kinds.pop(), "")
+    else:
+        # Moves of several kinds: each marked move gets a symbol, and the line says once
+        # what the symbols mean ("drew 8♦️✱, gave it to ann, drew 9♥️✱, kept it · ✱ no
+        # choice"), rather than repeating the words after every move.
+        marked = {"forced": FORCED_SYMBOL, "ai": " 🤖", "stand-in": " 🤖"}
+        legend = []
+        if "forced" in kinds:
+            legend.append(_("✱ no choice"))
+        if "stand-in" in kinds:
+            legend.append(_("🤖 stand-in"))
+        once = None
+        tail = " · " + ", ".join(legend) if legend else ""
     drawn = None
     for i, event in turn.moves:
         shown = card_text(event.card, lang)
@@ -156,10 +197,12 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, str],
                     "take": _("took {card}")}[event.act].format(card=shown)
         drawn = event.card if event.act == "draw" else None
         pieces.append(text + ("" if once is not None else marked.get(kinds_of.get(i, ""), "")))
-    text = ", ".join(pieces) + (once or "")
+    if once is not None:
+        tail = once
+    text = ", ".join(pieces) + tail
     while limit is not None and len(text) > limit and len(pieces) > 1:
         pieces.pop(0)
-        text = "…, " + ", ".join(pieces) + (once or "")
+        text = "…, " + ", ".join(pieces) + tail
     return text
 
 
@@ -186,7 +229,7 @@ def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT) 
                                                          if trump_index is not None else [])
     parts = []
     for s in suits:
-        ranks = [rank_text(c.rank, lang) for c in sorted(cards) if c.suit == s]
+        ranks = [rank_text(c.rank, letters(lang)) for c in sorted(cards) if c.suit == s]
         if ranks:
             mark = " " + _("(trump)") if s == trump_index else ""
             parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")
@@ -423,7 +466,7 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         away = away_mark if seat in table.away else ""
         if table.leaving(seat):
             away += leaving_mark
-        marker = "▶ " if seat == view.to_act else ""
+        marker = "▶ " if seat == view.to_act and table.is_open else ""  # an ended table: nobody
         count = view.counts[seat]
         if view.phase == Phase.COLLECT:
             top = view.tops[seat]
@@ -492,8 +535,12 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
+            # Anyone sees these buttons: each says whose move it is, so "Give 8♣︎ to bob"
+            # does not invite bob's tap (the actor's own ping has them unlabelled).
+            actor = seat_view.players[seat_view.to_act] if seat_view.to_act is not None \
+                else None
             for action in _to_act_legal(table):
-                view.add_item(_collect_button(t, seat_view, action, lang))
+                view.add_item(_collect_button(t, seat_view, action, lang, actor))
         view.add_item(NLKButton(button_id(t, None, "hand"), _("My stack")))
     else:
         view.add_item(NLKButton(button_id(t, None, "hand"), _("My hand"),
@@ -502,6 +549,16 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     if table.away:
         view.add_item(NLKButton(button_id(t, None, "back"), _("I'm back"),
                                 discord.ButtonStyle.success))
+    return view
+
+
+def end_confirmation(t: int, lang: Lang = DEFAULT) -> discord.ui.View:
+    """The private question before **End table** ends the table."""
+    _ = translator(lang).gettext
+    view = Buttons()
+    view.add_item(NLKButton(button_id(t, None, "endyes"), _("End the table"),
+                            discord.ButtonStyle.danger))
+    view.add_item(NLKButton(button_id(t, None, "endno"), _("Keep it")))
     return view
 
 
@@ -521,22 +578,27 @@ def _to_act_legal(table: Table) -> tuple[Action, ...]:
     return table.seat_view(game_view.to_act).legal
 
 
-def _collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT) -> NLKButton:
+def _collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
+                    actor: str | None = None) -> NLKButton:
+    """A collect-phase move's button; with ``actor``, labelled as that player's move."""
     _ = translator(lang).gettext
     v = view.version
     if action.act == "give":
         assert action.card is not None and action.to is not None
-        return NLKButton(button_id(t, v, "give", f"{action.card}.{action.to}"),
-                         _("Give {card} to {name}").format(
-                             card=card_text(action.card, lang),
-                             name=label_name(view.players[action.to])),
-                         discord.ButtonStyle.success)
-    if action.act == "draw":
-        return NLKButton(button_id(t, v, "draw"), _("Draw"), discord.ButtonStyle.primary)
-    assert view.drawn is not None
-    return NLKButton(button_id(t, v, "keep"),
-                     _("Keep {card}").format(card=card_text(view.drawn, lang)),
-                     discord.ButtonStyle.secondary)
+        custom_id = button_id(t, v, "give", f"{action.card}.{action.to}")
+        label = _("Give {card} to {name}").format(card=card_text(action.card, lang),
+                                                  name=label_name(view.players[action.to]))
+        style = discord.ButtonStyle.success
+    elif action.act == "draw":
+        custom_id, label, style = button_id(t, v, "draw"), _("Draw"), discord.ButtonStyle.primary
+    else:
+        assert view.drawn is not None
+        custom_id = button_id(t, v, "keep")
+        label = _("Keep {card}").format(card=card_text(view.drawn, lang))
+        style = discord.ButtonStyle.secondary
+    if actor is not None:
+        label = _("{name}: {move}").format(name=label_name(actor), move=label)
+    return NLKButton(custom_id, label, style)
 
 
 def add_log_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
@@ -714,7 +776,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
             title=n_("Your hand — {count} card", "Your hand — {count} cards",
                      count).format(count=count),
             colour=COLOUR, description=hand_text(view.own, view.trump, lang))
-        embed.add_field(name=_("Now"), value=_hand_status(view, lang), inline=False)
+        embed.add_field(name=_("Now"), value=_hand_status(table, view, lang), inline=False)
         if view.my_turn:
             _add_play_controls(buttons, t, view, lang)
     if note:
@@ -727,12 +789,19 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
     return embed, buttons
 
 
-def _hand_status(view: SeatView, lang: Lang = DEFAULT) -> str:
+def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
     if view.is_over:
         assert view.loser is not None
         if view.loser == view.seat:
-            return _("You lost this hand: you deal the next one.")
+            if not table.is_open:
+                return _("You lost this hand.")
+            # The same three cases as the table message: a loser who left deals nothing.
+            return next_dealer_sentence(
+                table, view, loser=_("You lost this hand: you deal the next one."),
+                other=_("You lost this hand and have left: **{dealer}** deals the next."),
+                random=_("You lost this hand and have left: the next dealer will be drawn "
+                         "at random."))
         assert view.seat is not None
         return _("You finished {place}.").format(
             place=ordinal(view.out.index(view.seat) + 1, lang))

@@ -120,7 +120,13 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
     if template is None:  # a subclass: look up its parents
         template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES), FALLBACK)
     details = {k: safe_name(v) if k in NAMES else v for k, v in refusal.details.items()}
-    text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
+    try:
+        text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
+    except (KeyError, IndexError, ValueError):
+        # A refusal built without a fact its sentence needs: still answer, never crash
+        # (the refusal classes' constructors make this a programming error).
+        log.error("refusal %s lacks a detail its sentence needs", refusal)
+        text = _(FALLBACK)
     turn_of = details.get("turn_of")
     if isinstance(refusal, errors.NotSeated) and turn_of:
         text += " " + _(REPLIES[errors.WaitYourTurn]).format(name=turn_of)

@@ -103,8 +103,8 @@ async def test_a_hand_of_more_than_thirty_cards_is_fully_playable(nlk):
     table = await driver.seat_and_start(names[0], names[1:])
     # Seat 1 draws everything and gives it to p0 (the last card is kept, R3.4).
     while " · collect" in title(table):
-        give = [b for b in table.buttons() if b.label.startswith("Give") and "p0" in b.label]
-        label = give[0].label if give else "Draw"
+        give = [b for b in table.buttons() if "Give" in b.label and "to p0" in b.label]
+        label = give[0].label if give else "p1: Draw"
         await driver.click("p1", table, label)
     assert "43 cards" in table.text() or "p0 — 43 cards" in table.text()
     # p0's hand: at most 20 play buttons, so its 43 cards come as selects by suit.
