@@ -1,4 +1,5 @@
-"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands."""
+"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands;
+``python -m bot copy-database SOURCE TARGET`` copies an SQLite database into PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,10 +14,15 @@ from .database import DatabaseUnusable, MigrationsBroken
 from .logs import redact_logs
 from .settings import SettingsError, load_settings
 
+USAGE = ("usage: python -m bot [sync]\n"
+         "       python -m bot copy-database nlk.sqlite3 postgresql://user@host/database")
+
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] == "copy-database":
+        return copy_database(argv[1:])
     if argv and argv[0] not in ("sync", "run"):
-        print("usage: python -m bot [sync]", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     try:
         settings = load_settings()
@@ -45,6 +51,25 @@ def main(argv: list[str]) -> int:
         return 1
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def copy_database(args: list[str]) -> int:
+    """Copy a stopped bot's SQLite file into an empty PostgreSQL database (no token needed)."""
+    if len(args) != 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    from .copydb import CopyRefused
+    from .copydb import copy_database as copy
+
+    try:
+        print(asyncio.run(copy(*args)))
+    except (CopyRefused, DatabaseUnusable, MigrationsBroken) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted: nothing was copied", file=sys.stderr)
+        return 1
     return 0
 
 

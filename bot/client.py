@@ -17,16 +17,15 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-import aiosqlite
 import discord
 import yarl
 from discord.ext import commands
 
 from .clocks import Clocks
-from .database import connect, migrate
 from .guilds import GuildService
 from .repository import Repository
 from .settings import Settings
+from .storage import Database, open_database
 from .tables import TableService
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
@@ -38,7 +37,7 @@ discord.VoiceClient.warn_dave = False
 
 
 class NLKBot(commands.Bot):
-    """Runs NLK tables; everything it knows lives in the SQLite database."""
+    """Runs NLK tables; everything it knows lives in the database."""
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
@@ -60,7 +59,7 @@ class NLKBot(commands.Bot):
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
         self.ai_pool: ProcessPoolExecutor | None = None
-        self.db: aiosqlite.Connection | None = None
+        self.db: Database | None = None
         self.service: TableService
         self.servers: GuildService
         self.clocks: Clocks
@@ -89,9 +88,9 @@ class NLKBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
         await self._use_api_gateway()
-        self.db = await connect(self.settings.database, check=False)  # run() checked it
-        version = await migrate(self.db)
-        log.info("database %s at schema version %s", self.settings.database, version)
+        self.db = await open_database(self.settings.database, check=False)  # run() checked it
+        version = await self.db.migrate()
+        log.info("database %s at schema version %s", self.db.name, version)
         repo = Repository(self.db)
         self.service = TableService(repo)
         if self.clock is not None:
@@ -244,9 +243,9 @@ def use_api_base(settings: Settings) -> None:
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
     # Migrate before talking to Discord, so an unusable database fails fast and plainly.
-    db = await connect(settings.database)
+    db = await open_database(settings.database)
     try:
-        await migrate(db)
+        await db.migrate()
     finally:
         await db.close()
     use_api_base(settings)

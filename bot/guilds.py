@@ -15,6 +15,9 @@ from .tables import check_timer
 log = logging.getLogger(__name__)
 
 LANGUAGES = ("en", "hu", "fr")
+PICTURES = ("on", "four-colour", "off")  # /nlk settings pictures
+CARD_STYLES = ("pictures", "four-colour", "text")  # /nlk cards; "server": none of its own
+FOLLOW_SERVER = "server"
 SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server's own locale
 
 PAGE_SIZE = 10
@@ -80,9 +83,23 @@ class GuildService:
         check_timer(changes.get("turn_seconds", 0))
         if "language" in changes:
             changes = {**changes, "language": check_language(changes["language"])}
+        if changes.get("pictures") not in (None, *PICTURES):
+            raise BadSetting("pictures", value=changes["pictures"])
         current = replace(current, **changes)
         await self.repo.save_guild_settings(guild_id, current)
         return current
+
+    async def card_style(self, user_id: int) -> str | None:
+        """How a player sees their own cards (None: as the server shows them)."""
+        return await self.repo.card_style(user_id)
+
+    async def set_card_style(self, user_id: int, style: str) -> str | None:
+        """Save a player's choice ("server" drops their own); returns what is saved."""
+        if style != FOLLOW_SERVER and style not in CARD_STYLES:
+            raise BadSetting("cards", value=style)
+        chosen = None if style == FOLLOW_SERVER else style
+        await self.repo.save_card_style(user_id, chosen)
+        return chosen
 
     async def leaderboard(self, guild_id: int, page: int, players: int | None = None
                           ) -> LeaderboardPage:

@@ -145,6 +145,7 @@ class GuildSettings:
     turn_seconds: int = 90
     allow_ai: bool = True
     language: str | None = None  # "en", "hu" or "fr"; None: the server's own locale
+    pictures: str | None = None  # "on", "four-colour" or "off"; None: on
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -45,7 +44,8 @@ from .errors import (
     WrongChannel,
 )
 from .records import By, Finish, HandState, SeatRecord, TableRecord, TableStatus
-from .repository import Repository
+from .repository import Outdated, Repository
+from .storage import Duplicate
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +226,10 @@ class _TableLock:
     users: int = 0
 
 
+class _Behind(Exception):
+    """The request was made for a newer state than this process has cached."""
+
+
 @dataclass(frozen=True)
 class AITurn:
     """What the clocks need to let the AI think about a seat's move."""
@@ -312,14 +316,36 @@ class TableService:
     async def _change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
         async with self._changing(table_id, channel_id) as table:
-            before, status = table.user_to_act(), table.status
-            phase = table.game.phase if table.game else None
-            by = await apply(table)
-            return Change(
-                table.snapshot(), before, table.user_to_act(), by,
-                hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
-                closed=status.is_open and not table.is_open,
-                phase_changed=table.game is not None and table.game.phase != phase)
+            try:
+                return await self._applied(table, apply)
+            except Outdated:
+                # The database holds a change this request did not know of: another process
+                # played first (two sessions during a hand-over may both get one click).
+                # Nothing was written; load what the database holds for the next request.
+                self._cache.pop(table_id, None)
+                await self._load(table_id)
+                raise Stale() from None
+            except _Behind:
+                # A button from a state this process has not seen: its cache is behind the
+                # database. Load what the database holds and judge the request again.
+                self._cache.pop(table_id, None)
+                table = await self._load(table_id)
+                try:
+                    return await self._applied(table, apply)
+                except (Outdated, _Behind):
+                    self._cache.pop(table_id, None)
+                    raise Stale() from None
+
+    async def _applied(self, table: Table, apply: Callable[[Table], Awaitable[By | None]]
+                       ) -> Change:
+        before, status = table.user_to_act(), table.status
+        phase = table.game.phase if table.game else None
+        by = await apply(table)
+        return Change(
+            table.snapshot(), before, table.user_to_act(), by,
+            hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
+            closed=status.is_open and not table.is_open,
+            phase_changed=table.game is not None and table.game.phase != phase)
 
     async def _load(self, table_id: int) -> Table:
         table = self._cache.get(table_id)
@@ -381,7 +407,7 @@ class TableService:
         try:
             table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
                                                     variant, turn_seconds, self.clock())
-        except sqlite3.IntegrityError:
+        except Duplicate:
             raise TableExists(0, None) from None
         async with self._changing(table_id, None) as table:
             return Change(table.snapshot(), None, None)
@@ -634,6 +660,8 @@ class TableService:
             raise NotPlaying("ended")
         if table.status is TableStatus.LOBBY or game is None:
             raise NotPlaying("lobby")
+        if version > game.version:
+            raise _Behind()
         if game.is_over:
             raise NotPlaying("over")
         seat = table.seat_of(user_id)
@@ -666,8 +694,14 @@ class TableService:
             if len(legal) != 1:
                 return
             seat = game.to_act
-            await self._commit(table, seat, table.seats[seat].user_id, legal[0], By.PLAYER,
-                               forced=True)
+            try:
+                await self._commit(table, seat, table.seats[seat].user_id, legal[0],
+                                   By.PLAYER, forced=True)
+            except Outdated:
+                # Another process played it already (a hand-over): the move asked for is
+                # stored; the next change reloads the table from the database.
+                self._cache.pop(table.id, None)
+                return
 
     async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
                       *, forced: bool = False) -> None:

@@ -31,6 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .coalesce import Coalescer
 from .components import Buttons
+from .pictures import Pictures, edit_files
 from .translator import lang_of
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,10 @@ class _Open:
 class OpenHands:
     """Every open hand, per table and player, kept current after each change."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, pictures: Pictures | None = None,
+                 clock: Callable[[], float] = time.monotonic,
                  lifetime: float = LIFETIME) -> None:
+        self.pictures = pictures or Pictures()
         self.clock = clock
         self.lifetime = lifetime
         self._hands: dict[int, dict[int, _Open]] = {}  # table id → user id → open hand
@@ -89,9 +92,12 @@ class OpenHands:
             # more through the new one, from the newest state.
             hands[user_id] = _Open(interaction, self.clock(), -1, None, letters)
         else:
+            lang = lang_of(interaction)
+            style = self.pictures.styles.known_private(user_id, table.guild_id)
             hands[user_id] = _Open(interaction, self.clock(), table.revision,
-                                   _looks(*draw_hand(table, user_id, lang_of(interaction),
-                                                     letters=letters)), letters)
+                                   _looks(*draw_hand(table, user_id, lang, letters=letters),
+                                          self.pictures.hand_key(table, user_id, lang, style,
+                                                                 letters)), letters)
         self._redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -179,15 +185,21 @@ class OpenHands:
             await self._edit(table, user_id, hand)
 
     async def _edit(self, table: Table, user_id: int, hand: _Open) -> None:
-        # The owner's language, the table's letters.
-        embed, view = draw_hand(table, user_id, lang_of(hand.interaction), letters=hand.letters)
-        looks = _looks(embed, view)
+        lang = lang_of(hand.interaction)  # the owner's language, the table's letters
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
+        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        key = self.pictures.hand_key(table, user_id, lang, style, hand.letters)
+        looks = _looks(embed, view, key)
         if looks == hand.shown:
             hand.revision = table.revision
             return
+        picture = await self.pictures.hand(table, user_id, lang, style, hand.letters)
+        files = edit_files(embed, picture)
+        if hand.shown is not None and picture is not None and hand.shown[2] == key:
+            del files["attachments"]  # the same picture: the message keeps its file
         hand.pending = True
         try:
-            await hand.interaction.edit_original_response(embed=embed, view=view)
+            await hand.interaction.edit_original_response(embed=embed, view=view, **files)
         except discord.NotFound:
             self._drop(table.id, user_id, hand)  # dismissed, or the token has lapsed
             return
@@ -220,9 +232,10 @@ def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None
     return embed, Buttons()
 
 
-def _looks(embed: discord.Embed, view: discord.ui.View) -> Any:
+def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:
     """What a hand shows that matters: its embed less the footer (which only counts moves),
-    and its controls. Equal looks need no edit."""
+    its controls and what its picture shows. Equal looks need no edit."""
     shown = embed.to_dict()
     shown.pop("footer", None)
-    return shown, view.to_components()
+    shown.pop("image", None)
+    return shown, view.to_components(), picture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -30,6 +31,8 @@ from . import ids, render, stats
 from .components import NLKButton, NLKSelect
 from .hands import draw_hand
 from .mentions import link_commands, linked
+from .pictures import edit_files, send_files
+from .pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
 from .updates import TableUpdater
@@ -114,6 +117,7 @@ class NLK(commands.Cog):
         self.languages = Languages(bot.servers, bot)
         self.updater = TableUpdater(bot, self.service, edits_per_window=bot.channel_edits,
                                     languages=self.languages)
+        self.pictures = self.updater.pictures  # card pictures (cogs/pictures)
 
     async def public(self, interaction: discord.Interaction[Any]) -> Lang:
         """The language of what everyone in the channel sees: the server's."""
@@ -125,6 +129,8 @@ class NLK(commands.Cog):
         self.bot.tree.error(reply_error)
         self.bot.clocks.notifier = self.updater
         self.bot.on_stop(self.updater.close)
+        # Load the pictures' font in a thread now rather than in the first player's tap.
+        self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(NLKButton, NLKSelect)
@@ -200,8 +206,11 @@ class NLK(commands.Cog):
             return
         table = change.table
         lang = await self.public(interaction)
+        embed = render.table_embed(table, lang)
+        picture = await self.updater.table_picture(table, lang)
         callback = await interaction.response.send_message(
-            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
+            embed=embed, view=render.table_view(table, lang), **send_files(embed, picture))
+        self.updater.attached.sent(table.id, picture)
         message_id = callback.message_id or (await interaction.original_response()).id
         await self.service.set_message(table.id, message_id)
         self.updater.shown(table, change.revision, lang)
@@ -215,7 +224,10 @@ class NLK(commands.Cog):
         letters = await self.public(interaction)
         embed, view = draw_hand(table, interaction.user.id, lang_of(interaction),
                                 letters=letters)
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+        picture = await self.pictures.own(table, interaction.user.id, lang_of(interaction),
+                                          letters)
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
+                                                **send_files(embed, picture))
         self.updater.hands.opened(table, interaction.user.id, interaction, letters)
         self.updater.check(table)
         await self._tell_refusal(interaction)
@@ -234,8 +246,11 @@ class NLK(commands.Cog):
         channel request); with ``retire``, the old one is deleted."""
         table = await self.service.get(table_id)
         lang = await self.public(interaction)
+        embed = render.table_embed(table, lang)
+        picture = await self.updater.table_picture(table, lang)
         callback = await interaction.response.send_message(
-            embed=render.table_embed(table, lang), view=render.table_view(table, lang))
+            embed=embed, view=render.table_view(table, lang), **send_files(embed, picture))
+        self.updater.attached.sent(table.id, picture)
         message_id = callback.message_id or (await interaction.original_response()).id
         old = await self.service.set_message(table.id, message_id)
         table.message_id = message_id
@@ -441,25 +456,30 @@ class NLK(commands.Cog):
         turn_timer=L_("Default time per turn"),
         allow_ai=L_("Whether hosts may add AI players"),
         language=L_("The language of the bot's public messages in this server"),
+        pictures=L_("Cards as pictures on the table message (and hands, unless a player "
+                    "chose otherwise)"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"),
                          allow_ai=NC_("command", "allow_ai"),
-                         language=NC_("command", "language"))
-    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES)
+                         language=NC_("command", "language"),
+                         pictures=NC_("command", "pictures"))
+    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
+                          pictures=PICTURES_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
-                       allow_ai: bool | None = None, language: str | None = None) -> None:
+                       allow_ai: bool | None = None, language: str | None = None,
+                       pictures: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
-                                     "language": language}.items()
+                                     "language": language, "pictures": pictures}.items()
                    if v is not None}
         perms = interaction.permissions
         before = await self.public(interaction)
@@ -469,6 +489,9 @@ class NLK(commands.Cog):
             self.languages.changed(guild_id, current.language)
             if await self.public(interaction) != before:  # the open tables follow, paced
                 self.updater.relanguage(guild_id)
+        if "pictures" in changes:
+            self.pictures.styles.server_changed(guild_id, current.pictures)
+            self.updater.relanguage(guild_id)  # the open tables redraw in the new style
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
@@ -484,7 +507,19 @@ class NLK(commands.Cog):
         spoken = _(LANGUAGE_NAMES[public])
         embed.add_field(name=_("Language"), value=spoken if current.language else
                         _("{language} (the server's language)").format(language=spoken))
+        embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "cards"),
+                 description=L_("How you see your own cards: pictures, four colours, or "
+                                "text."))
+    @app_commands.describe(style=L_("Your cards' style (everyone else keeps theirs)"))
+    @app_commands.rename(style=NC_("command", "style"))
+    @app_commands.choices(style=CARDS_CHOICES)
+    async def cards(self, interaction: discord.Interaction[Any],
+                    style: str | None = None) -> None:
+        """How you see your own cards: pictures, four colours, or text."""
+        await cards_command(interaction, self.servers, self.pictures, style)
 
     async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
         guild_of(interaction)
@@ -550,15 +585,21 @@ class NLK(commands.Cog):
             message is None or table.message_id in (None, message.id))
         if on_table:
             lang = await self.public(interaction)
-            await interaction.response.edit_message(embed=render.table_embed(table, lang),
-                                                    view=render.table_view(table, lang))
+            embed = render.table_embed(table, lang)
+            picture = await self.updater.table_picture(table, lang)
+            await interaction.response.edit_message(
+                embed=embed, view=render.table_view(table, lang),
+                **self.updater.attached.edit(table.id, embed, picture))
+            self.updater.attached.sent(table.id, picture)
         elif _is_ephemeral(interaction):
             hands = self.updater.hands
             letters = await self.public(interaction)
             async with hands.answering(table.id, user.id):
                 shown = hands.newest(table)  # never older than a redraw that just landed
                 embed, view = draw_hand(shown, user.id, lang_of(interaction), letters=letters)
-                await interaction.response.edit_message(embed=embed, view=view)
+                picture = await self.pictures.own(shown, user.id, lang_of(interaction), letters)
+                await interaction.response.edit_message(embed=embed, view=view,
+                                                        **edit_files(embed, picture))
                 hands.opened(shown, user.id, interaction, letters)
         else:  # a turn ping: it keeps the controls while the turn lasts
             content, view = render.ping_message(table, user.id,
@@ -612,15 +653,20 @@ class NLK(commands.Cog):
         _seated(table, interaction.user.id)
         hands, user_id = self.updater.hands, interaction.user.id
         letters = await self.public(interaction)
+        lang = lang_of(interaction)
         if _is_ephemeral(interaction):  # Refresh on the hand itself
             async with hands.answering(table.id, user_id):
                 table = hands.newest(table)
-                embed, view = draw_hand(table, user_id, lang_of(interaction), letters=letters)
-                await interaction.response.edit_message(embed=embed, view=view)
+                embed, view = draw_hand(table, user_id, lang, letters=letters)
+                picture = await self.pictures.own(table, user_id, lang, letters)
+                await interaction.response.edit_message(embed=embed, view=view,
+                                                        **edit_files(embed, picture))
                 hands.opened(table, user_id, interaction, letters)
         else:
-            embed, view = draw_hand(table, user_id, lang_of(interaction), letters=letters)
-            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+            embed, view = draw_hand(table, user_id, lang, letters=letters)
+            picture = await self.pictures.own(table, user_id, lang, letters)
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
+                                                    **send_files(embed, picture))
             hands.opened(table, user_id, interaction, letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             self.updater.check(table)  # opened from a ping or a hand: is the table still there?
@@ -666,7 +712,9 @@ class NLK(commands.Cog):
                 async with self.updater.hands.answering(table_id, interaction.user.id):
                     embed, view = draw_hand(table, interaction.user.id, lang, note=text,
                                             letters=letters)
-                    await interaction.response.edit_message(embed=embed, view=view)
+                    picture = await self.pictures.own(table, interaction.user.id, lang, letters)
+                    await interaction.response.edit_message(embed=embed, view=view,
+                                                            **edit_files(embed, picture))
                 return
             except Refusal:
                 pass

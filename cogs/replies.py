@@ -93,6 +93,10 @@ REPLIES: dict[Key, str] = {
     (errors.BadSetting, "ai"): N_("There is no AI level called {value}."),
     (errors.BadSetting, "language"): N_("There is no language called {value}: choose en, hu or "
                                         "fr."),
+    (errors.BadSetting, "pictures"): N_("There is no picture setting called {value}: choose "
+                                        "on, four-colour or off."),
+    (errors.BadSetting, "cards"): N_("There is no card style called {value}: choose server, "
+                                     "pictures, four-colour or text."),
     errors.WaitYourTurn: N_("It's {name}'s turn."),
     errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
                      "Use the buttons as they are now."),

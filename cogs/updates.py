@@ -31,6 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .coalesce import Coalescer
 from .hands import OpenHands
+from .pictures import Attached, Picture, Pictures, send_files
 from .translator import Languages
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,8 @@ class TableUpdater:
 
     def __init__(self, client: discord.Client, service: TableService, *,
                  edits_per_window: int = EDITS_PER_WINDOW,
-                 languages: Languages | None = None) -> None:
+                 languages: Languages | None = None,
+                 pictures: Pictures | None = None) -> None:
         self.client = client
         self.service = service
         # Everything the updater posts is public: it speaks each server's language.
@@ -84,14 +86,17 @@ class TableUpdater:
         self._gone: set[int] = set()  # tables whose message was found deleted: post anew
         # channel id → (what Discord said when it refused a post, whether someone was told)
         self._denied: dict[int, tuple[str, bool]] = {}
-        self.hands = OpenHands()  # players' open hands, redrawn after each change
+        # Card pictures (the servers' and players' styles come from the languages' store).
+        self.pictures = pictures or Pictures(languages.servers if languages else None)
+        self.attached = Attached()  # the picture each table message carries now
+        self.hands = OpenHands(self.pictures)  # players' open hands, redrawn after each change
         self.closed = False
 
     def tracked(self) -> int:
         """How many tables and channels the updater holds state for (freed when done)."""
         return self._edits.tracked() + len(self._shown) + len(self._pings) + \
             len(self._checked) + len(self._gone) + len(self._denied) + self.pacer.tracked() + \
-            self.hands.tracked() + len(self._restyle)
+            self.hands.tracked() + len(self._restyle) + len(self.attached)
 
     def shown(self, table: Table, revision: int, lang: Lang | None = None) -> None:
         """The table message now shows ``revision`` (an interaction response drew it, in
@@ -264,6 +269,7 @@ class TableUpdater:
         """The table message is gone: post the table again soon (paced)."""
         self._gone.add(table.id)
         self._shown.pop(table.id, None)
+        self.attached.unknown(table.id)
         self.request(table)
 
     def replaced(self, table: Table, revision: int, old_message_id: int | None,
@@ -425,6 +431,7 @@ class TableUpdater:
             self._checked.pop(table.id, None)
             self._gone.discard(table.id)
             self._denied.pop(table.channel_id, None)
+            self.attached.forget(table.id)
             self.pacer.prune()
 
     async def _slot(self, channel_id: int, kind: str = "write") -> None:
@@ -437,21 +444,30 @@ class TableUpdater:
         lang = await self.languages.public(table.guild_id)
         embed = render.table_embed(table, lang)
         view = render.table_view(table, lang)
+        picture = await self.table_picture(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         if table.message_id is None or table.id in self._gone:
-            message = await channel.send(embed=embed, view=view)
+            message = await channel.send(embed=embed, view=view, **send_files(embed, picture))
+            self.attached.sent(table.id, picture)
             await self.service.set_message(table.id, message.id)
             table.message_id = message.id
             self._gone.discard(table.id)
             return lang
         try:
-            await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
+            # An unchanged picture sends no file: the message keeps the one it has.
+            await channel.get_partial_message(table.message_id).edit(
+                embed=embed, view=view, **self.attached.edit(table.id, embed, picture))
+            self.attached.sent(table.id, picture)
         except discord.NotFound:
             # Someone deleted the table message: post a fresh one so the table stays playable.
             self._gone.add(table.id)
             raise _Gone() from None
         return lang
+
+    async def table_picture(self, table: Table, lang: Lang) -> Picture | None:
+        """The table message's picture in its server's style (None: text only)."""
+        return await self.pictures.public(table, lang)
 
     # --- messages in the channel ---------------------------------------------------------
 

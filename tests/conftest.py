@@ -2,6 +2,8 @@
 
 import pytest
 
+from bot.storage import open_database
+from tests.backends import BACKENDS, database_target
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 
 
@@ -11,3 +13,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "fake_discord" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(params=BACKENDS)
+async def database_url(request, tmp_path):
+    """``NLK_DATABASE`` for an empty database: an SQLite file, then a PostgreSQL schema."""
+    async with database_target(request.param, tmp_path) as target:
+        yield target
+
+
+@pytest.fixture
+async def database(database_url):
+    """An open, migrated database on each backend."""
+    db = await open_database(database_url)
+    try:
+        await db.migrate()
+        yield db
+    finally:
+        await db.close()

@@ -1,6 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
+                         [--pictures on|four-colour|off]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -58,6 +59,7 @@ import json
 import math
 import os
 import random
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -68,8 +70,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.backends import postgres_schema
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.models import Message
+from tests.fakediscord.models import Message, Perm
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
@@ -191,14 +194,24 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
         waiter.cancel()
 
 
+async def _pictures(fake: FakeDiscord, setting: str) -> None:
+    """The server's card pictures (``/nlk settings pictures``), set by someone who may."""
+    fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
+    ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
+    await ix.wait_response()
+
+
 # --- the bot, as a process of its own ------------------------------------------------------
 
 
 @contextlib.asynccontextmanager
-async def bot_process(fake: FakeDiscord, folder: Path) -> AsyncIterator[int]:
-    """``python -m bot`` against the fake; yields its pid. Its log goes to ``bot.log``."""
+async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None
+                      ) -> AsyncIterator[int]:
+    """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
+    ``folder``); yields its pid. Its log goes to ``bot.log``."""
     with open(folder / "bot.log", "wb") as log:
-        process = await spawn_bot(fake, folder / "load.sqlite3", stdout=log, stderr=log)
+        process = await spawn_bot(fake, database or folder / "load.sqlite3", stdout=log,
+                                  stderr=log)
     try:
         await fake.wait_for_bot(timeout=60)
         yield process.pid
@@ -331,49 +344,64 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
-                   think_ms: float = 0.0, timeout: float = 1800.0) -> dict[str, Any]:
-    """Run the benchmark; returns the report (keys starting with ``_`` are not printed)."""
+                   think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
+                   pictures: str = "on") -> dict[str, Any]:
+    """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
+
+    ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
+    afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
         raise ValueError("need at least one table and one hand")
     think = think_ms / 1000.0
-    with tempfile.TemporaryDirectory(prefix="nlk-load-") as tmp:
-        folder = Path(tmp)
-        async with FakeDiscord() as fake, bot_process(fake, folder) as pid, \
-                asyncio.timeout(timeout):
-            housekeeper, lags = Housekeeper(fake), []
-            sweeper = asyncio.create_task(housekeeper.run())
-            ticker = asyncio.create_task(lag_ticker(lags))
-            # One warm-up table pays for one-time costs (imports, caches, first queries)
-            # before the baseline, and stays paused mid-hand while memory is measured.
-            warm_up, midpoint = Midpoint(1), Midpoint(tables)
-            warm = _driver(fake, tables, seed, 0.0, warm_up)  # numbered after the others
-            jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
-            await _until(warm_up.all_reached, jobs, timeout)
-            await asyncio.sleep(1.0)  # let its table edits and pings land
-            base_rss, base_cpu, base_count = rss_bytes(pid), cpu_seconds(pid), \
-                housekeeper.seen()
-            started = time.perf_counter()
-            jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint),
-                                                    _names(i, players), hands))
-                     for i in range(tables)]
-            await _until(midpoint.all_reached, jobs, timeout)
-            await asyncio.sleep(1.0)
-            mid_rss = rss_bytes(pid)
-            warm_up.resume.set()
-            midpoint.resume.set()
-            results = await asyncio.gather(*jobs, return_exceptions=True)
-            seconds = time.perf_counter() - started
-            # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
-            # way: let them land before the interactions are swept away for good.
-            await asyncio.sleep(2.0)
-            end_cpu = cpu_seconds(pid)
-            sweeper.cancel()
-            ticker.cancel()
-            housekeeper.sweep(everything=True)
-            failures = [r for r in results if isinstance(r, BaseException)]
-            bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
+    async with contextlib.AsyncExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="nlk-load-")))
+        url = None
+        if database:
+            url, _ = await stack.enter_async_context(postgres_schema(database))
+        return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
+                               pictures)
+
+
+async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
+                    think: float, timeout: float, database: str | None,
+                    pictures: str) -> dict[str, Any]:
+    async with FakeDiscord() as fake, bot_process(fake, folder, database) as pid, \
+            asyncio.timeout(timeout):
+        await _pictures(fake, pictures)
+        housekeeper, lags = Housekeeper(fake), []
+        sweeper = asyncio.create_task(housekeeper.run())
+        ticker = asyncio.create_task(lag_ticker(lags))
+        # One warm-up table pays for one-time costs (imports, caches, first queries)
+        # before the baseline, and stays paused mid-hand while memory is measured.
+        warm_up, midpoint = Midpoint(1), Midpoint(tables)
+        warm = _driver(fake, tables, seed, 0.0, warm_up)  # numbered after the others
+        jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
+        await _until(warm_up.all_reached, jobs, timeout)
+        await asyncio.sleep(1.0)  # let its table edits and pings land
+        base_rss, base_cpu, base_count = rss_bytes(pid), cpu_seconds(pid), \
+            housekeeper.seen()
+        started = time.perf_counter()
+        jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint),
+                                                _names(i, players), hands))
+                 for i in range(tables)]
+        await _until(midpoint.all_reached, jobs, timeout)
+        await asyncio.sleep(1.0)
+        mid_rss = rss_bytes(pid)
+        warm_up.resume.set()
+        midpoint.resume.set()
+        results = await asyncio.gather(*jobs, return_exceptions=True)
+        seconds = time.perf_counter() - started
+        # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
+        # way: let them land before the interactions are swept away for good.
+        await asyncio.sleep(2.0)
+        end_cpu = cpu_seconds(pid)
+        sweeper.cancel()
+        ticker.cancel()
+        housekeeper.sweep(everything=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     counted = housekeeper.interactions - base_count
     memory = None if base_rss is None or mid_rss is None else \
         round((mid_rss - base_rss) / tables / 1024, 1)
@@ -383,7 +411,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         "tables": tables,
         "players": players,
         "hands": hands,
-        "think_ms": think_ms,
+        "think_ms": think * 1000.0,
         "interactions": housekeeper.interactions,
         "first_response_ms": percentiles(housekeeper.samples),
         "memory_per_table_kb": memory,
@@ -519,16 +547,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0, metavar="MS",
                         help="mean pause before each tap (default 0: flat out)")
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--pictures", choices=("on", "four-colour", "off"), default="on",
+                        help="the server's card pictures (default: on, as a new server)")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="give up after this many seconds (default 1800)")
+    parser.add_argument("--database", metavar="URL",
+                        help="run on this PostgreSQL server, in a new schema dropped "
+                             "afterwards (default: a new SQLite file)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
+    # Stopped by ``timeout`` (SIGTERM): unwind as on Ctrl-C, so the bot process is stopped
+    # and a PostgreSQL run's schema dropped, instead of left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     if args.restart:
         report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
-                                      think_ms=args.think, timeout=args.timeout))
+                                      think_ms=args.think, timeout=args.timeout,
+                                      database=args.database, pictures=args.pictures))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

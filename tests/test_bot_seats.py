@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from bot.database import connect, migrate
 from bot.errors import AlreadyStarted, NotAllowed, NotAway, NotSeated, TooFewPlayers
 from bot.records import By, TableStatus
 from bot.repository import Repository
@@ -30,15 +29,12 @@ from tests.test_bot_table_message import LONG, MARKDOWN, check_budget, play
 
 
 @pytest.fixture
-async def service(tmp_path):
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
-    await migrate(db)
-    service = TableService(Repository(db))
+async def service(database):
+    service = TableService(Repository(database))
     deals = random.Random(3)  # the same deals every run
     service.shuffle = lambda n, _seed: shuffled_deck(n, deals.random())
     service.choose_dealer = lambda n: 0
-    yield service
-    await db.close()
+    return service
 
 
 async def seated(service, players):

@@ -64,7 +64,7 @@ async def test_sync_publishes_the_commands_globally_and_exits(fake_discord, tmp_
     assert command["name"] == "nlk"
     subcommands = {o["name"] for o in command["options"]}
     assert subcommands == {"new", "hand", "leave", "remove", "end", "rules", "stats",
-                           "export", "settings", "table"}
+                           "export", "settings", "table", "cards"}
 
 
 def test_a_database_from_a_newer_bot_is_refused_at_start(tmp_path):

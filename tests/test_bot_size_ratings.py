@@ -9,6 +9,7 @@ from bot.database import MIGRATIONS, connect, migrate
 from bot.guilds import GuildService
 from bot.ratings import Rating, rate
 from bot.repository import Repository
+from bot.storage import SQLiteDatabase
 
 GUILD = 7
 
@@ -42,8 +43,10 @@ async def old_database(tmp_path):
                          "losses) VALUES (?, ?, ?, ?, ?, 0, 0)",
                          (GUILD, user, f"p{user}", rating.mu, rating.sigma))
     await db.commit()
-    yield db, hands
     await db.close()
+    database = await SQLiteDatabase.open(str(tmp_path / "nlk.sqlite3"))
+    yield database, hands
+    await database.close()
 
 
 def expected_by_size(hands):
@@ -57,15 +60,15 @@ def expected_by_size(hands):
 
 
 async def size_rows(db):
-    async with db.execute("SELECT players, user_id, mu, sigma, hands, losses "
-                          "FROM size_ratings ORDER BY players, user_id") as cursor:
-        return [tuple(row) for row in await cursor.fetchall()]
+    rows = await db.all("SELECT players, user_id, mu, sigma, hands, losses "
+                        "FROM size_ratings ORDER BY players, user_id")
+    return [tuple(row) for row in rows]
 
 
 async def test_migration_0006_then_the_start_up_step_rate_every_stored_hand_by_size(
         old_database):
     db, hands = old_database
-    assert await migrate(db) == 6
+    assert await db.migrate() >= 6
     servers = GuildService(Repository(db))
     assert await servers.rate_old_results_by_size() == sum(len(h) for h in hands)
     expected = expected_by_size(hands)
@@ -77,8 +80,7 @@ async def test_migration_0006_then_the_start_up_step_rate_every_stored_hand_by_s
                                              expected[players, user].sigma))
         assert played == len(at_size)
         assert losses == sum(h[-1] == user for h in at_size)
-    async with db.execute("SELECT COUNT(*) FROM results WHERE mu IS NULL") as cursor:
-        assert (await cursor.fetchone())[0] == 0
+    assert (await db.one("SELECT COUNT(*) FROM results WHERE mu IS NULL"))[0] == 0
     # Idempotent: a second start finds nothing to do, and recomputing changes nothing.
     assert await servers.rate_old_results_by_size() == 0
     await servers.repo.rate_results_by_size()
@@ -88,7 +90,7 @@ async def test_migration_0006_then_the_start_up_step_rate_every_stored_hand_by_s
 async def test_the_leaderboard_shows_the_most_played_size_unless_asked_for_another(
         old_database):
     db, hands = old_database
-    await migrate(db)
+    await db.migrate()
     servers = GuildService(Repository(db))
     await servers.rate_old_results_by_size()
     board = await servers.leaderboard(GUILD, 0)
@@ -105,7 +107,7 @@ async def test_the_leaderboard_shows_the_most_played_size_unless_asked_for_anoth
 
 async def test_a_player_s_stats_have_a_row_per_size_with_rank_and_recent_places(old_database):
     db, hands = old_database
-    await migrate(db)
+    await db.migrate()
     servers = GuildService(Repository(db))
     await servers.rate_old_results_by_size()
     stats = await servers.player(GUILD, 4)

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from bot.database import connect
 from bot.repository import Repository
+from bot.storage import SQLiteDatabase
 from rules.replay import parse
 from tests.nlk_driver import Driver, database_rows, running_bot, title
 
@@ -144,7 +144,7 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
             (await ix.wait_response()).data["content"]
     fake.assert_clean()
     # The ratings kept hand by hand are those the start-up step recomputes from the results.
-    db = await connect(str(path))
+    db = await SQLiteDatabase.open(str(path))
     try:
         kept = await size_rows(db)
         assert {row[0] for row in kept} == {2, 3} and len(kept) == 5
@@ -157,6 +157,6 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
 
 
 async def size_rows(db):
-    async with db.execute("SELECT players, user_id, mu, sigma, hands, losses FROM size_ratings "
-                          "ORDER BY players, user_id") as cursor:
-        return [tuple(row) for row in await cursor.fetchall()]
+    rows = await db.all("SELECT players, user_id, mu, sigma, hands, losses FROM size_ratings "
+                        "ORDER BY players, user_id")
+    return [tuple(row) for row in rows]

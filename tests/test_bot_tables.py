@@ -5,7 +5,6 @@ import random
 
 import pytest
 
-from bot.database import connect, migrate
 from bot.errors import (
     AgainstTheRules,
     AlreadySeated,
@@ -28,11 +27,9 @@ from rules.views import state_json
 
 
 @pytest.fixture
-async def service(tmp_path):
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
-    await migrate(db)
-    yield TableService(Repository(db))
-    await db.close()
+async def service(database):
+    """The service over each backend (see ``database`` in conftest)."""
+    return TableService(Repository(database))
 
 
 async def lobby(service, players=4, channel=100):

@@ -1,8 +1,9 @@
 """A fake Discord for driving a real discord.py bot in tests.
 
 The fake speaks the gateway (zlib-stream JSON over a websocket) and the REST API
-on 127.0.0.1, enforces Discord's limits and interaction rules, and records what
-the bot did so tests can assert on it::
+on 127.0.0.1, enforces Discord's limits and interaction rules, checks every request
+body against the schema Discord publishes for its operation (``contract.py``), and
+records what the bot did so tests can assert on it::
 
     async with FakeDiscord() as fake:
         with fake.patch_discord():

@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import interactions
+from . import contract, interactions
 from .errors import (
     APIError,
     FormErrors,
@@ -249,6 +249,7 @@ class RestAPI:
     async def _body(self, request: web.Request) -> Body:
         body = await read_body(request)
         request[PAYLOAD] = body.payload
+        contract.check(request.method, request.path, body.payload)
         return body
 
     def _throttle(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import mimetypes
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -545,7 +546,9 @@ class State:
         ident = self.ids.next()
         name = filename or upload.filename
         url = f"{self.base_url}/attachments/{channel.id}/{ident}/{name}"
-        attachment = Attachment(ident, name, upload.data, url, upload.content_type, description)
+        # Discord names an upload's type from its file name, whatever the part said.
+        kind = mimetypes.guess_type(name)[0] or upload.content_type
+        attachment = Attachment(ident, name, upload.data, url, kind, description)
         self.attachments[ident] = attachment
         return attachment
 
