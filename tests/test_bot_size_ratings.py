@@ -1,6 +1,7 @@
 """Ratings per table size: migration 0006 and the start-up step that recomputes the ratings of
 hands stored before it, and the leaderboard of one size at a time."""
 
+import json
 import shutil
 
 import pytest
@@ -143,3 +144,47 @@ def test_the_leaderboard_offers_every_other_size_within_discords_rows():
     assert ids[:2] == ["nlk:0:-:stats.4.0", "nlk:0:-:stats.4.2"]
     assert stats.parse_stats_arg("4.2") == (4, 2) and stats.parse_stats_arg("3") == (None, 3)
     assert stats.parse_stats_arg("x.1") is None
+
+
+async def test_ratings_by_size_and_hand_lookups_on_each_backend(database):
+    """The start-up recompute, the per-size queries and the export's hand lookups run the
+    same on SQLite and PostgreSQL (results stored as before migration 0006)."""
+    hands = [[1, 2, 3], [2, 1, 3, 4], [3, 1, 2], [4, 3, 2, 1]]
+    async with database.transaction() as tx:
+        await tx.execute("INSERT INTO tables (id, guild_id, channel_id, host_id, max_seats) "
+                         "VALUES (1, ?, 10, 1, 9)", (GUILD,))
+        for number, order in enumerate([*hands, [1, 2]], 1):
+            await tx.execute(
+                "INSERT INTO hands (id, table_id, number, seed, deck, dealer, players, names, "
+                "last_card, must_beat_in_suit, rated, finished_at) VALUES (?, 1, ?, 's', '[]', "
+                "0, ?, ?, 'keep', 0, 1, ?)",
+                (number, number, json.dumps(order), json.dumps([f"p{u}" for u in order]),
+                 None if number == 5 else f"2026-01-01T00:00:0{number}Z"))
+            if number == 5:
+                continue
+            for place, user in enumerate(order, 1):
+                await tx.execute("INSERT INTO results (hand_id, guild_id, user_id, players, "
+                                 "place) VALUES (?, ?, ?, ?, ?)",
+                                 (number, GUILD, user, len(order), place))
+        for user in (1, 2, 3, 4):
+            await tx.execute("INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, "
+                             "losses) VALUES (?, ?, ?, 25.0, 8.3, 0, 0)", (GUILD, user, f"p{user}"))
+    servers = GuildService(Repository(database))
+    assert await servers.rate_old_results_by_size() == 14
+    assert await servers.rate_old_results_by_size() == 0
+    expected = expected_by_size(hands)
+    board = await servers.leaderboard(GUILD, 0)
+    assert board.players == 3 and board.sizes == {3: 2, 4: 2}
+    assert [r.user_id for r in board.rows] == sorted(
+        (u for (n, u) in expected if n == 3), key=lambda u: -expected[3, u].shown)
+    assert all(r.chance_losses == pytest.approx(r.hands / 3) for r in board.rows)
+    stats = await servers.player(GUILD, 1)
+    assert [(s.players, s.hands) for s in stats.sizes] == [(3, 2), (4, 2)]
+    assert stats.recent == [(1, 3), (2, 4), (2, 3), (4, 4)]
+    assert [h.number for h in await servers.finished_hands(10)] == [4, 3, 2, 1]
+    assert (await servers.hand_to_export(10, "1.2")).hand.number == 2
+    from bot.errors import HandInPlay, NoSuchHand
+    with pytest.raises(HandInPlay):
+        await servers.hand_to_export(10, "5")
+    with pytest.raises(NoSuchHand):
+        await servers.hand_to_export(10, "2.1")
