@@ -14,8 +14,8 @@ import discord
 
 from bot import errors
 from bot.tables import MIN_TURN_SECONDS
+from rules.explain import refusal_text
 from rules.i18n import DEFAULT, N_, Lang, translator
-from rules.refusals import refusal_text
 
 from .mentions import linked
 from .render import safe_name

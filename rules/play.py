@@ -21,6 +21,7 @@ from .cards import Card, check_players
 from .cli import add_deal_arguments, variant_of
 from .engine import Game
 from .errors import CardError, IllegalAction, InputError, NLKError
+from .explain import explain
 from .i18n import (
     DEFAULT,
     Lang,
@@ -33,7 +34,6 @@ from .i18n import (
     variant_text,
 )
 from .phase import Phase
-from .refusals import explain
 from .variant import Variant
 from .views import SeatView, observe
 

@@ -2,7 +2,9 @@
 
 import pytest
 
+from bot.repository import Repository
 from bot.storage import open_database
+from bot.tables import TableService
 from tests.backends import BACKENDS, database_target
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 
@@ -31,3 +33,9 @@ async def database(database_url):
         yield db
     finally:
         await db.close()
+
+
+@pytest.fixture
+async def service(database):
+    """The table service over each backend (see ``database``)."""
+    return TableService(Repository(database))

@@ -14,6 +14,7 @@ from bot.ratings import Rating, rate
 from rules import shuffled_deck
 from rules.replay import parse
 from tests.fakediscord import Perm
+from tests.helpers import table_id_of
 from tests.nlk_driver import (
     Driver,
     TimeMachine,
@@ -24,10 +25,6 @@ from tests.nlk_driver import (
     running_bot,
     title,
 )
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rules import Card, pack
+from tests.helpers import table_id_of
 from tests.nlk_driver import (
     Driver,
     actor,
@@ -27,10 +28,6 @@ async def nlk(fake_discord, tmp_path):
     async with running_bot(fake_discord, path) as bot:
         yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
     fake_discord.assert_clean()
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 def check_pings(fake, table):

@@ -9,17 +9,13 @@ import random
 import pytest
 
 from bot import errors
-from bot.records import TableStatus
-from bot.tables import Seat, Table
 from cogs import render, stats
 from cogs.replies import sentence
 from rules import Card, Game, Variant, pack, shuffled_deck
 from rules.i18n import Lang
 from tests.fakediscord.models import Perm
+from tests.helpers import LONG, table_for
 from tests.nlk_driver import actor, description, running_bot, title
-
-LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
-
 
 # --- rendering, without Discord ------------------------------------------------------------
 
@@ -28,14 +24,6 @@ def test_cards_show_each_languages_letters_with_the_suit_colour_marks():
     assert [render.card_text(c) for c in (queen, jack, ten)] == ["Q♠︎", "J♥️", "10♦️"]
     assert [render.card_text(c, Lang.HU) for c in (queen, jack, ten)] == ["D♠︎", "B♥️", "10♦️"]
     assert [render.card_text(c, Lang.FR) for c in (queen, jack, ten)] == ["D♠︎", "V♥️", "10♦️"]
-
-
-def _table(game: Game, status=TableStatus.PLAYING) -> Table:
-    seats = [Seat(1000 + i, name) for i, name in enumerate(game.names)]
-    return Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
-                 max_seats=game.n, variant=Variant("free", True), status=status,
-                 message_id=3, seats=seats, game=game, hand_number=12, seed="ab" * 16,
-                 missed=(0,) * game.n, turn_seconds=60)
 
 
 def _check_embed(embed) -> None:
@@ -60,12 +48,13 @@ def _check_view(view) -> None:
                 assert all(len(o["label"]) <= 100 for o in item["options"])
 
 
+@pytest.mark.e2e  # every state of a nine-seat hand, every message: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 def test_every_message_fits_discords_limits_at_nine_seats(lang: Lang) -> None:
     rng = random.Random(9)
     game = Game.from_deck(shuffled_deck(9, "limits"), 0, names=LONG,
                           variant=Variant("free", True))
-    table = _table(game)
+    table = table_for(game, lobby=[], turn_seconds=60)
     checked = 0
     while True:
         for user in range(1000, 1009):
@@ -99,7 +88,7 @@ def test_a_43_card_lead_fits_in_every_language(lang: Lang) -> None:
     hands = [" ".join(everything[:43]), *everything[43:51]]
     game = Game.from_shed_position([[Card.parse(c) for c in h.split()] for h in hands],
                                    "SHDC".index("H"), 0, names=LONG)
-    embed, view = render.hand_message(_table(game), 1000, lang=lang)
+    embed, view = render.hand_message(table_for(game, lobby=[], turn_seconds=60), 1000, lang=lang)
     _check_embed(embed)
     _check_view(view)
     assert len(json.dumps(embed.to_dict())) < 6000

@@ -13,11 +13,8 @@ import pytest
 from bot.repository import Repository
 from bot.storage import SQLiteDatabase
 from rules.replay import parse
+from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, database_rows, running_bot, title
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 def nlk_id(fake) -> str:

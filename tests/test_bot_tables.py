@@ -20,16 +20,9 @@ from bot.errors import (
     WrongChannel,
 )
 from bot.records import TableStatus
-from bot.repository import Repository
 from bot.tables import TableService
 from rules import Variant
 from rules.views import state_json
-
-
-@pytest.fixture
-async def service(database):
-    """The service over each backend (see ``database`` in conftest)."""
-    return TableService(Repository(database))
 
 
 async def lobby(service, players=4, channel=100):
