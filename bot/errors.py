@@ -35,8 +35,7 @@ class InputError(Refusal):
 
 
 class NoTable(Refusal):
-    """There is no open table where the user asked (``reason``: here, gone, export; hand:
-    no such ``hand`` in this channel)."""
+    """There is no open table where the user asked (``reason``: here, gone, export)."""
 
 
 class TableExists(Refusal):
@@ -89,8 +88,22 @@ class SeatStays(Refusal):
 
 
 class HandNotOver(Refusal):
-    """The next hand can only be dealt once this one is over (``reason`` export: hand
-    ``number`` of ``table`` is exported only once it is over)."""
+    """The next hand can only be dealt once this one is over."""
+
+
+class HandInPlay(Refusal):
+    """Hand ``number`` of ``table`` is still being played: its export would reveal the
+    hidden hands."""
+
+    def __init__(self, number: int, table: int) -> None:
+        super().__init__("", number=number, table=table)
+
+
+class NoSuchHand(Refusal):
+    """No hand of this channel answers to ``hand``, as typed."""
+
+    def __init__(self, hand: str) -> None:
+        super().__init__("", hand=hand)
 
 
 class NotPlaying(Refusal):

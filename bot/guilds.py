@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import BadSetting, HandNotOver, NoTable, NotAllowed
+from .errors import BadSetting, HandInPlay, NoSuchHand, NoTable, NotAllowed
 from .records import GuildSettings, HandRecord, RatingRecord, SizeRecord, StoredHand
 from .repository import Repository
 from .tables import check_timer
@@ -135,13 +135,13 @@ class GuildService:
             return stored
         numbers = [int(n) for n in re.findall(r"[0-9]{1,18}", which)]
         if len(numbers) not in (1, 2):
-            raise NoTable("hand", hand=which.strip()[:40])
+            raise NoSuchHand(which.strip()[:40])
         table_id, number = (None, numbers[0]) if len(numbers) == 1 else numbers
         stored = await self.repo.hand_in_channel(channel_id, number, table_id)
         if stored is None:
-            raise NoTable("hand", hand=which.strip()[:40])
+            raise NoSuchHand(which.strip()[:40])
         if not stored.hand.finished:
-            raise HandNotOver("export", number=stored.hand.number, table=stored.hand.table_id)
+            raise HandInPlay(stored.hand.number, stored.hand.table_id)
         return stored
 
     async def finished_hands(self, channel_id: int, limit: int = RECENT_HANDS

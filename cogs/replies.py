@@ -76,11 +76,11 @@ REPLIES: dict[Key, str] = {
                          "seat stays until the hand ends. The host (or a moderator) can stop the "
                          "table with `/nlk end`."),
     errors.HandNotOver: N_("The current hand isn't over yet."),
-    (errors.HandNotOver, "export"): N_("Hand {number} of table {table} is still being played: "
-                                       "exporting it now would reveal the players' hidden "
-                                       "hands. Export it once it is over."),
-    (errors.NoTable, "hand"): N_("No hand “{hand}” was played in this channel: choose one of "
-                                 "the finished hands the list offers."),
+    errors.HandInPlay: N_("Hand {number} of table {table} is still being played: exporting it "
+                          "now would reveal the players' hidden hands. Export it once it is "
+                          "over."),
+    errors.NoSuchHand: N_("No hand “{hand}” was played in this channel: choose one of the "
+                          "finished hands the list offers."),
     (errors.NotPlaying, "lobby"): N_("The hand hasn't started yet."),
     (errors.NotPlaying, "over"): N_("This hand is over."),
     (errors.NotPlaying, "ended"): N_("This table has ended."),

@@ -77,10 +77,11 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
         view.add_item(NLKButton(stats_id(board.players, max(page - 1, 0)), _("◀ Previous")))
         view.add_item(NLKButton(stats_id(board.players, min(page + 1, pages - 1)),
                                 _("Next ▶")))
-    for players in board.sizes:
-        if players != board.players:
-            view.add_item(NLKButton(stats_id(players, 0), n_(
-                "{count} player", "{count} players", players).format(count=players), row=1))
+    others = [players for players in board.sizes if players != board.players]
+    for i, players in enumerate(others):  # at most seven: two rows under the page buttons
+        view.add_item(NLKButton(stats_id(players, 0), n_(
+            "{count} player", "{count} players", players).format(count=players),
+            row=1 + i // 5))
     return embed, view
 
 

@@ -8,6 +8,10 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+from bot.repository import Repository
+from bot.storage import SQLiteDatabase
 from rules.replay import parse
 from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, database_rows, running_bot, title
@@ -136,3 +140,20 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
         assert "No hand “99” was played in this channel" in \
             (await ix.wait_response()).data["content"]
     fake.assert_clean()
+    # The ratings kept hand by hand are those the start-up step recomputes from the results.
+    db = await SQLiteDatabase.open(str(path))
+    try:
+        kept = await size_rows(db)
+        assert {row[0] for row in kept} == {2, 3} and len(kept) == 5
+        await Repository(db).rate_results_by_size()
+        again = await size_rows(db)
+        assert [r[:2] + r[4:] for r in again] == [r[:2] + r[4:] for r in kept]
+        assert [r[2:4] for r in again] == [pytest.approx(r[2:4]) for r in kept]
+    finally:
+        await db.close()
+
+
+async def size_rows(db):
+    rows = await db.all("SELECT players, user_id, mu, sigma, hands, losses FROM size_ratings "
+                        "ORDER BY players, user_id")
+    return [tuple(row) for row in rows]
