@@ -145,7 +145,8 @@ async def snapshot(target: str) -> tuple[list, list, list]:
     try:
         await db.migrate()
         repo = Repository(db)
-        boards = [await repo.leaderboard(guild, 50, 0) for guild in (1, 2)]
+        boards = [await repo.leaderboard(guild, size, 50, 0) for guild in (1, 2)
+                  for size in await repo.table_sizes(guild)]
         tables = await TableService(repo).open_tables()
         return boards, [(t.id, t.channel_id, t.status, [s.user_id for s in t.seats],
                          state_json(t.game) if t.game else None) for t in tables], \
