@@ -1,4 +1,6 @@
-"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands."""
+"""``python -m bot`` runs the bot; ``python -m bot sync`` publishes the slash commands;
+``python -m bot cluster --processes N [--shards M]`` runs it as N processes;
+``python -m bot copy-database SOURCE TARGET`` copies an SQLite database into PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,12 +13,18 @@ import discord
 
 from .database import DatabaseUnusable, MigrationsBroken
 from .logs import redact_logs
-from .settings import SettingsError, load_settings
+from .settings import Settings, SettingsError, load_settings
+
+USAGE = ("usage: python -m bot [sync]\n"
+         "       python -m bot cluster --processes N [--shards M]\n"
+         "       python -m bot copy-database nlk.sqlite3 postgresql://user@host/database")
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] not in ("sync", "run"):
-        print("usage: python -m bot [sync]", file=sys.stderr)
+    if argv and argv[0] == "copy-database":
+        return copy_database(argv[1:])
+    if argv and argv[0] not in ("sync", "run", "cluster"):
+        print(USAGE, file=sys.stderr)
         return 2
     try:
         settings = load_settings()
@@ -27,6 +35,8 @@ def main(argv: list[str]) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # No token in the logs, at any level: the bot's own, and the players' interaction tokens.
     redact_logs([settings.token])
+    if argv and argv[0] == "cluster":
+        return cluster(settings, argv[1:])
     from .client import run
 
     try:
@@ -45,6 +55,39 @@ def main(argv: list[str]) -> int:
         return 1
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def cluster(settings: Settings, argv: list[str]) -> int:
+    from . import cluster
+
+    try:
+        return asyncio.run(cluster.main(settings, argv))
+    except cluster.ClusterError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as error:
+        print(f"error: can't reach Discord ({error}). Check the network, or DISCORD_API_BASE "
+              "if you set it.", file=sys.stderr)
+        return 1
+
+
+def copy_database(args: list[str]) -> int:
+    """Copy a stopped bot's SQLite file into an empty PostgreSQL database (no token needed)."""
+    if len(args) != 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    from .copydb import CopyRefused
+    from .copydb import copy_database as copy
+
+    try:
+        print(asyncio.run(copy(*args)))
+    except (CopyRefused, DatabaseUnusable, MigrationsBroken) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted: nothing was copied", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -12,22 +12,26 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import signal
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-import aiosqlite
 import discord
 import yarl
 from discord.ext import commands
 
 from .clocks import Clocks
-from .database import connect, migrate
 from .guilds import GuildService
+from .identify import IdentifyGate, advisory_lock
 from .repository import Repository
 from .settings import Settings
+from .shards import Shards
+from .storage import Database, open_database
 from .tables import TableService
+
+COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
 log = logging.getLogger(__name__)
 # NLK has no voice: no warnings about missing voice libraries at start-up.
@@ -36,7 +40,7 @@ discord.VoiceClient.warn_dave = False
 
 
 class NLKBot(commands.Bot):
-    """Runs NLK tables; everything it knows lives in the SQLite database."""
+    """Runs NLK tables; everything it knows lives in the database."""
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
@@ -44,6 +48,11 @@ class NLKBot(commands.Bot):
                  clock: Callable[[], float] | None = None, **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        shards = settings.shards
+        if shards is not None and len(shards.ids) == 1:
+            options.update(shard_id=shards.first, shard_count=shards.count)
+        elif shards is not None:
+            options.update(shard_ids=list(shards.ids), shard_count=shards.count)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
@@ -57,11 +66,16 @@ class NLKBot(commands.Bot):
         self.ai_processes = ai_processes
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
+        # The shards this process owns: it runs only their servers' tables, and takes their
+        # part of the bot's global REST budget.
+        self.shard_range = shards or Shards(0, 0, 1)
+        self.identify_gate: IdentifyGate | None = None  # sharded: IDENTIFY paced through the db
         self.ai_pool: ProcessPoolExecutor | None = None
-        self.db: aiosqlite.Connection | None = None
+        self.db: Database | None = None
         self.service: TableService
         self.servers: GuildService
         self.clocks: Clocks
+        self.command_ids: dict[int | None, int] = {}  # /nlk's id: per server, None: global
         self.accepting = True  # False once shutting down: new interactions are not taken
         self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopping: asyncio.Task[None] | None = None
@@ -86,14 +100,24 @@ class NLKBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
         await self._use_api_gateway()
-        self.db = await connect(self.settings.database, check=False)  # run() checked it
-        version = await migrate(self.db)
-        log.info("database %s at schema version %s", self.settings.database, version)
+        self.db = await open_database(self.settings.database, check=False)  # run() checked it
+        version = await self.db.migrate()
+        log.info("database %s at schema version %s", self.db.name, version)
         repo = Repository(self.db)
+        if self.settings.shards is not None and not self.sync_only:
+            _shards, _url, limit = await self.http.get_bot_gateway()
+            # Across processes, one at a time per bucket: they share PostgreSQL (a cluster
+            # needs it); SQLite serves one process, whose own lock suffices.
+            pool = getattr(self.db, "pool", None)
+            self.identify_gate = IdentifyGate(
+                repo.state_value, repo.set_state_value, limit["max_concurrency"],
+                lock=advisory_lock(pool) if self.db.dialect == "postgresql" else None)
         self.service = TableService(repo)
+        self.service.shards = self.shard_range
         if self.clock is not None:
             self.service.clock = self.clock
         self.servers = GuildService(repo)
+        await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             self.ai_pool = ProcessPoolExecutor(self.ai_processes,
@@ -104,9 +128,10 @@ class NLKBot(commands.Bot):
         await self.load_extension("cogs.nlk")
         await self.load_extension("cogs.translator")  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
-        if self.settings.dev_guild:
+        if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):
             # A development server gets the commands there, instantly, and only there: a
-            # global copy as well would show every command twice in that server.
+            # global copy as well would show every command twice in that server. One process
+            # syncs for the whole bot: the one that owns shard 0.
             guild = discord.Object(self.settings.dev_guild)
             self.tree.copy_global_to(guild=guild)
             await self._sync_if_changed(repo, guild, force=self.sync_only)
@@ -114,16 +139,26 @@ class NLKBot(commands.Bot):
             synced = await self.tree.sync()
             log.info("synced %d command(s) globally (Discord may take up to an hour to show "
                      "them everywhere)", len(synced))
-        else:
+        elif self.shard_range.owns(0):  # (one process of a cluster looks, not each)
             await self._warn_if_unpublished()
         if self.sync_only:
             return
+        await self._learn_command_ids()
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
         self.dispatch("tables_resumed", tables)
         # Tables whose hand did not rebuild were stopped: the cog tells their channels.
         self.dispatch("tables_quarantined", list(self.service.quarantined))
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False
+                                   ) -> None:
+        """A sharded bot waits its bucket's turn (across restarts and processes); a
+        whole bot in one session keeps discord.py's own pacing."""
+        if self.identify_gate is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+        else:
+            await self.identify_gate.wait(shard_id or 0)
 
     async def _sync_if_changed(self, repo: Repository, guild: discord.abc.Snowflake, *,
                                force: bool = False) -> None:
@@ -150,6 +185,23 @@ class NLKBot(commands.Bot):
             log.warning("no slash commands are published, so nobody can type /nlk: run "
                         "`python -m bot sync` once (it publishes them globally), or set "
                         "NLK_DEV_GUILD to a server id to try the bot there")
+
+    async def _learn_command_ids(self) -> None:
+        """Read the ids of the published ``/nlk`` commands (the development server's, and
+        the global ones), so that sentences can mention them as ``</nlk new:ID>``."""
+        scopes: list[discord.abc.Snowflake | None] = [None]
+        if self.settings.dev_guild:
+            scopes.append(discord.Object(self.settings.dev_guild))
+        for scope in scopes:
+            try:
+                published = await self.tree.fetch_commands(guild=scope)
+            except discord.HTTPException as error:
+                log.warning("could not read the published commands (%s): sentences name "
+                            "them as typed", error)
+                continue
+            for command in published:
+                if command.name == COMMAND_GROUP:
+                    self.command_ids[scope.id if scope else None] = command.id
 
     async def _command_tree_hash(self, guild: discord.abc.Snowflake) -> str:
         """A hash of what ``tree.sync(guild=guild)`` would send, and to which application."""
@@ -219,16 +271,26 @@ def use_api_base(settings: Settings) -> None:
         discord.http.Route.BASE = settings.api_base
 
 
+class ShardedNLKBot(NLKBot, commands.AutoShardedBot):
+    """The bot owning several shards in one process (``NLK_SHARDS=0-3/8``)."""
+
+
+def bot_class(settings: Settings) -> type[NLKBot]:
+    """One gateway session (the whole bot, or one shard of it), or several."""
+    shards = settings.shards
+    return ShardedNLKBot if shards is not None and len(shards.ids) > 1 else NLKBot
+
+
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
     # Migrate before talking to Discord, so an unusable database fails fast and plainly.
-    db = await connect(settings.database)
+    db = await open_database(settings.database)
     try:
-        await migrate(db)
+        await db.migrate()
     finally:
         await db.close()
     use_api_base(settings)
-    async with NLKBot(settings, sync_only=sync_only) as bot:
+    async with bot_class(settings)(settings, sync_only=sync_only) as bot:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return
@@ -243,4 +305,21 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
 
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+        if settings.ready_fd is not None:
+            _say_ready(bot, settings.ready_fd)
         await bot.start(settings.token)
+        # start() returns as soon as the gateway is closed, in the middle of the shutdown:
+        # wait for the rest of it (the database is closed last), or asyncio.run would cancel
+        # it and leave a database thread behind, and the process would never exit.
+        await bot.close()
+
+
+def _say_ready(bot: NLKBot, fd: int) -> None:
+    """Tell the cluster launcher, through its pipe, each time every shard is ready."""
+    pipe = os.fdopen(fd, "wb", buffering=0)
+
+    async def ready() -> None:
+        with contextlib.suppress(OSError):  # the launcher is gone: nobody to tell
+            pipe.write(b"ready\n")
+
+    bot.add_listener(ready, "on_ready")

@@ -91,6 +91,21 @@ class HandNotOver(Refusal):
     """The next hand can only be dealt once this one is over."""
 
 
+class HandInPlay(Refusal):
+    """Hand ``number`` of ``table`` is still being played: its export would reveal the
+    hidden hands."""
+
+    def __init__(self, number: int, table: int) -> None:
+        super().__init__("", number=number, table=table)
+
+
+class NoSuchHand(Refusal):
+    """No hand of this channel answers to ``hand``, as typed."""
+
+    def __init__(self, hand: str) -> None:
+        super().__init__("", hand=hand)
+
+
 class NotPlaying(Refusal):
     """The table is not in a hand (``reason``: lobby, over, ended)."""
 

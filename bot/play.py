@@ -8,8 +8,9 @@ from rules import Action, Game, Phase
 
 from .errors import AgainstTheRules, NotAllowed, NotAway, NotPlaying, NotSeated, Stale, WaitYourTurn
 from .records import By, Finish, HandState, Mark, TableStatus
+from .repository import Outdated
 from .table import MISSES_BEFORE_AWAY, STAND_IN_LEVEL, AITurn, Change, Seat, Table
-from .table_store import TableStore
+from .table_store import Behind, TableStore
 
 
 class Play(TableStore):
@@ -34,6 +35,8 @@ class Play(TableStore):
             raise NotPlaying("ended")
         if table.status is TableStatus.LOBBY or game is None:
             raise NotPlaying("lobby")
+        if version > game.version:
+            raise Behind()
         if game.is_over:
             raise NotPlaying("over")
         seat = table.seat_of(user_id)
@@ -66,8 +69,14 @@ class Play(TableStore):
             if len(legal) != 1:
                 return
             seat = game.to_act
-            await self._commit(table, seat, table.seats[seat].user_id, legal[0], By.PLAYER,
-                               forced=True)
+            try:
+                await self._commit(table, seat, table.seats[seat].user_id, legal[0],
+                                   By.PLAYER, forced=True)
+            except Outdated:
+                # Another process played it already (a hand-over): the move asked for is
+                # stored; the next change reloads the table from the database.
+                self._cache.pop(table.id, None)
+                return
 
     async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
                       *, forced: bool = False) -> None:

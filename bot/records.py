@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rules import Action, Game, Outcome, Variant
 from rules.replay import Replay
+
+from .ratings import Rating
 
 
 class TableStatus(StrEnum):
@@ -153,6 +155,7 @@ class GuildSettings:
     turn_seconds: int = 90
     allow_ai: bool = True
     language: str | None = None  # "en", "hu" or "fr"; None: the server's own locale
+    pictures: str | None = None  # "on", "four-colour" or "off"; None: on
 
 
 @dataclass(frozen=True)
@@ -163,13 +166,17 @@ class RatingRecord:
     sigma: float
     hands: int
     losses: int
-    chance_losses: float  # the losses expected by chance at the tables played
+    chance_losses: float  # the losses expected by luck alone at the tables played
 
 
 @dataclass(frozen=True)
 class SizeRecord:
-    """One player's hands and losses at one table size."""
+    """One player's rating, rank, hands and losses at one table size."""
 
     players: int
     hands: int
     losses: int
+    rating: Rating = field(default_factory=Rating)
+    rank: int = 0  # 1: the best rating at this size on the server
+    ranked: int = 0  # how many players have a rating at this size
+    before: Rating | None = None  # the rating TREND_HANDS hands ago; None: a new player's

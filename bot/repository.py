@@ -6,18 +6,15 @@ JSON columns are decoded here and nowhere else.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
 from typing import Any
-
-import aiosqlite
 
 from rules import Action, Variant
 
-from .database import rollback_quietly, storage_refusal
-from .ratings import Rating, rate
+from .ratings import TREND_HANDS, Placed, Rating, rate, rate_all
 from .records import (
     OPEN,
     ActionRecord,
@@ -33,9 +30,19 @@ from .records import (
     TableRecord,
     TableStatus,
 )
+from .storage import Database, Duplicate, Row, Transaction
+
+# Advisory lock class (PostgreSQL) for a server's ratings while a hand's result is written.
+RATINGS_LOCK = 19
 
 
-def _table(row: aiosqlite.Row) -> TableRecord:
+class Outdated(Exception):
+    """The table changed in the database since this process cached it (another process
+    played, e.g. during a hand-over): nothing was written; reload the table and judge the
+    request again."""
+
+
+def _table(row: Row) -> TableRecord:
     return TableRecord(
         id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
         host_id=row["host_id"], max_seats=row["max_seats"],
@@ -44,7 +51,8 @@ def _table(row: aiosqlite.Row) -> TableRecord:
         turn_seconds=row["turn_seconds"], quarantined=row["quarantined"])
 
 
-def _hand(row: aiosqlite.Row) -> HandRecord:
+def hand_record(row: Row) -> HandRecord:
+    """A ``hands`` row as the bot reads it (JSON columns decoded)."""
     players = json.loads(row["players"])
     state = None
     if row["turn_started"] is not None:
@@ -58,7 +66,8 @@ def _hand(row: aiosqlite.Row) -> HandRecord:
         loser=row["loser"], finished=row["finished_at"] is not None)
 
 
-def _action(row: aiosqlite.Row) -> ActionRecord:
+def action_record(row: Row) -> ActionRecord:
+    """An ``actions`` row as the bot reads it."""
     action = Action.from_json({"act": row["act"], "card": row["card"], "to": row["target"]})
     return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
@@ -66,56 +75,40 @@ def _action(row: aiosqlite.Row) -> ActionRecord:
 class Repository:
     """Tables, seats, hands, the action log, ratings and server settings."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
-        # One connection is shared by every coroutine: transactions must not interleave.
-        self._write = asyncio.Lock()
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error.
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """All or nothing: see ``Database.transaction``."""
+        return self.db.transaction()
 
-        If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
-        ``StorageUnavailable``, a polite refusal, is raised instead; the real error is logged.
-        """
-        async with self._write:
-            try:
-                await rollback_quietly(self.db)  # in case an earlier rollback failed
-                await self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self.db
-                    await self.db.commit()
-                except BaseException:
-                    await rollback_quietly(self.db)
-                    raise
-            except Exception as error:
-                refusal = storage_refusal(error)
-                if refusal is None:
-                    raise
-                raise refusal from error
+    async def _one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await self.db.one(sql, params)
 
-    async def _one(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Row | None:
-        async with self.db.execute(sql, params) as cursor:
-            return await cursor.fetchone()
+    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self.db.all(sql, params)
 
-    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.db.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+    async def _lock(self, db: Transaction, sql: str, params: Sequence[Any]) -> None:
+        """Take a row or advisory lock on PostgreSQL, where transactions run side by side;
+        on SQLite, ``BEGIN IMMEDIATE`` already holds the one write lock."""
+        if self.db.dialect == "postgresql":
+            await db.execute(sql, params)
 
     # --- tables ----------------------------------------------------------------------------
 
     async def create_table(self, guild_id: int | None, channel_id: int, host_id: int,
                            host_name: str, max_seats: int, variant: Variant,
                            turn_seconds: int, now: float) -> int:
-        """A new lobby with its host seated; raises ``sqlite3.IntegrityError`` if one is open."""
+        """A new lobby with its host seated; raises ``Duplicate`` if one is open."""
         async with self.transaction() as db:
-            cursor = await db.execute(
+            row = await db.one(
                 "INSERT INTO tables (guild_id, channel_id, host_id, max_seats, last_card, "
-                "must_beat_in_suit, turn_seconds, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "must_beat_in_suit, turn_seconds, active_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING id",
                 (guild_id, channel_id, host_id, max_seats, variant.last_card,
                  int(variant.must_beat_in_suit), turn_seconds, now))
-            table_id = cursor.lastrowid
-            assert table_id is not None
+            assert row is not None
+            table_id = int(row["id"])
             await db.execute("INSERT INTO seats (table_id, user_id, name, joined) "
                              "VALUES (?, ?, ?, 0)", (table_id, host_id, host_name))
         return table_id
@@ -192,21 +185,24 @@ class Repository:
     async def start_hand(self, table_id: int, number: int, seed: str, deck: Sequence[str],
                          dealer: int, players: Sequence[int], names: Sequence[str],
                          ai: Sequence[str | None], variant: Variant, now: float) -> int:
-        """Record a new deal and set the table playing, in one transaction."""
-        async with self.transaction() as db:
-            cursor = await db.execute(
-                "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
-                "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)",
-                (table_id, number, seed, json.dumps(list(deck)), dealer,
-                 json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
-                 variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
-                 json.dumps([0] * len(players)), now))
-            await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
-                             (now, table_id))
-            hand_id = cursor.lastrowid
-        assert hand_id is not None
-        return hand_id
+        """Record a new deal and set the table playing, in one transaction; ``Outdated``
+        if the table already has hand ``number`` (another process dealt it)."""
+        try:
+            async with self.transaction() as db:
+                row = await db.one(
+                    "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
+                    "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id",
+                    (table_id, number, seed, json.dumps(list(deck)), dealer,
+                     json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
+                     variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
+                     json.dumps([0] * len(players)), now))
+                await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
+                                 (now, table_id))
+        except Duplicate:
+            raise Outdated() from None
+        assert row is not None
+        return int(row["id"])
 
     async def last_hand(self, table_id: int) -> StoredHand | None:
         """The table's most recent hand, with its action log."""
@@ -222,10 +218,39 @@ class Repository:
             "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT 1", (channel_id,))
         return await self._stored(row) if row else None
 
-    async def _stored(self, row: aiosqlite.Row) -> StoredHand:
+    async def finished_hands_in(self, channel_id: int, limit: int) -> list[HandRecord]:
+        """A channel's latest finished hands, newest first."""
+        rows = await self._all(
+            "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+            "WHERE tables.channel_id = ? AND hands.finished_at IS NOT NULL "
+            "ORDER BY hands.finished_at DESC, hands.id DESC LIMIT ?", (channel_id, limit))
+        return [hand_record(row) for row in rows]
+
+    async def hand_in_channel(self, channel_id: int, number: int, table_id: int | None
+                              ) -> StoredHand | None:
+        """Hand ``number`` of a table played in this channel: ``table_id``'s, or the
+        channel's latest table that has such a hand; finished or not."""
+        if table_id is None:
+            row = await self._one(
+                "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+                "WHERE tables.channel_id = ? AND hands.number = ? "
+                "ORDER BY tables.id DESC LIMIT 1", (channel_id, number))
+        else:
+            row = await self._one(
+                "SELECT hands.* FROM hands JOIN tables ON tables.id = hands.table_id "
+                "WHERE tables.channel_id = ? AND hands.number = ? AND tables.id = ?",
+                (channel_id, number, table_id))
+        return await self._stored(row) if row else None
+
+    async def replay(self, hand_id: int) -> StoredHand | None:
+        """One hand and its action log: ``.game()`` rebuilds it, ``.replay()`` exports it."""
+        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
+        return await self._stored(row) if row else None
+
+    async def _stored(self, row: Row) -> StoredHand:
         actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
                                   (row["id"],))
-        return StoredHand(_hand(row), [_action(a) for a in actions])
+        return StoredHand(hand_record(row), [action_record(a) for a in actions])
 
     async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,
                              now: float) -> None:
@@ -234,92 +259,186 @@ class Repository:
             await self._write_hand_state(db, hand_id, state)
             await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
 
-    async def _write_hand_state(self, db: aiosqlite.Connection, hand_id: int,
+    async def _write_hand_state(self, db: Transaction, hand_id: int,
                                 state: HandState) -> None:
         await db.execute(
-            "UPDATE hands SET away = ?, missed = ?, stand_in = MAX(stand_in, ?), "
-            "turn_started = ? WHERE id = ?",
+            "UPDATE hands SET away = ?, missed = ?, stand_in = CASE WHEN stand_in > ? "
+            "THEN stand_in ELSE ? END, turn_started = ? WHERE id = ?",
             (json.dumps(state.away), json.dumps(state.missed), int(state.stand_in),
-             state.turn_started, hand_id))
+             int(state.stand_in), state.turn_started, hand_id))
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
                             action: Action, user_id: int | None, by: By, state: HandState,
                             finished: Finish | None, now: float, *, forced: bool = False
                             ) -> None:
-        """Append an action with the hand's new state; a hand's result and ratings are
-        written in the same transaction."""
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by, forced) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (hand_id, index, seat, action.act,
-                 str(action.card) if action.card is not None else None, action.to, user_id,
-                 str(by), int(forced)))
-            await self._write_hand_state(db, hand_id, state)
-            await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
-            if finished is not None:
-                await self._finish(db, table_id, hand_id, finished)
+        """Append action ``index`` with the hand's new state; a hand's result and ratings
+        are written in the same transaction.
 
-    async def _finish(self, db: aiosqlite.Connection, table_id: int, hand_id: int,
+        The database serializes a table's moves, across processes too: the table's row is
+        locked, and ``Outdated`` is raised (nothing written) unless ``index`` is the next
+        one of the stored log, e.g. when two processes both received the same click.
+        """
+        try:
+            async with self.transaction() as db:
+                await self._record(db, table_id, hand_id, index)
+                await db.execute(
+                    "INSERT INTO actions (hand_id, idx, seat, act, card, target, user_id, by, "
+                    "forced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (hand_id, index, seat, action.act,
+                     str(action.card) if action.card is not None else None, action.to, user_id,
+                     str(by), int(forced)))
+                await self._write_hand_state(db, hand_id, state)
+                await db.execute("UPDATE tables SET active_at = ? WHERE id = ?", (now, table_id))
+                if finished is not None:
+                    await self._finish(db, table_id, hand_id, finished)
+        except Duplicate:
+            raise Outdated() from None
+
+    async def _record(self, db: Transaction, table_id: int, hand_id: int, index: int) -> None:
+        """Lock the table's row, and refuse an ``index`` other than the log's next."""
+        await self._lock(db, "SELECT id FROM tables WHERE id = ? FOR UPDATE", (table_id,))
+        row = await db.one("SELECT COALESCE(MAX(idx) + 1, 0) FROM actions WHERE hand_id = ?",
+                           (hand_id,))
+        if row is None or int(row[0]) != index:
+            raise Outdated()
+
+    async def _finish(self, db: Transaction, table_id: int, hand_id: int,
                       finished: Finish) -> None:
         outcome = finished.outcome
         await db.execute(
             "UPDATE hands SET loser = ?, finishing_order = ?, rated = ?, finished_at = "
-            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
-            (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), hand_id))
+            "? WHERE id = ?",
+            (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), _now_text(),
+             hand_id))
         await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
         if not finished.rated or finished.guild_id is None:
             return
         guild = finished.guild_id
         order = [finished.players[s] for s in outcome.order]
-        old = []
+        # Two tables of one server may finish at once in two transactions: one at a time.
+        await self._lock(db, "SELECT pg_advisory_xact_lock(?, ?)",
+                         (RATINGS_LOCK, guild % 2**31))
+        size = len(order)
+        old, old_by_size = [], []
         for user in order:
-            async with db.execute("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
-                                  "user_id = ?", (guild, user)) as cursor:
-                row = await cursor.fetchone()
+            row = await db.one("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
+                               "user_id = ?", (guild, user))
             old.append(Rating(row["mu"], row["sigma"]) if row else Rating())
-        for place, (user, new) in enumerate(zip(order, rate(old), strict=True), 1):
-            lost = int(place == len(order))
+            row = await db.one("SELECT mu, sigma FROM size_ratings WHERE guild_id = ? AND "
+                               "players = ? AND user_id = ?", (guild, size, user))
+            old_by_size.append(Rating(row["mu"], row["sigma"]) if row else Rating())
+        for place, (user, new, new_at_size) in enumerate(
+                zip(order, rate(old), rate(old_by_size), strict=True), 1):
+            lost = int(place == size)
             name = finished.names[finished.players.index(user)]
             await db.execute(
                 "INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, losses) "
                 "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
                 "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
-                "hands = hands + 1, losses = losses + excluded.losses",
+                "hands = ratings.hands + 1, losses = ratings.losses + excluded.losses",
                 (guild, user, name, new.mu, new.sigma, lost))
-            await db.execute("INSERT INTO results (hand_id, guild_id, user_id, players, place) "
-                             "VALUES (?, ?, ?, ?, ?)", (hand_id, guild, user, len(order), place))
+            await db.execute(
+                "INSERT INTO size_ratings (guild_id, user_id, players, mu, sigma, hands, "
+                "losses) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, players, user_id) "
+                "DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                "hands = size_ratings.hands + 1, losses = size_ratings.losses + excluded.losses",
+                (guild, user, size, new_at_size.mu, new_at_size.sigma, lost))
+            await db.execute(
+                "INSERT INTO results (hand_id, guild_id, user_id, players, place, mu, sigma) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (hand_id, guild, user, size, place, new_at_size.mu, new_at_size.sigma))
+
+    # --- ratings by table size (migration 0006) ----------------------------------------------
+
+    async def results_to_rate(self) -> int:
+        """How many stored results have no per-size rating yet (hands from before 0006)."""
+        row = await self._one("SELECT COUNT(*) FROM results WHERE mu IS NULL")
+        return int(row[0]) if row else 0
+
+    async def rate_results_by_size(self) -> int:
+        """Recompute every per-size rating from the stored results, hand by hand in the
+        order they were played, in one transaction; returns how many results it rated.
+        Running it again gives the same ratings."""
+        async with self.transaction() as db:
+            rows = await db.all("SELECT hand_id, guild_id, user_id, players, place "
+                                "FROM results ORDER BY hand_id, place")
+            ratings, after = rate_all(Placed(r["hand_id"], r["guild_id"], r["user_id"],
+                                             r["players"], r["place"]) for r in rows)
+            await db.execute("DELETE FROM size_ratings")
+            await db.executemany(
+                "INSERT INTO size_ratings (guild_id, players, user_id, mu, sigma, hands, "
+                "losses) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(*key, kept.rating.mu, kept.rating.sigma, kept.hands, kept.losses)
+                 for key, kept in ratings.items()])
+            await db.executemany(
+                "UPDATE results SET mu = ?, sigma = ? WHERE hand_id = ? AND user_id = ?",
+                [(new.mu, new.sigma, hand, user) for (hand, user), new in after.items()])
+        return len(after)
 
     # --- stats -----------------------------------------------------------------------------
 
-    async def leaderboard(self, guild_id: int, limit: int, offset: int
-                          ) -> list[RatingRecord]:
-        """Rated players by cautious rating (μ − 3σ), with their chance of losing."""
+    async def table_sizes(self, guild_id: int) -> dict[int, int]:
+        """How many rated hands the server played at each table size."""
         rows = await self._all(
-            "SELECT r.*, (SELECT SUM(1.0 / players) FROM results x WHERE x.guild_id = "
-            "r.guild_id AND x.user_id = r.user_id) AS chance_losses FROM ratings r "
-            "WHERE r.guild_id = ? ORDER BY r.mu - 3 * r.sigma DESC, r.hands DESC, r.user_id "
-            "LIMIT ? OFFSET ?", (guild_id, limit, offset))
+            "SELECT players, COUNT(DISTINCT hand_id) AS hands FROM results WHERE guild_id = ? "
+            "GROUP BY players ORDER BY players", (guild_id,))
+        return {int(row["players"]): int(row["hands"]) for row in rows}
+
+    async def leaderboard(self, guild_id: int, players: int, limit: int, offset: int
+                          ) -> list[RatingRecord]:
+        """Rated players at one table size by rating (μ − 3σ), with the losses expected by
+        luck alone (one hand in ``players``)."""
+        rows = await self._all(
+            "SELECT s.user_id, r.name, s.mu, s.sigma, s.hands, s.losses, "
+            "CAST(s.hands AS DOUBLE PRECISION) / s.players AS chance_losses FROM size_ratings s "
+            "JOIN ratings r ON r.guild_id = s.guild_id AND r.user_id = s.user_id "
+            "WHERE s.guild_id = ? AND s.players = ? "
+            "ORDER BY s.mu - 3 * s.sigma DESC, s.hands DESC, s.user_id LIMIT ? OFFSET ?",
+            (guild_id, players, limit, offset))
         return [_rating(row) for row in rows]
 
-    async def rated_players(self, guild_id: int) -> int:
-        row = await self._one("SELECT COUNT(*) FROM ratings WHERE guild_id = ?", (guild_id,))
+    async def rated_players(self, guild_id: int, players: int) -> int:
+        """How many players have a rating at this table size."""
+        row = await self._one("SELECT COUNT(*) FROM size_ratings WHERE guild_id = ? AND "
+                              "players = ?", (guild_id, players))
         return int(row[0]) if row else 0
 
     async def rating(self, guild_id: int, user_id: int) -> RatingRecord | None:
-        """One player's rating on a server."""
+        """One player's name, hands and losses on a server, all table sizes together."""
         row = await self._one(
             "SELECT r.*, 0.0 AS chance_losses FROM ratings r WHERE guild_id = ? AND user_id = ?",
             (guild_id, user_id))
         return _rating(row) if row else None
 
     async def results_by_size(self, guild_id: int, user_id: int) -> list[SizeRecord]:
-        """Hands and losses of one player, per table size."""
+        """One player's rating, rank, hands and losses at each table size, with the rating
+        they had ``TREND_HANDS`` hands ago there (None: they have played no more than that,
+        so their trend starts from a new player's rating)."""
         rows = await self._all(
-            "SELECT players, COUNT(*) AS hands, SUM(place = players) AS losses FROM results "
-            "WHERE guild_id = ? AND user_id = ? GROUP BY players ORDER BY players",
-            (guild_id, user_id))
-        return [SizeRecord(row["players"], row["hands"], row["losses"]) for row in rows]
+            "SELECT s.*, (SELECT COUNT(*) FROM size_ratings o WHERE o.guild_id = s.guild_id "
+            "AND o.players = s.players AND o.mu - 3 * o.sigma > s.mu - 3 * s.sigma) + 1 AS rank, "
+            "(SELECT COUNT(*) FROM size_ratings o WHERE o.guild_id = s.guild_id "
+            "AND o.players = s.players) AS ranked FROM size_ratings s "
+            "WHERE s.guild_id = ? AND s.user_id = ? ORDER BY s.players", (guild_id, user_id))
+        sizes = []
+        for row in rows:
+            before = await self._one(
+                "SELECT mu, sigma FROM results WHERE guild_id = ? AND user_id = ? AND "
+                "players = ? AND mu IS NOT NULL ORDER BY hand_id DESC LIMIT 1 OFFSET ?",
+                (guild_id, user_id, row["players"], TREND_HANDS))
+            sizes.append(SizeRecord(
+                row["players"], row["hands"], row["losses"], Rating(row["mu"], row["sigma"]),
+                row["rank"], row["ranked"],
+                Rating(before["mu"], before["sigma"]) if before else None))
+        return sizes
+
+    async def recent_places(self, guild_id: int, user_id: int, limit: int
+                            ) -> list[tuple[int, int]]:
+        """One player's latest finishing places, oldest first: ``(place, players)``."""
+        rows = await self._all(
+            "SELECT place, players FROM results WHERE guild_id = ? AND user_id = ? "
+            "ORDER BY hand_id DESC LIMIT ?", (guild_id, user_id, limit))
+        return [(int(row["place"]), int(row["players"])) for row in reversed(rows)]
 
     # --- server settings -------------------------------------------------------------------
 
@@ -329,20 +448,37 @@ class Repository:
         if row is None:
             return GuildSettings()
         return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
-                             row["turn_seconds"], bool(row["allow_ai"]), row["language"])
+                             row["turn_seconds"], bool(row["allow_ai"]), row["language"],
+                             row["pictures"])
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self.transaction() as db:
             await db.execute(
                 "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
-                "turn_seconds, allow_ai, language) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "turn_seconds, allow_ai, language, pictures) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id) DO "
                 "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
                 "must_beat_in_suit = excluded.must_beat_in_suit, "
                 "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
-                "language = excluded.language",
+                "language = excluded.language, pictures = excluded.pictures",
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
-                 settings.turn_seconds, int(settings.allow_ai), settings.language))
+                 settings.turn_seconds, int(settings.allow_ai), settings.language,
+                 settings.pictures))
+
+    # --- a player's own choices ------------------------------------------------------------
+
+    async def card_style(self, user_id: int) -> str | None:
+        """How a player chose to see their own cards (None: as the server shows them)."""
+        row = await self._one("SELECT cards FROM player_settings WHERE user_id = ?",
+                              (user_id,))
+        return str(row["cards"]) if row and row["cards"] is not None else None
+
+    async def save_card_style(self, user_id: int, style: str | None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO player_settings (user_id, cards) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET cards = excluded.cards",
+                (user_id, style))
 
     # --- the bot's own state ---------------------------------------------------------------
 
@@ -388,6 +524,11 @@ class Repository:
         return [row["id"] for row in rows]
 
 
-def _rating(row: aiosqlite.Row) -> RatingRecord:
+def _rating(row: Row) -> RatingRecord:
     return RatingRecord(row["user_id"], row["name"], row["mu"], row["sigma"], row["hands"],
-                        row["losses"], row["chance_losses"] or 0.0)
+                        row["losses"], float(row["chance_losses"] or 0.0))
+
+
+def _now_text() -> str:
+    """Now, as the text timestamps of the schema: ``2026-01-31T12:00:00.000Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .shards import Shards
+
 TOKEN_HELP = (
     "DISCORD_TOKEN is not set. Create a bot at https://discord.com/developers/applications "
     "(Bot → Reset Token), then put DISCORD_TOKEN=<token> in a .env file next to where you run "
@@ -26,6 +28,8 @@ class Settings:
     dev_guild: int | None = None
     api_base: str | None = None
     log_level: str = "INFO"
+    shards: Shards | None = None  # None: one process, the whole bot, as Discord recommends
+    ready_fd: int | None = None  # set by ``cluster``: a pipe to say "ready" on when up
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -60,10 +64,18 @@ def load_settings(environ: Mapping[str, str] | None = None,
     level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
     if not isinstance(logging.getLevelName(level), int):
         raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
+    shards = env.get("NLK_SHARDS", "").strip()
+    try:
+        owned = Shards.parse(shards) if shards else None
+    except ValueError as error:
+        raise SettingsError(f"NLK_SHARDS: {error}.") from None
+    ready_fd = env.get("NLK_READY_FD", "").strip()
     return Settings(
         token=token,
         database=env.get("NLK_DATABASE", "").strip() or "nlk.sqlite3",
         dev_guild=int(guild) if guild else None,
         api_base=env.get("DISCORD_API_BASE", "").strip().rstrip("/") or None,
         log_level=level,
+        shards=owned,
+        ready_fd=int(ready_fd) if ready_fd.isdigit() else None,
     )

@@ -12,15 +12,16 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from rules import Card, NLKError, shuffled_deck
 
-from .errors import NoTable, WrongChannel
+from .errors import NoTable, Stale, WrongChannel
 from .records import By, TableRecord, TableStatus
-from .repository import Repository
+from .repository import Outdated, Repository
+from .shards import Shards
 from .table import Change, Seat, Table
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,10 @@ class _TableLock:
 
 
 
+class Behind(Exception):
+    """The request was made for a newer state than this process has cached."""
+
+
 class TableStore:
     """The cache of open tables, their locks, and the way every change is made."""
 
@@ -52,6 +57,9 @@ class TableStore:
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
         self.clock: Callable[[], float] = time.time
+        # The shards this process owns (all by default): it resumes, times and sweeps only
+        # their servers' tables.
+        self.shards = Shards(0, 0, 1)
         # Tables stopped by ``open_tables`` because their hand did not rebuild, with why.
         self.quarantined: list[tuple[TableRecord, str]] = []
 
@@ -68,10 +76,13 @@ class TableStore:
         return await self.get(record.id)
 
     async def open_tables(self) -> list[Table]:
-        """Every open table, loaded (after a restart), each on its own: a table whose hand
-        does not rebuild is quarantined (ended, with the reason kept) and the others load."""
+        """Every open table of this process's servers, loaded (after a restart), each on its
+        own: a table whose hand does not rebuild is quarantined (ended, with the reason
+        kept) and the others load."""
         tables = []
         for record in await self.repo.open_tables():
+            if not self.shards.owns_guild(record.guild_id):
+                continue
             try:
                 tables.append(await self.get(record.id))
             except DAMAGED as exc:
@@ -82,6 +93,20 @@ class TableStore:
                 self.quarantined.append((dataclasses.replace(
                     record, status=TableStatus.ENDED, quarantined=reason), reason))
         return tables
+
+    async def owned(self, table_ids: Iterable[int]) -> set[int]:
+        """Which of ``table_ids`` belong to this process's servers (a table that is gone
+        belongs to nobody)."""
+        ids = set(table_ids)
+        if self.shards.everything:
+            return ids
+        owned = set()
+        for table_id in ids:
+            cached = self._cache.get(table_id)
+            record = cached if cached is not None else await self.repo.table(table_id)
+            if record is not None and self.shards.owns_guild(record.guild_id):
+                owned.add(table_id)
+        return owned
 
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
@@ -112,14 +137,36 @@ class TableStore:
     async def _change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
         async with self._locked(table_id, channel_id) as table:
-            before, status = table.user_to_act(), table.status
-            phase = table.game.phase if table.game else None
-            by = await apply(table)
-            return Change(
-                table.snapshot(), before, table.user_to_act(), by,
-                hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
-                closed=status.is_open and not table.is_open,
-                phase_changed=table.game is not None and table.game.phase != phase)
+            try:
+                return await self._applied(table, apply)
+            except Outdated:
+                # The database holds a change this request did not know of: another process
+                # played first (two sessions during a hand-over may both get one click).
+                # Nothing was written; load what the database holds for the next request.
+                self._cache.pop(table_id, None)
+                await self._load(table_id)
+                raise Stale() from None
+            except Behind:
+                # A button from a state this process has not seen: its cache is behind the
+                # database. Load what the database holds and judge the request again.
+                self._cache.pop(table_id, None)
+                table = await self._load(table_id)
+                try:
+                    return await self._applied(table, apply)
+                except (Outdated, Behind):
+                    self._cache.pop(table_id, None)
+                    raise Stale() from None
+
+    async def _applied(self, table: Table, apply: Callable[[Table], Awaitable[By | None]]
+                       ) -> Change:
+        before, status = table.user_to_act(), table.status
+        phase = table.game.phase if table.game else None
+        by = await apply(table)
+        return Change(
+            table.snapshot(), before, table.user_to_act(), by,
+            hand_over=status is TableStatus.PLAYING and table.status is TableStatus.OVER,
+            closed=status.is_open and not table.is_open,
+            phase_changed=table.game is not None and table.game.phase != phase)
 
     async def _load(self, table_id: int) -> Table:
         table = self._cache.get(table_id)

@@ -13,7 +13,6 @@ The model is in ``bot/table.py``, the lock and cache in ``bot/table_store.py``, 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Awaitable, Callable
 
 from rules import Variant
@@ -37,6 +36,7 @@ from .errors import (
 )
 from .play import Play
 from .records import TableStatus
+from .storage import Duplicate
 from .table import (
     MAX_TURN_SECONDS,
     MIN_TURN_SECONDS,
@@ -85,7 +85,7 @@ class TableService(Play):
         try:
             table_id = await self.repo.create_table(guild_id, channel_id, user_id, name, seats,
                                                     variant, turn_seconds, self.clock())
-        except sqlite3.IntegrityError:
+        except Duplicate:
             raise TableExists(0, None) from None
         async with self._locked(table_id, None) as table:
             return Change(table.snapshot(), None, None)
@@ -238,9 +238,11 @@ class TableService(Play):
         return await self._change(table_id, channel_id, apply)
 
     async def end_idle(self, idle_seconds: float) -> list[Change]:
-        """Close tables nobody touched for ``idle_seconds``; their results stay."""
+        """Close this process's tables nobody touched for ``idle_seconds``; their results
+        stay."""
         changes = []
-        for table_id in await self.repo.idle_tables(self.clock() - idle_seconds):
+        idle = await self.repo.idle_tables(self.clock() - idle_seconds)
+        for table_id in sorted(await self.owned(idle)):
             async def apply(table: Table) -> None:
                 if table.is_open:
                     await self._close(table, table.closing_status)

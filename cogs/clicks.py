@@ -20,7 +20,9 @@ from rules.i18n import translator
 from . import render, stats
 from .ids import Look, Move, Seating, Target
 from .interaction import display_name, guild_of, is_ephemeral, is_moderator, tell_refusal
+from .mentions import linked
 from .open_hands import draw_hand
+from .pictures import send_files
 from .replies import describe, say
 from .translator import lang_of, t
 
@@ -121,10 +123,12 @@ class Clicks:
         """Turn a page of the leaderboard."""
         async def work() -> None:
             guild_id = guild_of(interaction)
-            if not target.arg.isdigit():
+            asked = stats.parse_stats_arg(target.arg)
+            if asked is None:
                 raise InputError("page")
+            size, page = asked
             embed, view = stats.leaderboard(
-                await self.servers.leaderboard(guild_id, int(target.arg)), lang_of(interaction))
+                await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
         await self._handle(interaction, target, work)
 
@@ -189,8 +193,11 @@ class Clicks:
             await hands.answer(interaction, table, letters=letters)
         else:
             drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
+            picture = await self.publisher.pictures.own(table, interaction.user.id,
+                                                        lang_of(interaction), letters)
             await interaction.response.send_message(embed=drawn[0], view=drawn[1],
-                                                    ephemeral=True)
+                                                    ephemeral=True,
+                                                    **send_files(drawn[0], picture))
             hands.opened(table, interaction.user.id, interaction, drawn, letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?
@@ -227,7 +234,9 @@ class Clicks:
     async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
                       error: Exception, *, on_hand: bool = True) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
-        text, expected = describe(error, lang_of(interaction))
+        lang = lang_of(interaction)
+        text, expected = describe(error, lang)
+        text = linked(interaction, text, lang)
         if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
                 not interaction.response.is_done():
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -15,9 +16,10 @@ from bot.errors import BotLacksPermissions, NoTable, TableExists
 from bot.records import TableRecord, TableStatus
 from bot.tables import Change, Table
 from rules import Variant
-from rules.i18n import N_, Lang, translator
+from rules.i18n import Lang, translator
 
 from . import render, stats
+from .choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
 from .clicks import Clicks, seated
 from .components import FAMILIES
 from .interaction import (
@@ -27,7 +29,10 @@ from .interaction import (
     missing_permissions,
     tell_refusal,
 )
+from .mentions import link_commands
 from .open_hands import draw_hand
+from .pictures import send_files
+from .pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from .publisher import Publisher
 from .replies import describe, reply_error, say
 from .translator import L_, NC_, Languages, lang_of, t
@@ -37,32 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LAST_CARD_CHOICES = [
-    app_commands.Choice(name=L_("keep — the drawer keeps it (McLeod)"), value="keep"),
-    app_commands.Choice(name=L_("free — it may be given away"), value="free"),
-]
-# Discord's picker offers only these, so no value is refused after it is sent (an integer
-# option's own limits can't say "0, or 15 to 3600").
-TIMER_CHOICES = [
-    app_commands.Choice(name=L_("no timer"), value=0),
-    app_commands.Choice(name=L_("15 seconds"), value=15),
-    app_commands.Choice(name=L_("30 seconds"), value=30),
-    app_commands.Choice(name=L_("45 seconds"), value=45),
-    app_commands.Choice(name=L_("1 minute"), value=60),
-    app_commands.Choice(name=L_("90 seconds"), value=90),
-    app_commands.Choice(name=L_("2 minutes"), value=120),
-    app_commands.Choice(name=L_("3 minutes"), value=180),
-    app_commands.Choice(name=L_("5 minutes"), value=300),
-    app_commands.Choice(name=L_("10 minutes"), value=600),
-    app_commands.Choice(name=L_("30 minutes"), value=1800),
-    app_commands.Choice(name=L_("1 hour"), value=3600),
-]
-LANGUAGE_NAMES = {Lang.EN: N_("English"), Lang.HU: N_("Hungarian"), Lang.FR: N_("French")}
-LANGUAGE_CHOICES = [
-    app_commands.Choice(name=L_("The server's own language"), value="auto"),
-    *(app_commands.Choice(name=L_(name), value=lang.value)
-      for lang, name in LANGUAGE_NAMES.items()),
-]
 
 
 class NLK(commands.Cog):
@@ -78,7 +57,9 @@ class NLK(commands.Cog):
         self.servers = bot.servers
         self.languages = Languages(bot.servers, bot)
         self.publisher = Publisher(bot, self.service, bot.clocks, self.languages,
-                                   edits_per_window=bot.channel_edits)
+                                   edits_per_window=bot.channel_edits,
+                                   rest_share=bot.shard_range.share)
+        self.pictures = self.publisher.pictures  # card pictures (cogs/pictures)
         self.clicks = Clicks(bot, self.publisher)
 
     async def public(self, interaction: discord.Interaction[Any]) -> Lang:
@@ -91,6 +72,8 @@ class NLK(commands.Cog):
         self.bot.tree.error(reply_error)
         self.bot.clocks.notifier = self.publisher
         self.bot.on_stop(self.publisher.close)
+        # Load the pictures' font in a thread now rather than in the first player's tap.
+        self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*FAMILIES)
@@ -107,11 +90,13 @@ class NLK(commands.Cog):
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
         for record, _reason in quarantined:
-            _ = translator(await self.languages.public(record.guild_id)).gettext
+            lang = await self.languages.public(record.guild_id)
+            _ = translator(lang).gettext
             await self.publisher.posts.post(
-                record.channel_id, record.guild_id,
-                _("NLK table {table} was stopped: its saved moves could not be read back after "
-                  "a restart. Start a new table with `/nlk new`.").format(table=record.id))
+                record.channel_id, record.guild_id, link_commands(
+                    _("NLK table {table} was stopped: its saved moves could not be read back "
+                      "after a restart. Start a new table with `/nlk new`.").format(
+                          table=record.id), self.bot.command_ids, record.guild_id, lang))
 
     # --- slash commands --------------------------------------------------------------------
 
@@ -119,7 +104,8 @@ class NLK(commands.Cog):
                  description=L_("Open an NLK table in this channel."))
     @app_commands.describe(
         seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
-        last_card=L_("Whether the last talon card must be kept (McLeod) or may be given away"),
+        last_card=L_("Whether whoever draws the last talon card must keep it, or may give it "
+                     "away"),
         must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
         turn_timer=L_("Time per turn before a stand-in plays it"),
     )
@@ -175,7 +161,10 @@ class NLK(commands.Cog):
         seated(table, interaction.user.id)
         letters = await self.public(interaction)
         drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
-        await interaction.response.send_message(embed=drawn[0], view=drawn[1], ephemeral=True)
+        picture = await self.pictures.own(table, interaction.user.id, lang_of(interaction),
+                                          letters)
+        await interaction.response.send_message(embed=drawn[0], view=drawn[1], ephemeral=True,
+                                                **send_files(drawn[0], picture))
         self.publisher.hands.opened(table, interaction.user.id, interaction, drawn, letters)
         self.publisher.messages.check(table)
         await self._tell_refusal(interaction)
@@ -255,42 +244,68 @@ class NLK(commands.Cog):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "stats"),
-                 description=L_("The server's NLK leaderboard, or one player's numbers by table "
-                                "size."))
-    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"))
-    @app_commands.rename(user=NC_("command", "user"))
+                 description=L_("The server's NLK leaderboard for one table size, or one "
+                                "player's numbers at each size."))
+    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"),
+                           size=L_("The table size whose leaderboard to show (default: the "
+                                   "size played most)"))
+    @app_commands.rename(user=NC_("command", "user"), size=NC_("command", "size"))
     async def stats(self, interaction: discord.Interaction[Any],
-                    user: discord.User | discord.Member | None = None) -> None:
-        """The server's NLK leaderboard, or one player's numbers by table size."""
+                    user: discord.User | discord.Member | None = None,
+                    size: app_commands.Range[int, 2, 9] | None = None) -> None:
+        """The server's NLK leaderboard for one table size, or one player's numbers at each
+        size; only the reader sees it, in their language."""
         guild_id = guild_of(interaction)
+        lang = lang_of(interaction)
         if user is not None:
-            rating, sizes = await self.servers.player(guild_id, user.id)
+            numbers = await self.servers.player(guild_id, user.id)
             await interaction.response.send_message(
-                embed=stats.player(display_name(user), rating, sizes, lang_of(interaction)))
+                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
             return
-        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0),
-                                        lang_of(interaction))
-        await interaction.response.send_message(embed=embed, view=view)
+        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
+                                        lang)
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
     @nlk.command(name=NC_("command", "export"),
-                 description=L_("Attach this channel's last finished hand as an nlk-replay/1 "
-                                "file."))
-    async def export(self, interaction: discord.Interaction[Any]) -> None:
-        """Attach this channel's last finished hand as an nlk-replay/1 file."""
+                 description=L_("Attach a finished hand of this channel as an nlk-replay/1 "
+                                "file (default: the last one)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"))
+    @app_commands.rename(hand=NC_("command", "hand"))
+    async def export(self, interaction: discord.Interaction[Any],
+                     hand: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
+        sees it, in their language."""
         guild_of(interaction)
         assert interaction.channel_id is not None
-        stored = await self.servers.last_finished_hand(interaction.channel_id)
-        hand = stored.hand
+        stored = await self.servers.hand_to_export(interaction.channel_id, hand)
+        record = stored.hand
         replay = stored.replay().to_json()
-        replay["seed"] = hand.seed  # with the deck: anyone can check the deal was fair
+        replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
-        filename = f"nlk-table{hand.table_id}-hand{hand.number}.json"
-        _ = translator(await self.public(interaction)).gettext
+        filename = f"nlk-table{record.table_id}-hand{record.number}.json"
+        _ = translator(lang_of(interaction)).gettext
         await interaction.response.send_message(
             _("Hand {number} of table {table}. Replay it with `python -m rules replay "
-              "{filename}`.").format(number=hand.number, table=hand.table_id,
+              "{filename}`.").format(number=record.number, table=record.table_id,
                                      filename=filename),
-            file=discord.File(io.BytesIO(data), filename=filename))
+            file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
+
+    @export.autocomplete("hand")
+    async def export_choices(self, interaction: discord.Interaction[Any], current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The channel's latest finished hands, newest first, those matching what is typed."""
+        if interaction.channel_id is None:
+            return []
+        _ = translator(lang_of(interaction)).gettext
+        choices = []
+        for record in await self.servers.finished_hands(interaction.channel_id):
+            value = f"{record.table_id}.{record.number}"
+            name = _("Table {table} · hand {number} · {players}").format(
+                table=record.table_id, number=record.number, players=", ".join(record.names))
+            if current.strip() in value or current.strip().lower() in name.lower():
+                choices.append(app_commands.Choice(name=name[:100], value=value))
+        return choices[:25]
 
     @nlk.command(name=NC_("command", "settings"),
                  description=L_("This server's defaults for new NLK tables (needs Manage "
@@ -302,25 +317,30 @@ class NLK(commands.Cog):
         turn_timer=L_("Default time per turn"),
         allow_ai=L_("Whether hosts may add AI players"),
         language=L_("The language of the bot's public messages in this server"),
+        pictures=L_("Cards as pictures on the table message (and hands, unless a player "
+                    "chose otherwise)"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"),
                          allow_ai=NC_("command", "allow_ai"),
-                         language=NC_("command", "language"))
-    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES)
+                         language=NC_("command", "language"),
+                         pictures=NC_("command", "pictures"))
+    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
+                          pictures=PICTURES_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
-                       allow_ai: bool | None = None, language: str | None = None) -> None:
+                       allow_ai: bool | None = None, language: str | None = None,
+                       pictures: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
-                                     "language": language}.items()
+                                     "language": language, "pictures": pictures}.items()
                    if v is not None}
         perms = interaction.permissions
         before = await self.public(interaction)
@@ -330,6 +350,9 @@ class NLK(commands.Cog):
             self.languages.changed(guild_id, current.language)
             if await self.public(interaction) != before:  # the open tables follow, paced
                 self.publisher.messages.relanguage(guild_id)
+        if "pictures" in changes:
+            self.pictures.styles.server_changed(guild_id, current.pictures)
+            self.publisher.messages.relanguage(guild_id)  # the open tables redraw in the new style
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
@@ -345,7 +368,19 @@ class NLK(commands.Cog):
         spoken = _(LANGUAGE_NAMES[public])
         embed.add_field(name=_("Language"), value=spoken if current.language else
                         _("{language} (the server's language)").format(language=spoken))
+        embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "cards"),
+                 description=L_("How you see your own cards: pictures, four colours, or "
+                                "text."))
+    @app_commands.describe(style=L_("Your cards' style (everyone else keeps theirs)"))
+    @app_commands.rename(style=NC_("command", "style"))
+    @app_commands.choices(style=CARDS_CHOICES)
+    async def cards(self, interaction: discord.Interaction[Any],
+                    style: str | None = None) -> None:
+        """How you see your own cards: pictures, four colours, or text."""
+        await cards_command(interaction, self.servers, self.pictures, style)
 
     async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
         guild_of(interaction)

@@ -31,6 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .components import Buttons
 from .live import LiveTable, LiveTables, OpenHand
+from .pictures import Pictures, edit_files
 from .pings import TOKEN_SECONDS
 from .translator import lang_of
 
@@ -47,9 +48,11 @@ Drawn = tuple[discord.Embed, discord.ui.View]
 class OpenHands:
     """Keeps every open hand current after each change."""
 
-    def __init__(self, tables: LiveTables, clock: Callable[[], float] = time.monotonic,
-                 lifetime: float = LIFETIME) -> None:
+    def __init__(self, tables: LiveTables, pictures: Pictures | None = None,
+                 clock: Callable[[], float] = time.monotonic, lifetime: float = LIFETIME
+                 ) -> None:
         self.tables = tables
+        self.pictures = pictures or Pictures()
         self.clock = clock
         self.lifetime = lifetime
         self.closed = False
@@ -76,8 +79,12 @@ class OpenHands:
             # more through the new one, from the newest state.
             live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None, letters)
         else:
-            live.hands[user_id] = OpenHand(interaction, self.clock(), table.revision,
-                                           _looks(*drawn), letters)
+            lang = lang_of(interaction)
+            style = self.pictures.styles.known_private(user_id, table.guild_id)
+            live.hands[user_id] = OpenHand(
+                interaction, self.clock(), table.revision,
+                _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
+                letters)
         live.redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -95,8 +102,11 @@ class OpenHands:
         async with self.answering(table, user_id):
             if note is None:
                 table = self.newest(table)  # never older than a redraw that just landed
-            drawn = draw_hand(table, user_id, lang_of(interaction), note=note, letters=letters)
-            await interaction.response.edit_message(embed=drawn[0], view=drawn[1])
+            lang = lang_of(interaction)
+            drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
+            picture = await self.pictures.own(table, user_id, lang, letters)
+            await interaction.response.edit_message(embed=drawn[0], view=drawn[1],
+                                                    **edit_files(drawn[0], picture))
             if note is None:
                 self.opened(table, user_id, interaction, drawn, letters)
 
@@ -166,16 +176,21 @@ class OpenHands:
 
     async def _edit(self, live: LiveTable, table: Table, user_id: int,
                     hand: OpenHand) -> None:
-        # The owner's language, the table's letters.
-        embed, view = draw_hand(table, user_id, lang_of(hand.interaction),
-                                letters=hand.letters)
-        looks = _looks(embed, view)
+        lang = lang_of(hand.interaction)  # the owner's language, the table's letters
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
+        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        key = self.pictures.hand_key(table, user_id, lang, style, hand.letters)
+        looks = _looks(embed, view, key)
         if looks == hand.looks:
             hand.revision = table.revision
             return
+        picture = await self.pictures.hand(table, user_id, lang, style, hand.letters)
+        files = edit_files(embed, picture)
+        if hand.looks is not None and picture is not None and hand.looks[2] == key:
+            del files["attachments"]  # the same picture: the message keeps its file
         hand.pending = True
         try:
-            await hand.interaction.edit_original_response(embed=embed, view=view)
+            await hand.interaction.edit_original_response(embed=embed, view=view, **files)
         except discord.NotFound:
             self._drop(live, user_id, hand)  # dismissed, or the token has lapsed
             return
@@ -207,9 +222,10 @@ def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None
     return embed, Buttons()
 
 
-def _looks(embed: discord.Embed, view: discord.ui.View) -> Any:
+def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:
     """What a hand shows that matters: its embed less the footer (which only counts moves),
-    and its controls. Equal looks need no edit."""
+    its controls and what its picture shows. Equal looks need no edit."""
     shown = embed.to_dict()
     shown.pop("footer", None)
-    return shown, view.to_components()
+    shown.pop("image", None)
+    return shown, view.to_components(), picture

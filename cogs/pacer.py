@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager, suppress
 from enum import StrEnum
 
@@ -71,6 +71,16 @@ class Pacer:
             channel.done()
             self._global.done()
 
+    def spend(self, channel_ids: Iterable[int]) -> None:
+        """Count the channels' message budgets as used up from now, for one window: a
+        process that stopped just before this one started may have used them, and Discord
+        still counts its requests (sending at once would earn 429s)."""
+        for channel_id in channel_ids:
+            for kind, limit in ((Kind.WRITE, self.per_channel),
+                                (Kind.DELETE, DELETES_PER_WINDOW)):
+                bucket = self._channels.setdefault((channel_id, kind), _Bucket(limit, WINDOW))
+                bucket.fill()
+
     def prune(self) -> None:
         """Forget channels with nothing in their window."""
         for key in [k for k, bucket in self._channels.items() if bucket.idle()]:
@@ -106,6 +116,11 @@ class _Bucket:
         self.busy -= 1
         self.recent.append(time.monotonic())
         self._freed.set()
+
+    def fill(self) -> None:
+        """Count the whole budget as used now."""
+        now = time.monotonic()
+        self.recent.extend([now] * max(0, self.limit - len(self.recent) - self.busy))
 
     def idle(self) -> bool:
         _expire(self.recent, time.monotonic(), self.window)

@@ -253,12 +253,17 @@ class Pings:
                 log.warning("could not write down the turn pings", exc_info=True)
 
     async def read_left(self) -> dict[str, str]:
-        """The pings the last run wrote down and did not delete."""
+        """The pings the last run wrote down and did not delete, in this process's servers
+        (another process's pings are its own business)."""
         try:
-            return await self.service.remembered(PING)
+            remembered = await self.service.remembered(PING)
+            tables = {key: _table_of(key) for key in remembered}
+            owned = await self.service.owned(t for t in tables.values() if t is not None)
         except Exception:
             log.warning("could not read the turn pings left by the last run", exc_info=True)
             return {}
+        return {key: value for key, value in remembered.items()
+                if tables[key] is None or tables[key] in owned}
 
     def resume(self, tables: list[Table], remembered: dict[str, str]) -> None:
         """Delete the pings posted before a restart whose turn is over (paced); a ping for
@@ -339,6 +344,12 @@ class Pings:
         if not isinstance(channel, discord.abc.GuildChannel):
             return False
         return channel.permissions_for(channel.guild.me).read_message_history
+
+
+def _table_of(ping_key: str) -> int | None:
+    """The table of a ``ping:<table>:<message>`` key (None: not one of the bot's)."""
+    table, _, _message = ping_key[len(PING):].partition(":")
+    return int(table) if table.isdigit() else None
 
 
 def _turn_goes_on(table: Table, record: PingRecord) -> bool:

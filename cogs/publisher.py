@@ -26,7 +26,8 @@ from bot.tables import Change, Table, TableService
 from . import render
 from .live import LiveTable, LiveTables
 from .open_hands import OpenHands
-from .pacer import EDITS_PER_WINDOW, Pacer
+from .pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
+from .pictures import Attached, Pictures, send_files
 from .pings import Pings
 from .posts import ChannelPosts
 from .table_message import TableMessages, draw
@@ -39,16 +40,23 @@ class Publisher:
     """Decides and makes every follow-up of a change; holds every live table's owner."""
 
     def __init__(self, client: discord.Client, service: TableService, clocks: Clocks,
-                 languages: Languages, *, edits_per_window: int = EDITS_PER_WINDOW) -> None:
+                 languages: Languages, *, edits_per_window: int = EDITS_PER_WINDOW,
+                 rest_share: float = 1.0) -> None:
         self.service = service
         self.clocks = clocks
         self.languages = languages
         self.tables = LiveTables(edit=self._edit, redraw=self._redraw, released=self._released)
-        self.pacer = Pacer(edits_per_window)
+        # Discord's global budget is the bot's, across all its processes: each takes the
+        # part of it that its shards are of the bot.
+        self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
+        # Card pictures (the servers' and players' styles come from the languages' store),
+        # and the picture each table message carries now.
+        self.pictures = Pictures(languages.servers)
+        self.attached = Attached()
         self.posts = ChannelPosts(client, self.pacer)
         self.messages = TableMessages(client, service, languages, self.pacer, self.posts,
-                                      self.tables)
-        self.hands = OpenHands(self.tables)
+                                      self.tables, self.pictures, self.attached)
+        self.hands = OpenHands(self.tables, self.pictures)
         self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables)
         self.closed = False
 
@@ -81,28 +89,39 @@ class Publisher:
         stored yet if a tap beat ``/nlk new``'s answer."""
         message = interaction.message
         ephemeral = message is not None and message.flags.ephemeral
-        if not ephemeral and (message is None or table.message_id in (None, message.id)):
-            drawing = draw(table, await self.languages.public(table.guild_id, interaction))
-            await interaction.response.edit_message(embed=drawing.embed, view=drawing.view)
-            self.messages.shown(table, drawing)
-            return
-        if ephemeral:
-            letters = await self.languages.public(table.guild_id, interaction)
-            await self.hands.answer(interaction, table, letters=letters)
-        else:
-            content, view = render.ping_message(
-                table, interaction.user.id,
-                lang=await self.languages.public(table.guild_id, interaction))
-            await interaction.response.edit_message(content=content, view=view)
+        lang = await self.languages.public(table.guild_id, interaction)
+        try:
+            if not ephemeral and (message is None or table.message_id in (None, message.id)):
+                drawing = draw(table, lang)
+                picture = await self.messages.picture(table, lang)
+                await interaction.response.edit_message(
+                    embed=drawing.embed, view=drawing.view,
+                    **self.attached.edit(table.id, drawing.embed, picture))
+                self.attached.sent(table.id, picture)
+                self.messages.shown(table, drawing)
+                return
+            if ephemeral:
+                await self.hands.answer(interaction, table, letters=lang)
+            else:
+                content, view = render.ping_message(table, interaction.user.id, lang=lang)
+                await interaction.response.edit_message(content=content, view=view)
+        except discord.HTTPException as error:
+            # The move stands, but Discord refused its answer: during a hand-over another
+            # process answered this click first. The table message is edited instead.
+            log.info("table %s: the answer to a move was refused (%s); editing instead",
+                     table.id, error)
         self.messages.request(table)
 
     async def _post_table(self, table: Table, interaction: discord.Interaction[Any], *,
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command (so it costs no channel
         request), record it, and bring it up to date if the table changed meanwhile."""
-        drawing = draw(table, await self.languages.public(table.guild_id, interaction))
-        callback = await interaction.response.send_message(embed=drawing.embed,
-                                                           view=drawing.view)
+        lang = await self.languages.public(table.guild_id, interaction)
+        drawing = draw(table, lang)
+        picture = await self.messages.picture(table, lang)
+        callback = await interaction.response.send_message(
+            embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
+        self.attached.sent(table.id, picture)
         message_id = callback.message_id or (await interaction.original_response()).id
         old = await self.service.set_message(table.id, message_id)
         if old is None:  # the table's first message (taps on it may have drawn newer states)
@@ -131,6 +150,7 @@ class Publisher:
     def _released(self, live: LiveTable) -> None:
         """A closed table's owner was let go: forget its channel's refusals too."""
         self.posts.forget(live.channel_id)
+        self.attached.forget(live.id)
         self.pacer.prune()
 
     # --- start and stop --------------------------------------------------------------------
@@ -142,11 +162,11 @@ class Publisher:
         # Read before waiting: players may already be playing meanwhile, and what this run
         # posts and deletes is its own business, not the last run's.
         left = await self.pings.read_left()
-        open_ids = {table.id for table in tables}
+        self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
         self.pings.resume(tables, left)
-        await self.messages.resume(tables, shown, active, open_ids)
+        await self.messages.resume(tables, shown, active)
 
     async def close(self) -> None:
         """Stop every table's work, then write down what the table messages show and the

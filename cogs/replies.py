@@ -14,9 +14,10 @@ import discord
 
 from bot import errors
 from bot.tables import MIN_TURN_SECONDS
+from rules.explain import refusal_text
 from rules.i18n import DEFAULT, N_, Lang, translator
-from rules.refusals import refusal_text
 
+from .mentions import linked
 from .render import safe_name
 from .translator import lang_of
 
@@ -75,6 +76,11 @@ REPLIES: dict[Key, str] = {
                          "seat stays until the hand ends. The host (or a moderator) can stop the "
                          "table with `/nlk end`."),
     errors.HandNotOver: N_("The current hand isn't over yet."),
+    errors.HandInPlay: N_("Hand {number} of table {table} is still being played: exporting it "
+                          "now would reveal the players' hidden hands. Export it once it is "
+                          "over."),
+    errors.NoSuchHand: N_("No hand “{hand}” was played in this channel: choose one of the "
+                          "finished hands the list offers."),
     (errors.NotPlaying, "lobby"): N_("The hand hasn't started yet."),
     (errors.NotPlaying, "over"): N_("This hand is over."),
     (errors.NotPlaying, "ended"): N_("This table has ended."),
@@ -87,6 +93,10 @@ REPLIES: dict[Key, str] = {
     (errors.BadSetting, "ai"): N_("There is no AI level called {value}."),
     (errors.BadSetting, "language"): N_("There is no language called {value}: choose en, hu or "
                                         "fr."),
+    (errors.BadSetting, "pictures"): N_("There is no picture setting called {value}: choose "
+                                        "on, four-colour or off."),
+    (errors.BadSetting, "cards"): N_("There is no card style called {value}: choose server, "
+                                     "pictures, four-colour or text."),
     errors.WaitYourTurn: N_("It's {name}'s turn."),
     errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
                      "Use the buttons as they are now."),
@@ -99,7 +109,7 @@ REPLIES: dict[Key, str] = {
                                   "so nothing changed. Please try again in a while."),
 }
 
-NAMES = ("name", "turn_of")  # details that are players' names: escaped before use
+NAMES = ("name", "turn_of", "hand")  # details players named or typed: escaped before use
 FALLBACK = N_("That can't be done now; nothing changed.")
 
 
@@ -128,7 +138,9 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
 
 
 async def say(interaction: discord.Interaction[Any], text: str) -> None:
-    """An ephemeral sentence, as the first answer or as a follow-up."""
+    """An ephemeral sentence, as the first answer or as a follow-up; the commands it names
+    become mentions."""
+    text = linked(interaction, text, lang_of(interaction))
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

@@ -27,6 +27,7 @@ from rules.i18n import DEFAULT, Lang
 from . import render
 from .live import Drawing, LiveTable, LiveTables
 from .pacer import Kind, Pacer
+from .pictures import Attached, Picture, Pictures, send_files
 from .posts import ChannelPosts
 from .translator import Languages
 
@@ -85,13 +86,16 @@ class TableMessages:
     """Keeps each live table's message showing its newest state."""
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables) -> None:
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures,
+                 attached: Attached) -> None:
         self.client = client
         self.service = service
         self.languages = languages
         self.pacer = pacer
         self.posts = posts
         self.tables = tables
+        self.pictures = pictures
+        self.attached = attached
         self.closed = False
         # Drawn, not yet written down: table id → (what was sent, when; None: closed).
         self._unrecorded: dict[int, tuple[Drawing, float] | None] = {}
@@ -174,12 +178,13 @@ class TableMessages:
         return current
 
     async def resume(self, tables: list[Table], shown: dict[int, str],
-                     active: dict[int, float], open_ids: set[int]) -> None:
+                     active: dict[int, float]) -> None:
         """Redraw the table messages that are out of date, and only those: a restart with
         hundreds of open tables must not spend Discord's request budget on no-op edits.
         A table with no recorded message first looks for one posted just before a crash."""
+        # Tables open anywhere keep their records: another process may own them.
         closed: dict[int, str | None] = {
-            table_id: None for table_id in shown if table_id not in open_ids}
+            table_id: None for table_id in shown if table_id not in active}
         if closed:
             try:
                 await self.service.record_shown(SHOWN, closed)
@@ -263,6 +268,7 @@ class TableMessages:
                 log.info("table %s: its message %s was deleted; posting it again",
                          table.id, table.message_id)
                 live = self.tables.of(table)
+                self.attached.unknown(table.id)
                 live.gone = True
                 live.shown_revision = -1
                 self.request(table)
@@ -302,6 +308,10 @@ class TableMessages:
         except Exception:
             # Nothing is lost but a skipped redraw: the next start redraws these tables.
             log.warning("could not write down what the table messages show", exc_info=True)
+
+    async def picture(self, table: Table, lang: Lang) -> Picture | None:
+        """The table message's picture in its server's style (None: text only)."""
+        return await self.pictures.public(table, lang)
 
     # --- the paced edit --------------------------------------------------------------------
 
@@ -360,20 +370,27 @@ class TableMessages:
     async def _edit(self, live: LiveTable, table: Table) -> Drawing:
         """Draw the table message in the server's language now, and send it."""
         live.restyle = False  # a change of language from here on draws again
-        drawing = draw(table, await self.languages.public(table.guild_id))
+        lang = await self.languages.public(table.guild_id)
+        drawing = draw(table, lang)
+        picture = await self.picture(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         message_id = table.message_id
         if message_id is None:  # posted since this snapshot was taken?
             message_id = (await self.service.get(table.id)).message_id
         if message_id is None or live.gone:
-            message = await channel.send(embed=drawing.embed, view=drawing.view)
+            message = await channel.send(embed=drawing.embed, view=drawing.view,
+                                         **send_files(drawing.embed, picture))
+            self.attached.sent(table.id, picture)
             await self.service.set_message(table.id, message.id)
             live.gone = False
             return drawing
         try:
-            await channel.get_partial_message(message_id).edit(embed=drawing.embed,
-                                                               view=drawing.view)
+            # An unchanged picture sends no file: the message keeps the one it has.
+            await channel.get_partial_message(message_id).edit(
+                embed=drawing.embed, view=drawing.view,
+                **self.attached.edit(table.id, drawing.embed, picture))
+            self.attached.sent(table.id, picture)
         except discord.NotFound:
             # Someone deleted the table message: post a fresh one so the table stays playable.
             live.gone = True

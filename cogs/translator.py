@@ -25,7 +25,7 @@ bypass the catalogue):
   server's letters, as on the table, while its sentences follow the reader.
 * **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
   ``sentence(refusal, lang)``). The engine's refusals are translated by rule number
-  (``rules.refusals``, shared with the terminal game), the rule number kept; the engine's
+  (``rules.explain``, shared with the terminal game), the rule number kept; the engine's
   English is the fallback.
 * **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
   ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context

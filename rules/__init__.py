@@ -6,7 +6,7 @@ Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 from .actions import DRAW, KEEP, TAKE, Action
 from .cards import Card, lowest_rank, pack
 from .deal import commitment, shuffled_deck
-from .engine import Event, Game, Outcome
+from .engine import Game
 from .errors import (
     CardError,
     CardNotHeld,
@@ -21,6 +21,7 @@ from .errors import (
     ReplayError,
     WrongStep,
 )
+from .events import Event, Outcome
 from .phase import Phase
 from .variant import Variant
 from .views import SeatView, observe

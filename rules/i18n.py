@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Protocol
+
+from babel import Locale
+from babel.numbers import format_decimal, format_percent
 
 from .cards import SUIT_SYMBOLS, Card
 
@@ -93,16 +97,103 @@ class Translator(Protocol):
 @cache
 def translator(lang: object) -> Translator:
     """The catalogue of ``lang`` (any spelling ``normalise`` reads). English is the
-    msgids themselves; a missing catalogue is an installation fault, so it raises."""
+    msgids themselves; a missing catalogue is an installation fault, so it raises. French
+    sentences elide before a name (``FrenchSentence``)."""
     code = normalise(lang)
     if code == Lang.EN:
         return gettext.NullTranslations()
+    if code == Lang.FR:
+        return gettext.translation(DOMAIN, LOCALES, languages=[code.value],
+                                   class_=FrenchTranslations)
     return gettext.translation(DOMAIN, LOCALES, languages=[code.value])
+
+
+# --- French elision before names -------------------------------------------------------------
+
+# Placeholders that hold a player's name: "de {name}" becomes "d’{name}" when the name
+# starts with a vowel or an h (a name's h is mute: d’Hélène, d’Hugo).
+NAME_PLACEHOLDERS = ("name", "to", "dealer", "by", "turn_of", "host", "player")
+_BEFORE_NAME = re.compile(r"\b([Dd]e|[Qq]ue|[Ll]e|[Ll]a|[Jj]e) ((?:\*\*|\*|_)?)\{(" +
+                          "|".join(NAME_PLACEHOLDERS) + r")\}")
+_ELIDED = {"de": "d’", "que": "qu’", "le": "l’", "la": "l’", "je": "j’"}
+_VOWELS = frozenset("aeiouhàâäæéèêëîïôöœùûüAEIOUHÀÂÄÆÉÈÊËÎÏÔÖŒÙÛÜ")
+
+
+def _starts_with_vowel(value: object) -> bool:
+    text = str(value).lstrip("\\*_~|` ")  # a name escaped or in bold still starts here
+    return bool(text) and text[0] in _VOWELS
+
+
+def elide(template: str, values: Mapping[str, object]) -> str:
+    """The French ``template`` with "de", "que", "le", "la" and "je" elided before the names
+    in ``values`` that start with a vowel or an h.
+
+    >>> elide("C’est au tour de {name}.", {"name": "alice"}).format(name="alice")
+    'C’est au tour d’alice.'
+    >>> elide("En attente de **{name}**.", {"name": "bob"})
+    'En attente de **{name}**.'
+    """
+    def shorten(match: re.Match[str]) -> str:
+        word, mark, key = match[1], match[2], match[3]
+        if not _starts_with_vowel(values.get(key, "")):
+            return match[0]
+        short = _ELIDED[word.lower()]
+        return (short.capitalize() if word[0].isupper() else short) + mark + "{" + key + "}"
+
+    return _BEFORE_NAME.sub(shorten, template)
+
+
+class FrenchSentence(str):
+    """A French sentence from the catalogue: ``format`` elides before names (``elide``)."""
+
+    __slots__ = ()
+
+    def format(self, *args: object, **values: object) -> str:
+        return elide(self, values).format(*args, **values)
+
+
+class FrenchTranslations(gettext.GNUTranslations):
+    """The French catalogue, whose sentences elide before names when formatted."""
+
+    def gettext(self, message: str) -> str:
+        return FrenchSentence(super().gettext(message))
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return FrenchSentence(super().ngettext(msgid1, msgid2, n))
+
+    def pgettext(self, context: str, message: str) -> str:
+        return FrenchSentence(super().pgettext(context, message))
 
 
 def catalogue_path(lang: Lang, suffix: str = ".po") -> Path:
     """Where a language's catalogue lives (``.po`` source, ``.mo`` compiled)."""
     return LOCALES / lang.value / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+def number(value: float, lang: object = DEFAULT, digits: int = 0) -> str:
+    """A number as ``lang`` writes it, with ``digits`` decimals (Babel's locale data).
+
+    >>> number(3600, "en"), number(3600, "hu"), number(3600, "fr"), number(27.84, "fr", 1)
+    ('3,600', '3\xa0600', '3\u202f600', '27,8')
+    """
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=normalise(lang).value)
+
+
+def percent(fraction: float, lang: object = DEFAULT, digits: int = 1) -> str:
+    """A fraction as a percentage in ``lang``'s own form, ``digits`` decimals kept.
+
+    >>> percent(0.125, "en"), percent(0.125, "hu"), percent(0.125, "fr"), percent(0, "fr")
+    ('12.5%', '12,5%', '12,5\xa0%', '0,0\xa0%')
+    """
+    code = normalise(lang).value
+    pattern = Locale.parse(code).percent_formats[None].pattern  # "#,##0%", "#,##0 %"
+    if digits:
+        whole = pattern.rindex("0") + 1
+        pattern = pattern[:whole] + "." + "0" * digits + pattern[whole:]
+    return format_percent(fraction, format=pattern, locale=code)
 
 
 # --- cards ---------------------------------------------------------------------------------
@@ -145,6 +236,6 @@ def suit_name(suit: int | str | None, lang: object = DEFAULT) -> str:
 def variant_text(last_card: str, must_beat_in_suit: bool, lang: object = DEFAULT) -> str:
     """A table's rules in one short line (``Variant.describe`` in ``lang``)."""
     _ = translator(lang).gettext
-    last = _("last card kept") if last_card == "keep" else _("last card may be given")
-    beat = _("must beat in suit") if must_beat_in_suit else _("trumping always allowed")
+    last = _("last card kept") if last_card == "keep" else _("last card may be given away")
+    beat = _("beat in suit when you can") if must_beat_in_suit else _("trump any time")
     return _("{last_card}; {must_beat}").format(last_card=last, must_beat=beat)

@@ -21,6 +21,7 @@ from .cards import Card, check_players
 from .cli import add_deal_arguments, variant_of
 from .engine import Game
 from .errors import CardError, IllegalAction, InputError, NLKError
+from .explain import explain
 from .i18n import (
     DEFAULT,
     Lang,
@@ -33,7 +34,6 @@ from .i18n import (
     variant_text,
 )
 from .phase import Phase
-from .refusals import explain
 from .variant import Variant
 from .views import SeatView, observe
 
@@ -254,8 +254,10 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
     rules = variant_text(variant.last_card, variant.must_beat_in_suit, w.lang)
     print(n_("NLK, {count} player; {rules}.", "NLK, {count} players; {rules}.", players
              ).format(count=players, rules=rules), file=out)
-    print(_("{name} dealt. AI players: {level}.").format(name=names[game.dealer or 0],
-                                                         level=level), file=out)
+    dealer = game.dealer or 0
+    dealt = _("You dealt. AI players: {level}.") if dealer == seat \
+        else _("{name} dealt. AI players: {level}.")
+    print(dealt.format(name=names[dealer], level=level), file=out)
     narrator = _Narrator(game, seat, out, w)
     while not game.is_over:
         narrator.catch_up()

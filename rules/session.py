@@ -15,8 +15,9 @@ import random
 from collections.abc import Callable, Sequence
 
 from .cards import check_players
-from .engine import Game, Outcome
+from .engine import Game
 from .errors import DealError
+from .events import Outcome
 from .variant import Variant
 
 

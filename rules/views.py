@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from .actions import Action
 from .cards import SUITS, Card
-from .engine import Event, Game
+from .engine import Game
+from .events import Event
 from .phase import Phase
 from .variant import Variant
 

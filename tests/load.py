@@ -1,6 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
+                         [--pictures on|four-colour|off]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -9,7 +10,8 @@ own players. The tables are opened together and played concurrently: first to th
 their hand (the start of phase two), where they all pause while memory is measured, then on
 to the end of ``--hands`` hands. It prints one JSON object::
 
-    {"tables", "players", "hands", "think_ms", "interactions",
+    {"tables", "processes", "interactions_per_second", "players", "hands", "think_ms",
+     "interactions",
      "first_response_ms": {"p50", "p90", "p99", "max"}, "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "seconds", "rate_limited", "violations", "failed_tables",
      "harness_lag_ms"}
@@ -30,6 +32,11 @@ caches, SQLite's page cache and allocator slack. Resident memory seldom shrinks,
 ``--think 0`` the figure also holds the peak of the queued work (hundreds of interactions
 parsed and waiting at once); ``--think`` shows what a table costs at a human pace. Linux only
 (null elsewhere).
+
+**Processes** (``--processes N``, with ``--database``): the bot runs as N processes, one
+shard each (``NLK_SHARDS=k/N``), on one PostgreSQL database, as ``python -m bot cluster``
+runs it; the tables are spread over one server per shard. ``interactions_per_second`` is the
+interactions answered over the run's wall time: with ``--think 0``, the most the bot can do.
 
 ``harness_lag_ms`` is how late a 5 ms timer fired in this process: if it is large, the
 harness (not the bot) was the bottleneck and the latency figures are upper bounds.
@@ -58,6 +65,7 @@ import json
 import math
 import os
 import random
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -68,8 +76,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.backends import postgres_schema
 from tests.fakediscord import FakeDiscord
-from tests.fakediscord.models import Message
+from tests.fakediscord.models import Message, Perm
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
@@ -174,10 +183,14 @@ def _names(index: int, players: int) -> list[str]:
 
 
 def _driver(fake: FakeDiscord, index: int, seed: int, think: float,
-            midpoint: Midpoint) -> ChannelDriver:
+            midpoint: Midpoint, guilds: list[int] | None = None) -> ChannelDriver:
+    """Table ``index``'s players, in a channel of their own (in ``guilds`` in turn: one
+    server per shard when the bot runs as several processes)."""
     fingers = Fingers(fake, think, random.Random(seed * 7919 + index))
+    guild = guilds[index % len(guilds)] if guilds else None
     return ChannelDriver(fingers, random.Random(seed * 100_003 + index),  # type: ignore[arg-type]
-                         channel=fake.add_channel(f"nlk-{index:03d}"), midpoint=midpoint)
+                         channel=fake.add_channel(f"nlk-{index:03d}", guild=guild),
+                         midpoint=midpoint)
 
 
 async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: float) -> None:
@@ -191,25 +204,53 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
         waiter.cancel()
 
 
+async def _pictures(fake: FakeDiscord, setting: str) -> None:
+    """The server's card pictures (``/nlk settings pictures``), set by someone who may."""
+    fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
+    ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
+    await ix.wait_response()
+
+
 # --- the bot, as a process of its own ------------------------------------------------------
 
 
 @contextlib.asynccontextmanager
-async def bot_process(fake: FakeDiscord, folder: Path) -> AsyncIterator[int]:
-    """``python -m bot`` against the fake; yields its pid. Its log goes to ``bot.log``."""
-    with open(folder / "bot.log", "wb") as log:
-        process = await spawn_bot(fake, folder / "load.sqlite3", stdout=log, stderr=log)
+async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None,
+                      processes: int = 1) -> AsyncIterator[list[int]]:
+    """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
+    ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
+    each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them."""
+    started = []
     try:
-        await fake.wait_for_bot(timeout=60)
-        yield process.pid
+        with open(folder / "bot.log", "wb") as log:
+            for shard in range(processes):
+                env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else None
+                started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
+                                               stdout=log, stderr=log, env=env))
+        for shard in range(processes):
+            await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None)
+        if processes > 1:
+            # Shard 0's process published the commands for the test server: every server
+            # gets them, as a global sync would.
+            await fake.wait_until(lambda: fake.state.commands.get(fake.guild_id), 30)
+            fake.state.commands[None] = dict(fake.state.commands[fake.guild_id])
+        yield [process.pid for process in started]
     finally:
-        if process.returncode is None:
-            process.terminate()
+        for process in started:
+            if process.returncode is None:
+                process.terminate()
+        for process in started:
             try:
                 await asyncio.wait_for(process.wait(), 10)
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+def _total(measure: Any, pids: list[int]) -> Any:
+    """A measure summed over the bot's processes (None if any is unknown)."""
+    values = [measure(pid) for pid in pids]
+    return None if any(v is None for v in values) else sum(values)
 
 
 def rss_bytes(pid: int) -> int | None:
@@ -331,49 +372,69 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
-                   think_ms: float = 0.0, timeout: float = 1800.0) -> dict[str, Any]:
-    """Run the benchmark; returns the report (keys starting with ``_`` are not printed)."""
+                   think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
+                   processes: int = 1, pictures: str = "on") -> dict[str, Any]:
+    """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
+
+    ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
+    afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
         raise ValueError("need at least one table and one hand")
+    if processes > 1 and not database:
+        raise ValueError("several processes share a PostgreSQL database: give --database")
     think = think_ms / 1000.0
-    with tempfile.TemporaryDirectory(prefix="nlk-load-") as tmp:
-        folder = Path(tmp)
-        async with FakeDiscord() as fake, bot_process(fake, folder) as pid, \
-                asyncio.timeout(timeout):
-            housekeeper, lags = Housekeeper(fake), []
-            sweeper = asyncio.create_task(housekeeper.run())
-            ticker = asyncio.create_task(lag_ticker(lags))
-            # One warm-up table pays for one-time costs (imports, caches, first queries)
-            # before the baseline, and stays paused mid-hand while memory is measured.
-            warm_up, midpoint = Midpoint(1), Midpoint(tables)
-            warm = _driver(fake, tables, seed, 0.0, warm_up)  # numbered after the others
-            jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
-            await _until(warm_up.all_reached, jobs, timeout)
-            await asyncio.sleep(1.0)  # let its table edits and pings land
-            base_rss, base_cpu, base_count = rss_bytes(pid), cpu_seconds(pid), \
-                housekeeper.seen()
-            started = time.perf_counter()
-            jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint),
-                                                    _names(i, players), hands))
-                     for i in range(tables)]
-            await _until(midpoint.all_reached, jobs, timeout)
-            await asyncio.sleep(1.0)
-            mid_rss = rss_bytes(pid)
-            warm_up.resume.set()
-            midpoint.resume.set()
-            results = await asyncio.gather(*jobs, return_exceptions=True)
-            seconds = time.perf_counter() - started
-            # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
-            # way: let them land before the interactions are swept away for good.
-            await asyncio.sleep(2.0)
-            end_cpu = cpu_seconds(pid)
-            sweeper.cancel()
-            ticker.cancel()
-            housekeeper.sweep(everything=True)
-            failures = [r for r in results if isinstance(r, BaseException)]
-            bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
+    async with contextlib.AsyncExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="nlk-load-")))
+        url = None
+        if database:
+            url, _ = await stack.enter_async_context(postgres_schema(database))
+        return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
+                               processes, pictures)
+
+
+async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
+                    think: float, timeout: float, database: str | None, processes: int,
+                    pictures: str) -> dict[str, Any]:
+    sharded = processes > 1
+    async with FakeDiscord(shards=processes if sharded else None) as fake, \
+            bot_process(fake, folder, database, processes) as pids, asyncio.timeout(timeout):
+        await _pictures(fake, pictures)
+        guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
+                                    for n in range(1, processes)] if sharded else None
+        housekeeper, lags = Housekeeper(fake), []
+        sweeper = asyncio.create_task(housekeeper.run())
+        ticker = asyncio.create_task(lag_ticker(lags))
+        # One warm-up table pays for one-time costs (imports, caches, first queries)
+        # before the baseline, and stays paused mid-hand while memory is measured.
+        warm_up, midpoint = Midpoint(1), Midpoint(tables)
+        warm = _driver(fake, tables, seed, 0.0, warm_up, guilds)  # numbered after the others
+        jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
+        await _until(warm_up.all_reached, jobs, timeout)
+        await asyncio.sleep(1.0)  # let its table edits and pings land
+        base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(cpu_seconds, pids), \
+            housekeeper.seen()
+        started = time.perf_counter()
+        jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
+                                                _names(i, players), hands))
+                 for i in range(tables)]
+        await _until(midpoint.all_reached, jobs, timeout)
+        await asyncio.sleep(1.0)
+        mid_rss = _total(rss_bytes, pids)
+        warm_up.resume.set()
+        midpoint.resume.set()
+        results = await asyncio.gather(*jobs, return_exceptions=True)
+        seconds = time.perf_counter() - started
+        # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
+        # way: let them land before the interactions are swept away for good.
+        await asyncio.sleep(2.0)
+        end_cpu = _total(cpu_seconds, pids)
+        sweeper.cancel()
+        ticker.cancel()
+        housekeeper.sweep(everything=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     counted = housekeeper.interactions - base_count
     memory = None if base_rss is None or mid_rss is None else \
         round((mid_rss - base_rss) / tables / 1024, 1)
@@ -381,9 +442,11 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         round((end_cpu - base_cpu) * 1000 / counted, 2)
     return {
         "tables": tables,
+        "processes": processes,
+        "interactions_per_second": round(counted / seconds, 1) if seconds > 0 else None,
         "players": players,
         "hands": hands,
-        "think_ms": think_ms,
+        "think_ms": think * 1000.0,
         "interactions": housekeeper.interactions,
         "first_response_ms": percentiles(housekeeper.samples),
         "memory_per_table_kb": memory,
@@ -519,16 +582,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0, metavar="MS",
                         help="mean pause before each tap (default 0: flat out)")
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--pictures", choices=("on", "four-colour", "off"), default="on",
+                        help="the server's card pictures (default: on, as a new server)")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="give up after this many seconds (default 1800)")
+    parser.add_argument("--database", metavar="URL",
+                        help="run on this PostgreSQL server, in a new schema dropped "
+                             "afterwards (default: a new SQLite file)")
+    parser.add_argument("--processes", type=int, default=1, metavar="N",
+                        help="run the bot as N processes, one shard each, on the --database "
+                             "server (default 1)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
+    # Stopped by ``timeout`` (SIGTERM): unwind as on Ctrl-C, so the bot process is stopped
+    # and a PostgreSQL run's schema dropped, instead of left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     if args.restart:
         report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
-                                      think_ms=args.think, timeout=args.timeout))
+                                      think_ms=args.think, timeout=args.timeout,
+                                      database=args.database, processes=args.processes,
+                                      pictures=args.pictures))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

@@ -88,14 +88,18 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
             await task
 
 
-async def spawn_bot(fake: FakeDiscord, database: Path, *, stdout: object = None,
-                    stderr: object = None) -> asyncio.subprocess.Process:
+async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object = None,
+                    stderr: object = None, env: dict[str, str] | None = None
+                    ) -> asyncio.subprocess.Process:
     """``python -m bot`` as deployed, in a process of its own, connected to ``fake``.
 
-    ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded).
+    ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded);
+    ``env`` adds to (or, with an empty value, removes from) the bot's environment.
     """
-    env = {**os.environ, **fake.env(), "NLK_DATABASE": str(database),
-           "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING"}
+    env = {key: value for key, value in {
+        **os.environ, **fake.env(), "NLK_DATABASE": str(database),
+        "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING", **(env or {})}.items()
+        if value}
     quiet = asyncio.subprocess.DEVNULL
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env,
@@ -163,6 +167,7 @@ class Driver:
     actions: int = 0
     hands_opened: int = 0
     humans: set[str] | None = None  # None: every seat is a person; others are AI seats
+    channel: int | None = None  # where ``new_table`` opens a table (None: the fake's own)
 
     def is_human(self, name: str | None) -> bool:
         return name is not None and (self.humans is None or name in self.humans)
@@ -173,7 +178,7 @@ class Driver:
                                    timeout=30)
 
     async def new_table(self, host: str, **options: object) -> Message:
-        ix = await self.fake.slash(host, None, "nlk", "new", options or None)
+        ix = await self.fake.slash(host, self.channel, "nlk", "new", options or None)
         response = await ix.wait_response()
         assert response.type == 4 and not response.ephemeral
         return await ix.wait_message()

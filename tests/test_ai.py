@@ -34,6 +34,7 @@ def test_interface():
     assert DEFAULT_BUDGET_MS == {"random": 0, "heuristic": 50, "strong": 1000}
 
 
+@pytest.mark.e2e  # whole hands at every table size: seconds
 @pytest.mark.parametrize("n", range(2, 10))
 def test_every_level_plays_only_legal_actions(n):
     """Whole hands, every player count and variant, the three levels sharing each table."""
@@ -66,6 +67,7 @@ def test_from_positions_too():
             game.apply(choose(view, "strong", seed=2, budget_ms=5))
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("n", [2, 4, 6, 9])
 def test_knowledge_is_the_real_table(n):
     """From the public history a seat rebuilds every stack, and every hand after a deal."""

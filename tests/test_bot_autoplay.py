@@ -14,6 +14,7 @@ from bot.ratings import Rating, rate
 from rules import shuffled_deck
 from rules.replay import parse
 from tests.fakediscord import Perm
+from tests.helpers import table_id_of
 from tests.nlk_driver import (
     Driver,
     TimeMachine,
@@ -24,10 +25,6 @@ from tests.nlk_driver import (
     running_bot,
     title,
 )
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 @pytest.fixture
@@ -119,17 +116,24 @@ async def test_ratings_and_stats_follow_the_results(fake_discord, tmp_path):
             new = rate([ratings.get(u, Rating()) for u in order])
             ratings.update(zip(order, new, strict=True))
         ix = await fake.slash("dee", None, "nlk", "stats")
-        board = (await ix.wait_response()).data["embeds"][0]["description"]
+        response = await ix.wait_response()
+        assert response.ephemeral  # only the reader sees it: the table message stays in view
+        board = response.data["embeds"][0]["description"]
+        assert response.data["embeds"][0]["title"] == "NLK leaderboard · tables of 3 players"
         for name in ("ann", "bob", "cy"):
             user = fake.user(name).id
             losses = sum(1 for h in finished
                          if json.loads(h["players"])[h["loser"]] == user)
-            assert f"3 hands · {losses} lost" in board.split(f"{name}**")[1].split("\n**")[0]
-            assert ratings[user].display() in board
-        assert "provisional" in board
+            row = board.split(f"{name}**")[1].split("\n**")[0]
+            assert f"3 hands · {losses} lost" in row
+            assert "expected by luck alone: 33.3%" in row
+            assert f"rating {ratings[user].shown:,.1f}" in row
+        assert "provisional" in board and "±" not in board
         ix = await fake.slash("dee", None, "nlk", "stats", {"user": fake.user("ann").id})
-        embed = (await ix.wait_response()).data["embeds"][0]
-        assert any(f["name"] == "3 players" and "3 hands" in f["value"]
+        response = await ix.wait_response()
+        assert response.ephemeral
+        embed = response.data["embeds"][0]
+        assert any(f["name"] == "Tables of 3 players" and "3 hands" in f["value"]
                    for f in embed["fields"])
     fake.assert_clean()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rules import Card, pack
+from tests.helpers import table_id_of
 from tests.nlk_driver import (
     Driver,
     actor,
@@ -27,10 +28,6 @@ async def nlk(fake_discord, tmp_path):
     async with running_bot(fake_discord, path) as bot:
         yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
     fake_discord.assert_clean()
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 def check_pings(fake, table):
@@ -72,7 +69,7 @@ async def test_nine_player_hand_with_french_rules(nlk):
     names = [f"p{i}" for i in range(9)]
     table = await driver.seat_and_start(names[0], names[1:], last_card="free",
                                         must_beat_in_suit=True)
-    assert "must beat in suit" in table.text()
+    assert "beat in suit when you can" in table.text()
     await driver.play_hand(table)
     order = next(f for f in table.embeds[0]["fields"] if f["name"] == "Finishing order")
     assert len(order["value"].splitlines()) == 9

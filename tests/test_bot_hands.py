@@ -5,6 +5,7 @@ import asyncio
 import random
 import re
 
+from tests.helpers import PLAYERS, open_every_hand, table_id_of, tap_once, to_the_shed_phase
 from tests.nlk_driver import (
     Driver,
     actor,
@@ -14,14 +15,7 @@ from tests.nlk_driver import (
     my_turn,
     open_hand,
     running_bot,
-    title,
 )
-
-PLAYERS = ["ann", "bob", "cy"]
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 def finished(hand) -> bool:
@@ -33,30 +27,12 @@ def hands_of(bot):
     return bot.get_cog("NLK").publisher.hands
 
 
-async def to_the_shed_phase(driver, table):
-    while " · collect" in title(table):
-        await driver._collect_step(table)
-    assert " · shed" in title(table), title(table)
-
-
-async def open_every_hand(driver, table):
-    """Each player taps My hand once, on the table message."""
-    for name in PLAYERS:
-        await driver.open_hand(name, table)
-    return {name: open_hand(driver.fake, name) for name in PLAYERS}
-
-
 async def shed_with_every_hand_open(fake):
     """A three-player table in its shed phase, each player's hand open (no turn timer)."""
     driver = Driver(fake, random.Random(7))
     table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
     await to_the_shed_phase(driver, table)
     return driver, table, await open_every_hand(driver, table)
-
-
-async def tap_once(driver, name, hand):
-    """The player's one tap for this turn, on their open hand."""
-    await driver._choose(name, hand)
 
 
 async def test_an_open_hand_follows_the_turn_and_each_shed_turn_is_one_tap(fake_discord,

@@ -7,7 +7,7 @@ from cogs.components import FAMILIES, UnknownItem
 from cogs.ids import Move, Seating, Target, button_id
 from cogs.pings import PingRecord
 from cogs.table_message import ShownRecord, draw, fingerprint
-from tests.test_bot_table_message import play
+from tests.helpers import play
 
 
 def families_of(custom_id: str) -> list[type]:

@@ -9,17 +9,13 @@ import random
 import pytest
 
 from bot import errors
-from bot.records import TableStatus
-from bot.tables import Seat, Table
 from cogs import render, stats
 from cogs.replies import sentence
 from rules import Card, Game, Variant, pack, shuffled_deck
 from rules.i18n import Lang
 from tests.fakediscord.models import Perm
+from tests.helpers import LONG, table_for
 from tests.nlk_driver import actor, description, running_bot, title
-
-LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
-
 
 # --- rendering, without Discord ------------------------------------------------------------
 
@@ -28,14 +24,6 @@ def test_cards_show_each_languages_letters_with_the_suit_colour_marks():
     assert [render.card_text(c) for c in (queen, jack, ten)] == ["Q♠︎", "J♥️", "10♦️"]
     assert [render.card_text(c, Lang.HU) for c in (queen, jack, ten)] == ["D♠︎", "B♥️", "10♦️"]
     assert [render.card_text(c, Lang.FR) for c in (queen, jack, ten)] == ["D♠︎", "V♥️", "10♦️"]
-
-
-def _table(game: Game, status=TableStatus.PLAYING) -> Table:
-    seats = [Seat(1000 + i, name) for i, name in enumerate(game.names)]
-    return Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
-                 max_seats=game.n, variant=Variant("free", True), status=status,
-                 message_id=3, seats=seats, game=game, hand_number=12, seed="ab" * 16,
-                 missed=(0,) * game.n, turn_seconds=60)
 
 
 def _check_embed(embed) -> None:
@@ -60,12 +48,13 @@ def _check_view(view) -> None:
                 assert all(len(o["label"]) <= 100 for o in item["options"])
 
 
+@pytest.mark.e2e  # every state of a nine-seat hand, every message: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 def test_every_message_fits_discords_limits_at_nine_seats(lang: Lang) -> None:
     rng = random.Random(9)
     game = Game.from_deck(shuffled_deck(9, "limits"), 0, names=LONG,
                           variant=Variant("free", True))
-    table = _table(game)
+    table = table_for(game, next_seats=[], turn_seconds=60)
     checked = 0
     while True:
         for user in range(1000, 1009):
@@ -99,7 +88,8 @@ def test_a_43_card_lead_fits_in_every_language(lang: Lang) -> None:
     hands = [" ".join(everything[:43]), *everything[43:51]]
     game = Game.from_shed_position([[Card.parse(c) for c in h.split()] for h in hands],
                                    "SHDC".index("H"), 0, names=LONG)
-    embed, view = render.hand_message(_table(game), 1000, lang=lang)
+    embed, view = render.hand_message(table_for(game, next_seats=[], turn_seconds=60), 1000,
+                                      lang=lang)
     _check_embed(embed)
     _check_view(view)
     assert len(json.dumps(embed.to_dict())) < 6000
@@ -107,7 +97,8 @@ def test_a_43_card_lead_fits_in_every_language(lang: Lang) -> None:
 
 @pytest.mark.parametrize("lang", list(Lang))
 def test_the_leaderboard_and_a_players_numbers_in_every_language(lang: Lang) -> None:
-    from bot.guilds import LeaderboardPage
+    from bot.guilds import LeaderboardPage, PlayerStats
+    from bot.ratings import Rating
     from bot.records import RatingRecord, SizeRecord
 
     rows = [RatingRecord(1000 + i, LONG[i], 25.0, 3.0, i + 1, i, 0.5)
@@ -115,7 +106,8 @@ def test_the_leaderboard_and_a_players_numbers_in_every_language(lang: Lang) -> 
     embed, view = stats.leaderboard(LeaderboardPage(rows, 0, 3, 1), lang)
     _check_embed(embed)
     _check_view(view)
-    player = stats.player(LONG[0], rows[0], [SizeRecord(n, 5, 2) for n in range(2, 10)], lang)
+    sizes = [SizeRecord(n, 5, 2, Rating(30.0, 2.0), 2, 40, Rating()) for n in range(2, 10)]
+    player = stats.player(LONG[0], PlayerStats(rows[0], sizes, [(9, 9)] * 20), lang)
     _check_embed(player)
     if lang == Lang.FR:
         assert embed.title == "Classement NLK"
@@ -143,7 +135,7 @@ def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:
     timer = sentence(errors.BadSetting("timer", value=3), Lang.FR)
     assert "au moins 15 secondes" in timer
     assert sentence(errors.NotSeated(turn_of="ann"), Lang.FR) == \
-        "Vous ne jouez pas à cette table. C’est au tour de ann."
+        "Vous ne jouez pas à cette table. C’est au tour d’ann."
 
 
 # --- through the fake Discord --------------------------------------------------------------
@@ -204,7 +196,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         await (await fake.click("hugo", table, label="Indítás (házigazda)")).wait_response()
         assert title(table) == "NLK · 1. leosztás · gyűjtés"
         labels = {b.label for b in table.buttons()}
-        assert {"Paklim", "Lépések", "Tisztességes osztás"} <= labels
+        assert {"A kupacom", "Lépések", "Tisztességes osztás"} <= labels
         # A refusal, privately in French: amelie taps a move while it is hugo's turn.
         while actor(table) == "amelie":
             move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
@@ -212,12 +204,12 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
         ix = await fake.click("amelie", table, custom_id=move.custom_id)
         refusal = await ix.wait_response()
-        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour de hugo."
+        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour d’hugo."
         # Each player's own stack in their own language.
-        ix = await fake.click("amelie", table, label="Paklim")
+        ix = await fake.click("amelie", table, label="A kupacom")
         stack = await ix.wait_message()
         assert stack.ephemeral and stack.embeds[0]["title"].startswith("Votre pile — ")
-        ix = await fake.click("hugo", table, label="Paklim")
+        ix = await fake.click("hugo", table, label="A kupacom")
         assert (await ix.wait_message()).embeds[0]["title"].startswith("Your stack — ")
         hands = await _play_out(fake, table, random.Random(2))
         await fake.wait_until(lambda: any("leosztás vége" in m.content

@@ -130,6 +130,7 @@ async def test_a_debug_run_shows_no_token(fake_discord, tmp_path):
     assert tokens and not [t for t in tokens if t in log]
 
 
+@pytest.mark.e2e  # the bot in its own process: seconds
 def test_an_unreachable_api_at_debug_shows_no_token(tmp_path):
     import subprocess
 

@@ -37,7 +37,8 @@ def _required(cls: type[errors.Refusal]) -> dict[str, object]:
     """The arguments ``cls`` can't be built without, each with a sample value."""
     samples: dict[str, object] = {"name": "ann", "seats": 4, "value": 3, "missing": "Embed Links",
                                   "rule": "R3.2", "message": "not one higher",
-                                  "table_id": 1, "message_id": None}
+                                  "table_id": 1, "message_id": None,
+                                  "number": 3, "table": 42, "hand": "42.9"}
     params = inspect.signature(cls.__init__).parameters.values()
     return {p.name: samples[p.name] for p in params
             if p.name not in ("self", "reason", "details") and p.default is p.empty

@@ -7,11 +7,11 @@ import sqlite3
 import pytest
 
 from bot.client import NLKBot
-from bot.database import connect, migrate
 from bot.errors import NoTable
 from bot.records import TableStatus
 from bot.repository import Repository
 from bot.settings import Settings
+from bot.storage import SQLiteDatabase
 from bot.tables import TableService
 from rules import Variant
 from tests.nlk_driver import Driver, is_over, running_bot
@@ -42,8 +42,8 @@ def break_first_action(path, table_id):
 
 async def test_a_table_that_does_not_rebuild_is_quarantined_alone(tmp_path, caplog):
     path = tmp_path / "nlk.sqlite3"
-    db = await connect(str(path))
-    await migrate(db)
+    db = await SQLiteDatabase.open(str(path))
+    await db.migrate()
     service = TableService(Repository(db))
     good = await mid_hand(service, 100, 10)
     bad = await mid_hand(service, 101, 20)

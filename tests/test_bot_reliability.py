@@ -8,11 +8,8 @@ import random
 import sqlite3
 
 from tests.fakediscord import DEFAULT_BOT_PERMISSIONS, Perm
+from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, actor, move_of, running_bot, spawn_bot, title
-
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
 
 
 def stored_message_id(path, table_id: int) -> int | None:

@@ -2,10 +2,9 @@
 
 import json
 
-from bot.records import TableStatus
-from bot.tables import Seat, Table
 from cogs import render
 from rules import Game, Variant
+from tests.helpers import table_for
 from tests.rules_helpers import cards
 
 
@@ -13,11 +12,7 @@ def shed_table(hands, trump="H", to_act=0):
     game = Game.from_shed_position([cards(h) for h in hands], "SHDC".index(trump), to_act,
                                    names=[f"player-{i}-with-a-rather-long-name" for i in
                                           range(len(hands))])
-    seats = [Seat(1000 + i, game.names[i]) for i in range(len(hands))]
-    return Table(id=7, guild_id=1, channel_id=2, host_id=1000, max_seats=len(hands),
-                 variant=Variant(), status=TableStatus.PLAYING, message_id=3, seats=seats,
-                 game=game,
-                 hand_number=1, seed="ab" * 16, missed=(0,) * len(hands))
+    return table_for(game, id=7, next_seats=[], variant=Variant(), hand_number=1)
 
 
 def components(view):

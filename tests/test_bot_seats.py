@@ -7,13 +7,12 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from bot.database import connect, migrate
 from bot.errors import AlreadyStarted, NotAllowed, NotAway, NotSeated, TooFewPlayers
 from bot.records import By, TableStatus
-from bot.repository import Repository
 from bot.tables import Seat, TableService
 from rules import Variant, shuffled_deck
 from rules.i18n import Lang
+from tests.helpers import LONG, MARKDOWN, check_budget, play, table_id_of
 from tests.nlk_driver import (
     Driver,
     TimeMachine,
@@ -26,19 +25,15 @@ from tests.nlk_driver import (
     running_bot,
     title,
 )
-from tests.test_bot_table_message import LONG, MARKDOWN, check_budget, play
 
 
 @pytest.fixture
-async def service(tmp_path):
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
-    await migrate(db)
-    service = TableService(Repository(db))
+def service(service):
+    """The shared ``service`` (conftest.py), dealing the same hands from seat 0 every run."""
     deals = random.Random(3)  # the same deals every run
     service.shuffle = lambda n, _seed: shuffled_deck(n, deals.random())
     service.choose_dealer = lambda n: 0
-    yield service
-    await db.close()
+    return service
 
 
 async def seated(service, players):
@@ -171,10 +166,6 @@ async def test_the_host_or_a_moderator_removes_an_away_seat_after_the_hand(servi
 
 
 # --- through Discord -------------------------------------------------------------------------
-
-def table_id_of(table) -> int:
-    return int(table.embeds[0]["footer"]["text"].split()[1])
-
 
 def button(message, start):
     return next(b for b in message.buttons() if (b.label or "").startswith(start))
@@ -332,6 +323,7 @@ async def test_ai_seats_come_and_go_between_hands_only(service):
     assert table.game.dealer == over.game.outcome().loser  # R5.1, the AI sits after
 
 
+@pytest.mark.e2e  # every state of several nine-seat hands, drawn in every language: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
 def test_leavers_and_the_next_hands_seats_keep_the_table_message_small(names, lang):

@@ -41,6 +41,7 @@ def test_bad_values_are_refused_with_the_reason(key, value):
         load_settings({"DISCORD_TOKEN": "t", key: value}, None)
 
 
+@pytest.mark.e2e  # the bot in its own process: seconds
 def test_running_without_a_token_prints_one_line_and_exits_non_zero(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
@@ -64,9 +65,10 @@ async def test_sync_publishes_the_commands_globally_and_exits(fake_discord, tmp_
     assert command["name"] == "nlk"
     subcommands = {o["name"] for o in command["options"]}
     assert subcommands == {"new", "hand", "leave", "remove", "end", "rules", "stats",
-                           "export", "settings", "table"}
+                           "export", "settings", "table", "cards"}
 
 
+@pytest.mark.e2e
 def test_a_database_from_a_newer_bot_is_refused_at_start(tmp_path):
     import sqlite3
 

@@ -114,6 +114,7 @@ def bot_database(path: Path, rows: int = 0) -> Path:
 # --- the disk refuses ------------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # each starts the bot in its own process: seconds
 def test_read_only_folder_and_no_database_yet(tmp_path):
     folder = tmp_path / "data"
     folder.mkdir()
@@ -128,6 +129,7 @@ def test_read_only_folder_and_no_database_yet(tmp_path):
     assert not (folder / "nlk.sqlite3").exists()
 
 
+@pytest.mark.e2e
 def test_read_only_database_file(tmp_path):
     path = bot_database(tmp_path / "nlk.sqlite3")
     setup, ok = read_only(path)
@@ -141,6 +143,7 @@ def test_read_only_database_file(tmp_path):
     assert_one_clear_line(result, "read-only")
 
 
+@pytest.mark.e2e
 def test_full_disk_and_a_fresh_database(tmp_path):
     if not namespaces_work():
         pytest.skip("a full disk needs a tmpfs of our own (user and mount namespaces)")
@@ -156,6 +159,7 @@ def test_full_disk_and_a_fresh_database(tmp_path):
 # --- the file is damaged ---------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_overwritten_header(tmp_path):
     path = bot_database(tmp_path / "nlk.sqlite3", rows=200)
     with path.open("r+b") as file:
@@ -163,6 +167,7 @@ def test_overwritten_header(tmp_path):
     assert_one_clear_line(run_bot(path, tmp_path), "not an SQLite database", "damaged")
 
 
+@pytest.mark.e2e
 def test_truncated_file(tmp_path):
     path = bot_database(tmp_path / "nlk.sqlite3", rows=2000)
     size = path.stat().st_size
@@ -171,6 +176,7 @@ def test_truncated_file(tmp_path):
     assert_one_clear_line(run_bot(path, tmp_path), "damaged")
 
 
+@pytest.mark.e2e
 def test_corrupted_page(tmp_path):
     """A damaged page that start-up would never read: only the quick check finds it."""
     path = bot_database(tmp_path / "nlk.sqlite3", rows=2000)
@@ -186,11 +192,13 @@ def test_corrupted_page(tmp_path):
 # --- the path is wrong -------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_a_directory_as_the_database(tmp_path):
     (tmp_path / "nlk.sqlite3").mkdir()
     assert_one_clear_line(run_bot(tmp_path / "nlk.sqlite3", tmp_path), "is a directory")
 
 
+@pytest.mark.e2e
 def test_missing_folder(tmp_path):
     path = tmp_path / "nowhere" / "nlk.sqlite3"
     assert_one_clear_line(run_bot(path, tmp_path),
@@ -246,6 +254,7 @@ async def test_missing_or_empty_migrations_folder_says_so(tmp_path):
         await db.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("state", ["missing", "empty"])
 def test_broken_migrations_folder_at_start(tmp_path, state):
     folder = tmp_path / "migrations"

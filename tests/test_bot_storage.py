@@ -12,17 +12,17 @@ import sqlite3
 
 import pytest
 
-from bot.database import connect, migrate
 from bot.errors import Refusal, StorageUnavailable
 from bot.repository import Repository
+from bot.storage import Duplicate, SQLiteDatabase
 from cogs.replies import sentence
 
 
 @pytest.fixture
 async def repo(tmp_path):
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
-    await migrate(db)
-    await db.execute("CREATE TABLE moves (n INTEGER PRIMARY KEY, what TEXT NOT NULL UNIQUE)")
+    db = await SQLiteDatabase.open(str(tmp_path / "nlk.sqlite3"))
+    await db.migrate()
+    await db.writer.execute("CREATE TABLE moves (n INTEGER PRIMARY KEY, what TEXT NOT NULL UNIQUE)")
     try:
         yield Repository(db)
     finally:
@@ -36,15 +36,14 @@ async def play(repo: Repository, *moves: str) -> None:
 
 
 async def moves(repo: Repository) -> list[str]:
-    async with repo.db.execute("SELECT what FROM moves ORDER BY n") as cursor:
-        return [row[0] for row in await cursor.fetchall()]
+    return [row[0] for row in await repo.db.all("SELECT what FROM moves ORDER BY n")]
 
 
 async def test_a_read_only_disk_refuses_politely_and_changes_nothing(repo, caplog):
     await play(repo, "a")
     # What a disk that turned read-only under the bot looks like to SQLite: every write
     # fails with "attempt to write a readonly database".
-    await repo.db.execute("PRAGMA query_only = ON")
+    await repo.db.writer.execute("PRAGMA query_only = ON")
     with caplog.at_level(logging.WARNING), pytest.raises(StorageUnavailable) as refused:
         await play(repo, "b", "c")
     assert isinstance(refused.value, Refusal)
@@ -53,24 +52,24 @@ async def test_a_read_only_disk_refuses_politely_and_changes_nothing(repo, caplo
         "Please try again in a while.")
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "readonly database" in warnings[0].getMessage()
-    assert not repo.db.in_transaction
+    assert not repo.db.writer.in_transaction
     assert await moves(repo) == ["a"]
 
     # The disk comes back: writes work again, on the same connection.
-    await repo.db.execute("PRAGMA query_only = OFF")
+    await repo.db.writer.execute("PRAGMA query_only = OFF")
     await play(repo, "b")
     assert await moves(repo) == ["a", "b"]
 
 
 async def test_a_full_disk_refuses_politely_and_keeps_nothing_of_the_transaction(repo):
     await play(repo, "a")
-    async with repo.db.execute("PRAGMA page_count") as cursor:
+    async with repo.db.writer.execute("PRAGMA page_count") as cursor:
         pages = (await cursor.fetchone())[0]
     # SQLite's own size limit gives a real SQLITE_FULL ("database or disk is full").
-    await repo.db.execute(f"PRAGMA max_page_count = {pages}")
+    await repo.db.writer.execute(f"PRAGMA max_page_count = {pages}")
     with pytest.raises(StorageUnavailable):
         await play(repo, "b", *(f"{n} " + "x" * 1000 for n in range(200)))
-    assert not repo.db.in_transaction
+    assert not repo.db.writer.in_transaction
     assert await moves(repo) == ["a"]
 
 
@@ -79,7 +78,7 @@ async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
         async with repo.transaction() as db:
             await db.execute("UPDATE nowhere SET x = 1")
     await play(repo, "a")
-    with pytest.raises(sqlite3.IntegrityError):  # callers rely on seeing these as they are
+    with pytest.raises(Duplicate):  # callers rely on seeing a repeated key for what it is
         await play(repo, "b", "a")
-    assert not repo.db.in_transaction
+    assert not repo.db.writer.in_transaction
     assert await moves(repo) == ["a"]

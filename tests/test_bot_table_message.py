@@ -13,68 +13,17 @@ import re
 import pytest
 
 from bot.records import TableStatus
-from bot.tables import Seat, Table
+from bot.tables import Seat
 from cogs import render
 from rules import Game, Phase, Variant, observe, shuffled_deck
 from rules.i18n import Lang
+from tests.helpers import LONG, MARKDOWN, check_budget, play, table_for, text_of
 from tests.rules_helpers import cards
 
-LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
-MARKDOWN = [f"__*{i}*__ ~~the~~ `very` **long**|{i}"[:32] for i in range(9)]  # escaping grows
 RED, BLACK = "♥♦", "♠♣"
 
 
-def size(embed) -> tuple[int, int]:
-    fields = embed.fields
-    chars = len(embed.title or "") + len(embed.description or "") + sum(
-        len(f.name) + len(f.value) for f in fields) + len(embed.footer.text or "")
-    lines = (1 if embed.title else 0) + len((embed.description or "").split("\n")) + sum(
-        1 + len(f.value.split("\n")) for f in fields) + (1 if embed.footer.text else 0)
-    return chars, lines
-
-
-def text_of(embed) -> str:
-    parts = [embed.title or "", embed.description or "", embed.footer.text or ""]
-    return "\n".join(parts + [f"{f.name}\n{f.value}" for f in embed.fields])
-
-
-def table_for(game: Game, *, ai: int = 0, status=TableStatus.PLAYING, seed="ab" * 16):
-    seats = [Seat(1000 + i, name, "heuristic" if i < ai else None)
-             for i, name in enumerate(game.names)]
-    # A running hand's table holds its seats for the next hand too (nobody is leaving).
-    return Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
-                 next_seats=list(seats), max_seats=game.n, variant=Variant("free", True),
-                 status=status,
-                 message_id=3, seats=seats, game=game, hand_number=12, seed=seed,
-                 missed=(0,) * game.n)
-
-
-def play(names, seed: int):
-    """Every state of one random hand: ``(game copy, table)`` after each action."""
-    rng = random.Random(seed)
-    game = Game.from_deck(shuffled_deck(len(names), str(seed)), seed % len(names),
-                          names=names, variant=Variant("free", True))
-    table = table_for(game, ai=2)
-    yield table
-    while not game.is_over:
-        game.apply(rng.choice(game.legal_actions()))
-        # Mark moves as nobody's choice at random, the longest mark included.
-        index = len(game.history()) - 1
-        table.marks[index] = rng.choice(["", "forced", "ai", "stand-in"])
-        yield table
-
-
-def check_budget(table: Table, lang: Lang = Lang.EN) -> None:
-    embed = render.table_embed(table, lang)
-    chars, lines = size(embed)
-    assert chars <= 1200 and lines <= 20, (lang, chars, lines, text_of(embed))
-    assert len(embed.fields) <= 25 and all(len(f.value) <= 1024 for f in embed.fields)
-    assert all(len(f.name) <= 256 for f in embed.fields) and len(embed.title or "") <= 256
-    for row in render.table_view(table, lang).to_components():
-        for item in row["components"]:
-            assert len(item["label"]) <= 80 and len(item["custom_id"]) <= 100, item
-
-
+@pytest.mark.e2e  # every state of several nine-seat hands, drawn in every language: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
 def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(names, lang):
@@ -105,6 +54,7 @@ def test_the_table_message_fits_twenty_lines_and_1200_characters_at_nine_seats(n
     assert seen == {"drawn", "full trick", "over"}
 
 
+@pytest.mark.e2e  # whole hands, every state drawn: seconds
 def test_whoever_is_to_act_sees_every_move_since_their_last_turn():
     names = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy"]
     checked = 0
@@ -175,6 +125,7 @@ def test_the_table_message_shows_a_fingerprint_of_the_commitment_not_all_of_it()
     assert digest in fair and table.seed not in fair
 
 
+@pytest.mark.e2e
 def test_moves_log_pages_hold_every_line_within_discords_limits():
     rng = random.Random(11)
     game = Game.from_deck(shuffled_deck(9, "log"), 0, names=MARKDOWN)

@@ -5,7 +5,6 @@ import random
 
 import pytest
 
-from bot.database import connect, migrate
 from bot.errors import (
     AgainstTheRules,
     AlreadySeated,
@@ -21,18 +20,9 @@ from bot.errors import (
     WrongChannel,
 )
 from bot.records import TableStatus
-from bot.repository import Repository
 from bot.tables import TableService
 from rules import Variant
 from rules.views import state_json
-
-
-@pytest.fixture
-async def service(tmp_path):
-    db = await connect(str(tmp_path / "nlk.sqlite3"))
-    await migrate(db)
-    yield TableService(Repository(db))
-    await db.close()
 
 
 async def lobby(service, players=4, channel=100):

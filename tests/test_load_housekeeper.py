@@ -5,9 +5,9 @@ interaction was answered, because the bot redraws open hands through it."""
 import random
 
 from tests.fakediscord.interactions import TOKEN_LIFETIME
+from tests.helpers import PLAYERS, open_every_hand, tap_once, to_the_shed_phase
 from tests.load import Housekeeper
 from tests.nlk_driver import Driver, actor, is_over, move_of, running_bot
-from tests.test_bot_hands import PLAYERS, open_every_hand, tap_once, to_the_shed_phase
 
 
 async def test_a_swept_interaction_still_edits_its_hand_until_its_token_lapses(fake_discord,

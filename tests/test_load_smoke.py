@@ -7,6 +7,7 @@ import pytest
 from tests.load import public, run_load
 
 
+@pytest.mark.e2e  # the bot in its own process, seconds of play
 @pytest.mark.timeout(90)
 async def test_three_small_tables_play_through_cleanly():
     report = await run_load(tables=3, players=2, seed=1, hands=1, think_ms=0, timeout=80)

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rules import Card, Game, observe
 from rules.play import play_hand, read_choice, table
 from rules.variant import Variant
@@ -62,6 +64,7 @@ def test_quitting_and_running_out_of_input():
     assert "No more input" in out.getvalue()
 
 
+@pytest.mark.e2e  # a whole hand in a subprocess: seconds
 def test_command_line_plays_a_hand():
     done = subprocess.run(
         [sys.executable, "-m", "rules", "play", "--players", "3", "--seed", "7", "--level",
@@ -171,7 +174,7 @@ def _refused(lang, answers):
     out = io.StringIO()
     play_hand(4, 0, "heuristic", "seed-1", None, Variant(), scripted(answers), out, lang)
     return [line for line in out.getvalue().splitlines()
-            if line.startswith(("Not possible:", "Nem lehet:", "Impossible :"))]
+            if line.startswith(("Not possible:", "Nem lehet:", "Impossible\u202f:"))]
 
 
 def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
@@ -181,7 +184,8 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
                           "and taking come in the shed phase (R3.3). Try again.")
     assert "'QQ' is not a card" in english[1] and "(R1.3)" in english[1]
     for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "'QQ' nem lap"),
-                              ("fr", "Impossible : Ce coup ne correspond pas", "'QQ' n’est pas")):
+                              ("fr", "Impossible\u202f: Ce coup ne correspond pas",
+                               "'QQ' n’est pas")):
         rule, typo = _refused(lang, ["play AS", "give QQ 1"])
         assert rule.startswith(start) and "(R3.3)" in rule, rule
         assert typo.startswith(start.split(":")[0]) and card in typo and "(R1.3)" in typo
@@ -193,8 +197,9 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
 def test_every_rule_the_engine_refuses_by_has_a_translated_sentence():
     import re
 
-    from rules.refusals import RULES
+    from rules.explain import RULES
 
-    engine = (ROOT / "rules" / "engine.py").read_text(encoding="utf-8")
-    cited = set(re.findall(r'"(R\d\.\d)"', engine[engine.index("def _refusal"):]))
+    explain = (ROOT / "rules" / "explain.py").read_text(encoding="utf-8")
+    wording = explain[explain.index("def refusal("):explain.index("RULES: dict")]
+    cited = set(re.findall(r'"(R\d\.\d)"', wording))
     assert cited and cited <= set(RULES), cited - set(RULES)

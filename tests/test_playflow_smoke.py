@@ -8,6 +8,7 @@ from tests.load import public
 from tests.playflow import run_playflow
 
 
+@pytest.mark.e2e  # the bot in its own process, seconds of play
 @pytest.mark.timeout(150)
 async def test_a_short_play_flow_run_reports_every_figure():
     report = await run_playflow(people=2, ai=0, hands=1, pace=0.2, reaction=0.1, settle=2.0,

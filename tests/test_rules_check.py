@@ -32,6 +32,7 @@ def snapshot(game):
             [list(s) for s in game.stacks], list(game.talon))
 
 
+@pytest.mark.e2e  # hundreds of random hands: seconds (CI runs it)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hands)
 def test_check_passes_every_legal_action_and_changes_nothing(spec):

@@ -4,6 +4,7 @@ import random
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def played_out(players, seed, last_card, must_beat):
     return game, rng
 
 
+@pytest.mark.e2e  # hundreds of random hands: seconds (CI runs them)
 @SETTINGS
 @given(hands)
 def test_listed_actions_apply_others_are_refused_and_no_card_is_made_or_lost(spec):
@@ -80,6 +82,7 @@ def test_listed_actions_apply_others_are_refused_and_no_card_is_made_or_lost(spe
     assert [s for s in range(game.n) if game.stacks[s]] in ([], [outcome.loser])
 
 
+@pytest.mark.e2e
 @SETTINGS
 @given(hands)
 def test_cards_in_play_only_leave_through_full_tricks(spec):
@@ -99,6 +102,7 @@ def test_cards_in_play_only_leave_through_full_tricks(spec):
                 assert in_play + set_aside == len(pack(game.n))
 
 
+@pytest.mark.e2e
 @SETTINGS
 @given(hands)
 def test_exported_replay_reproduces_every_hand(spec):
@@ -110,6 +114,7 @@ def test_exported_replay_reproduces_every_hand(spec):
     assert result["error"] is None and state_json(again) == state_json(game)
 
 
+@pytest.mark.e2e
 @settings(SETTINGS, max_examples=30)
 @given(hands)
 def test_no_view_shows_another_seats_hand_or_the_talon_order(spec):
@@ -172,6 +177,7 @@ def test_rules_imports_no_discord_aiosqlite_or_asyncio():
     assert expected <= set(found["modules"])
 
 
+@pytest.mark.e2e  # subprocesses: seconds
 def test_simulate_is_reproducible_and_reports_its_figures():
     import json
 
@@ -190,6 +196,7 @@ def test_simulate_is_reproducible_and_reports_its_figures():
     assert (first["actions"], first["losses"]) == (second["actions"], second["losses"])
 
 
+@pytest.mark.e2e
 def test_verify_checks_a_seed_against_its_commitment():
     import hashlib
     import json

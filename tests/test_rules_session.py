@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from rules import DealError, Outcome
-from rules.session import dealer_after_reseat, first_dealer, next_dealer
+from rules import DealError
+from rules.session import dealer_after_reseat, first_dealer
 
 
 def test_r2_1_first_dealer_comes_from_the_injected_chooser():
@@ -19,10 +19,6 @@ def test_r2_1_a_chooser_that_answers_outside_the_table_is_refused():
         first_dealer(4, lambda n: n)
     with pytest.raises(DealError, match="R6.3"):
         first_dealer(1, lambda n: 0)
-
-
-def test_r5_1_the_loser_deals_the_next_hand():
-    assert next_dealer(Outcome(2, (0, 3, 1, 2))) == 2
 
 
 def test_r5_1_a_loser_who_is_still_seated_deals_at_their_new_seat():

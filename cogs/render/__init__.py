@@ -21,6 +21,7 @@ from .table import (
 )
 from .text import (
     COLOUR,
+    FORCED_SYMBOL,
     MARKS,
     card_text,
     jump_url,
@@ -33,7 +34,8 @@ from .text import (
 )
 
 __all__ = [
-    "COLOUR", "MARKS", "card_text", "embed_size", "end_confirmation", "fair_message",
+    "COLOUR", "FORCED_SYMBOL", "MARKS", "card_text", "embed_size", "end_confirmation",
+    "fair_message",
     "hand_message", "jump_url", "log_lines", "message_url", "moves_message",
     "next_dealer_sentence", "next_hand_seats", "ping_message", "rules_line", "rules_text",
     "safe_name", "seed_reveal", "seed_revealed", "table_embed", "table_letters", "table_view",

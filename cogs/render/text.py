@@ -14,6 +14,7 @@ from bot.tables import Table
 from rules import Card, Variant, commitment
 from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
+from rules.i18n import number as written_number
 
 COLOUR = discord.Colour(0x2E7D32)
 
@@ -126,7 +127,8 @@ def rules_line(variant: Variant, lang: Lang = DEFAULT) -> str:
 
 def timer_line(seconds: int, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
-    return _("{seconds} s per turn").format(seconds=seconds) if seconds > 0 \
+    return _("{seconds} s per turn").format(seconds=written_number(seconds, lang)) \
+        if seconds > 0 \
         else _("no turn timer")
 
 

@@ -83,6 +83,8 @@ class FakeDiscord:
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Clock | Callable[[], float] | None = None,
+        shards: int | None = None,
+        max_concurrency: int = 1,
     ) -> None:
         self.clock = clock if isinstance(clock, Clock) else Clock(clock) if clock else Clock()
         self.token = token
@@ -90,6 +92,9 @@ class FakeDiscord:
         self.state = State(self.clock, bot_name=bot_name)
         self.gateway = Gateway(self.state, token)
         self.state.set_emitter(self.gateway.broadcast)
+        # Sharded as Discord shards a big bot (None: one session gets everything).
+        self.gateway.shard_count = shards
+        self.gateway.max_concurrency = max_concurrency
         self.limiter = ChannelRateLimiter(self.clock)
         self.delete_limiter = ChannelRateLimiter(
             self.clock, DELETE_LIMIT, DELETE_PER, bucket="channel-message-deletes"
@@ -103,7 +108,7 @@ class FakeDiscord:
             global_limiter=self.global_limiter,
             delete_limiter=self.delete_limiter,
         )
-        guild = self.state.add_guild(guild_name)
+        guild = self.state.add_guild(guild_name, None if shards is None else (0, shards))
         self.guild_id = guild.id
         self.channel_id = self.state.add_channel(guild, channel_name, ChannelType.TEXT).id
         self._runner: web.AppRunner | None = None
@@ -261,8 +266,12 @@ class FakeDiscord:
     def user(self, ref: UserRef) -> User:
         return payloads.resolve_user(self.state, ref)
 
-    def add_guild(self, name: str) -> int:
-        guild = self.state.add_guild(name)
+    def add_guild(self, name: str, *, shard: int | None = None) -> int:
+        """A guild (with ``shard``, one whose id puts it on that shard)."""
+        count = self.gateway.shard_count
+        if shard is not None and count is None:
+            raise ValueError("this fake is not sharded: FakeDiscord(shards=N)")
+        guild = self.state.add_guild(name, None if shard is None else (shard, count or 1))
         self.state.emit("GUILD_CREATE", payloads.guild_create(self.state, guild))
         return guild.id
 
@@ -651,29 +660,33 @@ class FakeDiscord:
         return await self._dispatch(ix)
 
     async def _dispatch(self, ix: Interaction) -> Interaction:
-        session = self.gateway.active()
-        if session is None:
+        # Only the session of the guild's shard gets it (DMs: shard 0's); during a
+        # hand-over (``handover``) every ready session of that shard does.
+        sessions = self.gateway.ready_sessions(ix.guild.id if ix.guild is not None else None)
+        if not sessions:
             raise AssertionError("no bot is connected and ready; await fake.wait_for_bot() first")
         ix.payload = payloads.interaction(self.state, ix)
         self.state.interactions[ix.id] = ix
         self.state.interactions_by_token[ix.token] = ix
         ix.created_at = self.clock()  # the 3 second window starts now
-        session.dispatch("INTERACTION_CREATE", ix.payload)
+        for session in sessions if self.gateway.handover else sessions[:1]:
+            session.dispatch("INTERACTION_CREATE", ix.payload)
         self.state.changed()
         return ix
 
     # -- waiting -----------------------------------------------------------------------
     async def wait_for_bot(
-        self, timeout: float = 10.0, *, after: BotSession | None = None
+        self, timeout: float = 10.0, *, after: BotSession | None = None, shard: int | None = None
     ) -> BotSession:
-        """Wait until a bot has identified and processed READY and its guilds.
+        """Wait until a bot has identified and processed READY and its guilds (with
+        ``shard``: a session of that shard).
 
         Pass the previous session as ``after`` when waiting for a restarted bot.
         """
         floor = after.number if after else 0
 
         def ready() -> BotSession | None:
-            session = self.gateway.active()
+            session = self.gateway.active(shard=shard)
             return session if session and session.number > floor else None
 
         session: BotSession = await self.state.wait_until(ready, timeout, "a bot to connect")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSMsgType, web
 
 from . import payloads
+from .errors import Violation
 
 if TYPE_CHECKING:
     from .state import State
@@ -25,6 +26,14 @@ ACK_DELAY = 0.05  # seconds: a heartbeat's round trip
 HEARTBEAT_INTERVAL_MS = 41250
 MESSAGE_CONTENT = 1 << 15
 RESUME_BUFFER = 1000
+IDENTIFY_SPACING = 5.0  # seconds between two IDENTIFYs of one max_concurrency bucket
+DAILY_IDENTIFIES = 1000
+GUILD_EVENTS = ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE")  # the guild is ``id``
+
+
+def shard_of(guild_id: int | None, count: int) -> int:
+    """The shard a guild's events go to, as Discord computes it (no guild: shard 0)."""
+    return 0 if guild_id is None else (guild_id >> 22) % count
 
 
 class Connection:
@@ -101,6 +110,10 @@ class BotSession:
     def replay_after(self, seq: int) -> list[dict[str, Any]]:
         return [f for f in self._buffer if f["s"] > seq]
 
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether the guild's events reach this session (an unsharded one gets them all)."""
+        return self.shard is None or shard_of(guild_id, self.shard[1]) == self.shard[0]
+
 
 class Gateway:
     """Accepts bot connections and routes events to them."""
@@ -111,16 +124,38 @@ class Gateway:
         self.url = ""
         self.sessions: list[BotSession] = []
         self.connections: set[Connection] = set()
+        # Sharding, off by default (one session gets everything, as a small bot's does).
+        # With a shard count, IDENTIFY must name a shard, each session gets its shard's
+        # guilds only, and IDENTIFYs are paced per max_concurrency bucket.
+        self.shard_count: int | None = None
+        self.max_concurrency = 1
+        self.identified: dict[int, float] = {}  # bucket → when its last IDENTIFY came
+        self.identifies = 0
+        # A hand-over: every ready session of the guild's shard gets each interaction.
+        self.handover = False
 
     # -- routing --------------------------------------------------------------
-    def active(self) -> BotSession | None:
-        """The newest ready session; interactions go there, as to a single bot."""
-        return next((s for s in reversed(self.sessions) if s.ready and s.live), None)
+    def active(self, guild_id: int | None = None, *, shard: int | None = None
+               ) -> BotSession | None:
+        """The newest ready session for the guild (or ``shard``); interactions go there."""
+        return next(iter(self.ready_sessions(guild_id, shard=shard)), None)
+
+    def ready_sessions(self, guild_id: int | None = None, *, shard: int | None = None
+                       ) -> list[BotSession]:
+        """The ready sessions that receive the guild's (or ``shard``'s) events, newest
+        first."""
+        if shard is not None and self.shard_count is not None:
+            guild_id = shard << 22  # a guild id on that shard
+        return [s for s in reversed(self.sessions) if s.ready and s.live and s.owns(guild_id)]
 
     def broadcast(self, event: str, data: dict[str, Any], intent: int) -> None:
+        guild = data.get("id") if event in GUILD_EVENTS else data.get("guild_id")
+        guild_id = int(guild) if guild is not None else None
         for session in self.sessions:
             # A dropped but resumable session keeps buffering, so RESUME can replay.
             if (session.closed and not session.resumable) or not session.intents & intent:
+                continue
+            if not session.owns(guild_id):
                 continue
             session.dispatch(event, self._redact(session, event, data))
 
@@ -189,6 +224,8 @@ class Gateway:
             if data.get("token") != self.token:
                 await conn.ws.close(code=4004, message=b"Authentication failed.")
                 return False
+            if self.shard_count is not None and not await self._may_identify(conn, data):
+                return conn.open
             self._identify(conn, data)
         elif op == RESUME:
             await self._resume(conn, data)
@@ -212,13 +249,54 @@ class Gateway:
         session.connection = conn
         conn.session = session
         self.sessions.append(session)
+        guilds = [g for g in self.state.guilds.values() if session.owns(g.id)]
         session.dispatch(
-            "READY", payloads.ready(self.state, session.session_id, self.url, session.shard)
+            "READY",
+            payloads.ready(
+                self.state, session.session_id, self.url, session.shard, [g.id for g in guilds]
+            ),
         )
-        for guild in self.state.guilds.values():
+        for guild in guilds:
             session.dispatch("GUILD_CREATE", payloads.guild_create(self.state, guild))
         self._barrier(session)
         log.info("bot identified as session #%s", session.number)
+
+    async def _may_identify(self, conn: Connection, data: dict[str, Any]) -> bool:
+        """A sharded bot's IDENTIFY must name a valid shard, and come at least 5 s after the
+        previous one of its bucket (``shard_id % max_concurrency``): else Discord answers
+        op 9, and the fake counts a violation."""
+        assert self.shard_count is not None
+        shard = data.get("shard")
+        if not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and shard[1] == self.shard_count
+            and 0 <= shard[0] < shard[1]
+        ):
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
+            return False
+        bucket = shard[0] % self.max_concurrency
+        now = self.state.clock()
+        last = self.identified.get(bucket)
+        if last is not None and now - last < IDENTIFY_SPACING:
+            self.state.violations.append(
+                Violation(
+                    method="GATEWAY",
+                    path=f"IDENTIFY shard {shard}",
+                    status=0,
+                    code=INVALID_SESSION,
+                    message=f"IDENTIFY {now - last:.2f}s after the previous one in bucket "
+                    f"{bucket} (at least {IDENTIFY_SPACING:.0f}s)",
+                    kind="identify",
+                )
+            )
+            log.warning("IDENTIFY too soon for shard %s: op 9", shard)
+            conn.send({"op": INVALID_SESSION, "d": False})
+            self.state.changed()
+            return False
+        self.identified[bucket] = now
+        self.identifies += 1
+        return True
 
     async def _resume(self, conn: Connection, data: dict[str, Any]) -> None:
         session = next((s for s in self.sessions if s.session_id == data.get("session_id")), None)

@@ -149,9 +149,16 @@ class Snowflakes:
     def __init__(self) -> None:
         self._last = 0
 
-    def next(self) -> int:
+    def next(self, shard: tuple[int, int] | None = None) -> int:
+        """The next id; with ``shard`` (id, count), one whose guild would be on that shard
+        (its timestamp moves on by a few milliseconds at most)."""
         value = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
         self._last = value if value > self._last else self._last + 1
+        if shard is not None:
+            index, count = shard
+            ms = self._last >> 22
+            ms += (index - ms) % count
+            self._last = max(ms << 22, self._last)
         return self._last
 
 

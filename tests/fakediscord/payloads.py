@@ -20,12 +20,17 @@ OPTION_CHANNEL, OPTION_ROLE, OPTION_MENTIONABLE, OPTION_NUMBER = 7, 8, 9, 10
 
 
 def ready(
-    state: State, session_id: str, resume_url: str, shard: list[int] | None
+    state: State,
+    session_id: str,
+    resume_url: str,
+    shard: list[int] | None,
+    guild_ids: list[int] | None = None,
 ) -> dict[str, Any]:
+    guilds = state.guilds if guild_ids is None else guild_ids
     data: dict[str, Any] = {
         "v": API_VERSION,
         "user": {**state.bot.to_dict(), "verified": True, "mfa_enabled": False, "email": None},
-        "guilds": [{"id": str(g), "unavailable": True} for g in state.guilds],
+        "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
         "session_id": session_id,
         "session_type": "normal",
         "resume_gateway_url": resume_url,

@@ -22,7 +22,7 @@ from .errors import (
     unknown,
     unknown_message,
 )
-from .gateway import Gateway
+from .gateway import DAILY_IDENTIFIES, Gateway
 from .limits import bad_length
 from .models import (
     COMPONENTS_V2,
@@ -332,8 +332,16 @@ class RestAPI:
         return json_response({"url": self.gateway.url})
 
     async def get_gateway_bot(self, request: web.Request) -> web.Response:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 86_400_000, "max_concurrency": 1}
-        return json_response({"url": self.gateway.url, "shards": 1, "session_start_limit": limit})
+        gateway = self.gateway
+        limit = {
+            "total": DAILY_IDENTIFIES,
+            "remaining": max(DAILY_IDENTIFIES - 1 - gateway.identifies, 0),
+            "reset_after": 86_400_000,
+            "max_concurrency": gateway.max_concurrency,
+        }
+        return json_response(
+            {"url": gateway.url, "shards": gateway.shard_count or 1, "session_start_limit": limit}
+        )
 
     async def get_me(self, request: web.Request) -> web.Response:
         me = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import mimetypes
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -134,8 +135,8 @@ class State:
     def user_named(self, name: str) -> User | None:
         return next((u for u in self.users.values() if u.name == name), None)
 
-    def add_guild(self, name: str) -> Guild:
-        guild = Guild(self.ids.next(), name, owner_id=0)
+    def add_guild(self, name: str, shard: tuple[int, int] | None = None) -> Guild:
+        guild = Guild(self.ids.next(shard), name, owner_id=0)
         guild.roles[guild.id] = Role(
             guild.id, guild.id, "@everyone", int(DEFAULT_MEMBER_PERMISSIONS)
         )
@@ -545,7 +546,9 @@ class State:
         ident = self.ids.next()
         name = filename or upload.filename
         url = f"{self.base_url}/attachments/{channel.id}/{ident}/{name}"
-        attachment = Attachment(ident, name, upload.data, url, upload.content_type, description)
+        # Discord names an upload's type from its file name, whatever the part said.
+        kind = mimetypes.guess_type(name)[0] or upload.content_type
+        attachment = Attachment(ident, name, upload.data, url, kind, description)
         self.attachments[ident] = attachment
         return attachment
 

@@ -1,0 +1,86 @@
+"""IDENTIFY pacing for a sharded bot: one per 5 s per ``max_concurrency`` bucket.
+
+Discord answers an IDENTIFY that comes sooner with op 9, and counts it against the bot's
+1,000 a day. discord.py paces the shards of one process; the gate paces them across
+restarts and processes: it keeps when each bucket last identified in the database
+(``bot_state``), and one process at a time reads, waits out and writes that time, under a
+lock per bucket. On PostgreSQL the lock is an advisory lock, so every process of a cluster
+takes its turn; SQLite serves one process only, where an asyncio lock suffices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# Discord's 5 s, and a margin: the time is written just before the IDENTIFY goes out.
+SPACING = 5.5
+KEY = "identify:"  # bot_state key prefix: when a bucket last identified (unix time)
+ADVISORY_LOCK = 0x4E4C49  # the advisory locks' first key ("NLI"); the second is the bucket
+
+BucketLock = Callable[[int], AbstractAsyncContextManager[None]]
+
+
+class IdentifyGate:
+    """Waits until a shard may IDENTIFY, and notes that it does."""
+
+    def __init__(self, read: Callable[[str], Awaitable[str | None]],
+                 write: Callable[[str, str], Awaitable[None]], max_concurrency: int, *,
+                 lock: BucketLock | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.read = read
+        self.write = write
+        self.max_concurrency = max(1, max_concurrency)
+        self.clock = clock
+        self._local: dict[int, asyncio.Lock] = {}
+        self.lock = lock or self._local_lock
+
+    @asynccontextmanager
+    async def _local_lock(self, bucket: int) -> AsyncIterator[None]:
+        async with self._local.setdefault(bucket, asyncio.Lock()):
+            yield
+
+    async def wait(self, shard_id: int) -> float:
+        """Return once ``shard_id`` may IDENTIFY (now), having waited how many seconds."""
+        bucket = shard_id % self.max_concurrency
+        async with self.lock(bucket):
+            stored = await self.read(f"{KEY}{bucket}")
+            last = _number(stored)
+            delay = last + SPACING - self.clock()
+            if delay > SPACING:
+                delay = SPACING  # a clock set back: wait once, not for ever
+            if delay > 0:
+                log.info("shard %d waits %.1f s to identify (bucket %d)", shard_id, delay,
+                         bucket)
+                await asyncio.sleep(delay)
+            await self.write(f"{KEY}{bucket}", repr(self.clock()))
+        return max(delay, 0.0)
+
+
+def _number(text: str | None) -> float:
+    try:
+        return float(text) if text is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
+def advisory_lock(pool: Any) -> BucketLock:
+    """A PostgreSQL advisory lock per bucket, on a connection of ``pool`` (asyncpg): held by
+    one process at a time, across the cluster, and freed by the server if the process dies."""
+
+    @asynccontextmanager
+    async def lock(bucket: int) -> AsyncIterator[None]:
+        async with pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1, $2)", ADVISORY_LOCK, bucket)
+            try:
+                yield
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1, $2)", ADVISORY_LOCK, bucket)
+
+    return lock

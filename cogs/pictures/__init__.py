@@ -1,0 +1,297 @@
+"""Cards as pictures: a player's hand or stack, and the table's public cards.
+
+The text stays: it is what screen readers read and what shows while a picture loads; the
+picture sits in the embed (``attachment://hand.png``), and the attachment's description says
+its cards in words. Pictures are drawn off the event loop, kept by what they show (a bounded
+cache in bytes), and never cost a player anything: if the font is missing or Pillow fails,
+one warning is logged and the message goes out as text.
+
+Who sees what style: a server chooses for its public pictures (``/nlk settings pictures``:
+on, four-colour, off); a player for their own (``/nlk cards``: the server's choice, pictures,
+four-colour, text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.tables import Table
+from rules import Card
+from rules.i18n import Lang
+
+from .cache import ByteLRU
+from .draw import (
+    FONTS,
+    Box,
+    HandScene,
+    Shown,
+    TableScene,
+    check_fonts,
+    draw_hand,
+    draw_table,
+)
+from .scenes import hand_scene, table_scene
+
+if TYPE_CHECKING:
+    from bot.guilds import GuildService
+
+log = logging.getLogger(__name__)
+
+HAND_FILE = "hand.png"
+TABLE_FILE = "table.png"
+# About 2,000 pictures of 8–15 KB: every open hand and table message of a few hundred
+# tables at once, with room for the last few states of each.
+CACHE_BYTES = 24 * 1024 * 1024
+
+# Styles: what a server or a player chose, and what a picture is drawn in.
+OFF, TWO, FOUR = "off", "two", "four"
+SERVER_CHOICES = {"on": TWO, "four-colour": FOUR, "off": OFF}  # /nlk settings pictures
+PLAYER_CHOICES = {"pictures": TWO, "four-colour": FOUR, "text": OFF}  # /nlk cards
+SERVER_DEFAULT = "on"
+FOLLOW_SERVER = "server"  # a player's choice that follows the server's
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A drawn picture: what it shows (its key), the PNG, its alt text and its layout."""
+
+    key: Any
+    png: bytes
+    filename: str
+    description: str
+    width: int
+    height: int
+    boxes: tuple[Box, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.png) + len(self.description) + 64 * len(self.boxes)
+
+    def file(self) -> discord.File:
+        return discord.File(io.BytesIO(self.png), filename=self.filename,
+                            description=self.description)
+
+
+class Styles:
+    """Each server's and player's choice, read once from the database and then kept."""
+
+    def __init__(self, servers: GuildService | None) -> None:
+        self.servers = servers
+        self._servers: dict[int, str] = {}
+        self._players: dict[int, str | None] = {}
+
+    async def public(self, guild_id: int | None) -> str:
+        """The style of a server's public pictures."""
+        if guild_id is None or self.servers is None:
+            return SERVER_CHOICES[SERVER_DEFAULT]
+        if guild_id not in self._servers:
+            chosen = (await self.servers.settings(guild_id)).pictures
+            self._servers[guild_id] = SERVER_CHOICES.get(chosen or SERVER_DEFAULT, TWO)
+        return self._servers[guild_id]
+
+    async def private(self, user_id: int, guild_id: int | None) -> str:
+        """The style of a player's own pictures: theirs, or else the server's."""
+        if user_id not in self._players and self.servers is not None:
+            self._players[user_id] = await self.servers.card_style(user_id)
+        chosen = self._players.get(user_id)
+        if chosen in PLAYER_CHOICES:
+            return PLAYER_CHOICES[chosen]
+        return await self.public(guild_id)
+
+    def known_private(self, user_id: int, guild_id: int | None) -> str:
+        """The style of a player's pictures as far as is known without the database."""
+        chosen = self._players.get(user_id)
+        if chosen in PLAYER_CHOICES:
+            return PLAYER_CHOICES[chosen]
+        if guild_id is None:
+            return SERVER_CHOICES[SERVER_DEFAULT]
+        return self._servers.get(guild_id, SERVER_CHOICES[SERVER_DEFAULT])
+
+    def server_changed(self, guild_id: int, chosen: str | None) -> None:
+        self._servers[guild_id] = SERVER_CHOICES.get(chosen or SERVER_DEFAULT, TWO)
+
+    def player_changed(self, user_id: int, chosen: str | None) -> None:
+        self._players[user_id] = chosen
+
+
+class Pictures:
+    """Draws, caches and attaches the pictures; turns itself off once if it can't draw."""
+
+    def __init__(self, servers: GuildService | None = None, *, fonts: Path = FONTS,
+                 cache_bytes: int = CACHE_BYTES) -> None:
+        self.fonts = fonts
+        self.cache: ByteLRU[Picture] = ByteLRU(cache_bytes)
+        self.styles = Styles(servers)
+        self.broken: str | None = None  # why pictures are off for this run, once logged
+        self._failed: set[str] = set()  # kinds of drawing failure already logged
+
+    def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
+                 letters: Lang | None = None) -> Any:
+        """What a player's picture would show (None: no picture), without drawing it."""
+        found = self._hand_scene(table, user_id, lang, style, letters)
+        return found[0] if found else None
+
+    def _hand_scene(self, table: Table, user_id: int, lang: Lang, style: str,
+                    letters: Lang | None = None) -> tuple[HandScene, str] | None:
+        try:
+            view = table.view_of_user(user_id)
+            if style == OFF or view is None or table.seat_of(user_id) is None:
+                return None
+            return hand_scene(view, lang, style == FOUR, letters)
+        except Exception as error:
+            self._failed_once(error)
+            return None
+
+    def _failed_once(self, error: Exception) -> None:
+        """Log a failure to make a picture, once per kind: the message goes out as text."""
+        kind = type(error).__name__
+        if kind not in self._failed:
+            self._failed.add(kind)
+            log.warning("could not draw a card picture; sending text", exc_info=error)
+
+    async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None
+                  ) -> Picture | None:
+        """A player's own cards in the style they chose (or their server's), in ``lang``'s
+        words and the table's ``letters``."""
+        try:
+            style = await self.styles.private(user_id, table.guild_id)
+        except Exception:
+            log.warning("could not read a card style; using the default", exc_info=True)
+            style = self.styles.known_private(user_id, table.guild_id)
+        return await self.hand(table, user_id, lang, style, letters)
+
+    async def public(self, table: Table, lang: Lang) -> Picture | None:
+        """The table's picture in the style its server chose."""
+        try:
+            style = await self.styles.public(table.guild_id)
+        except Exception:
+            log.warning("could not read a server's picture style; using the default",
+                        exc_info=True)
+            style = SERVER_CHOICES[SERVER_DEFAULT]
+        return await self.table(table, lang, style)
+
+    async def hand(self, table: Table, user_id: int, lang: Lang, style: str,
+                   letters: Lang | None = None) -> Picture | None:
+        """The player's own cards as a picture (None: text only)."""
+        if style == OFF or not self.ready():
+            return None
+        found = self._hand_scene(table, user_id, lang, style, letters)
+        if found is None:
+            return None
+        return await self._picture(found[0], found[1], HAND_FILE)
+
+    async def table(self, table: Table, lang: Lang, style: str) -> Picture | None:
+        """The table's public cards as a picture (None: text only)."""
+        if style == OFF or not self.ready() or table.status in ("lobby", "ended") or \
+                not table.is_open:
+            return None
+        view = table.public_view()
+        if view is None or view.is_over:
+            return None
+        try:
+            found = table_scene(view, lang, style == FOUR)
+        except Exception as error:
+            self._failed_once(error)
+            return None
+        if found is None:
+            return None
+        return await self._picture(found[0], found[1], TABLE_FILE)
+
+    def warm(self) -> None:
+        """Load the font and draw one card now, in this thread: the first picture a player
+        asks for would otherwise pay for it (about 0.1 s)."""
+        if self.ready():
+            try:
+                draw_hand(HandScene(((Shown(Card.parse("AS"), "A"),),), False), self.fonts)
+            except Exception:
+                log.debug("warming the card pictures failed", exc_info=True)
+
+    def ready(self) -> bool:
+        """Whether pictures can be drawn (the font is there); checked once."""
+        if self.broken is None:
+            self.broken = ""
+            try:
+                check_fonts(self.fonts)
+            except Exception as error:
+                self.broken = str(error)
+                log.warning("card pictures are off; the bot sends text: %s", error)
+        return not self.broken
+
+    async def _picture(self, scene: HandScene | TableScene, alt: str, filename: str
+                       ) -> Picture | None:
+        key = (scene, alt)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        try:
+            picture = await asyncio.to_thread(self.draw, scene, alt, filename)
+        except Exception as error:
+            self._failed_once(error)
+            return None
+        self.cache.put(key, picture)
+        return picture
+
+    def draw(self, scene: HandScene | TableScene, alt: str, filename: str) -> Picture:
+        """Draw a scene now (in this thread)."""
+        drawn = draw_hand(scene, self.fonts) if isinstance(scene, HandScene) \
+            else draw_table(scene, self.fonts)
+        return Picture((scene, alt), drawn.png, filename, alt, drawn.width, drawn.height,
+                       drawn.boxes)
+
+
+def attach(embed: discord.Embed, picture: Picture | None) -> list[discord.File]:
+    """Show ``picture`` in ``embed``; the files to send with it (none without one)."""
+    if picture is None:
+        return []
+    embed.set_image(url=f"attachment://{picture.filename}")
+    return [picture.file()]
+
+
+def send_files(embed: discord.Embed, picture: Picture | None) -> dict[str, Any]:
+    """Keyword arguments for sending a new message with ``picture`` in ``embed``."""
+    files = attach(embed, picture)
+    return {"files": files} if files else {}
+
+
+def edit_files(embed: discord.Embed, picture: Picture | None) -> dict[str, Any]:
+    """Keyword arguments for redrawing a message: its one attachment becomes ``picture``
+    (or goes, without one)."""
+    return {"attachments": attach(embed, picture)}
+
+
+class Attached:
+    """What picture each table message carries now, so an edit whose picture is unchanged
+    re-sends no file: Discord keeps a message's attachments when an edit names none."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, Any] = {}  # table id → the key of its message's picture
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def edit(self, table_id: int, embed: discord.Embed, picture: Picture | None
+             ) -> dict[str, Any]:
+        """Keyword arguments for editing the table message to show ``picture``."""
+        key = picture.key if picture is not None else None
+        if table_id in self._keys and self._keys[table_id] == key:
+            if picture is not None:
+                embed.set_image(url=f"attachment://{picture.filename}")
+            return {}  # the same picture: the message keeps the file it has
+        return edit_files(embed, picture)
+
+    def sent(self, table_id: int, picture: Picture | None) -> None:
+        """The table message now carries ``picture`` (None: no picture)."""
+        self._keys[table_id] = picture.key if picture is not None else None
+
+    def unknown(self, table_id: int) -> None:
+        """The table message was posted afresh or is unknown: the next edit sends its file."""
+        self._keys.pop(table_id, None)
+
+    forget = unknown

@@ -1,0 +1,153 @@
+"""``python -m cogs.pictures bench`` measures the pictures; ``python -m cogs.pictures sample
+DIR`` writes a hand and a table as the README shows them.
+
+bench: p50/p99 milliseconds and bytes for a 10-, 20- and 40-card hand and a 9-seat table,
+cold (nothing cached: the picture is drawn and compressed) and cached (the same picture
+asked for again), through the same code the bot uses (``Pictures``, off the event loop).
+The card faces are drawn once per look and kept (``draw._tile``): "first" is the very first
+picture of a process, before any face exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rules import Card, Phase, SeatView, Variant
+from rules.cards import SUITS
+from rules.i18n import Lang
+
+from . import CACHE_BYTES, Pictures
+from .draw import HandScene, TableScene, _tile
+from .scenes import hand_scene, table_scene
+
+DECK = [Card.parse(r + s) for s in SUITS for r in "AKQJT98765432"]
+NAMES = ("Ann", "Bob", "Csilla", "Dani", "Eszter", "Feri", "Gábor", "Hanna", "István")
+
+
+BASE = SeatView(
+    seat=0, players=NAMES[:6], variant=Variant(), phase=Phase.SHED, version=100, dealer=2,
+    to_act=0, talon=0, drawn=None, has_drawn=False, trump="S", tops=(None,) * 6,
+    counts=(5,) * 6, own=(), trick=(), trick_size=6, out=(), loser=None, history=(), legal=())
+
+
+def _view(**fields: Any) -> SeatView:
+    return replace(BASE, **fields)
+
+
+def hand_view(size: int, rng: random.Random) -> SeatView:
+    """A shed-phase hand of ``size`` cards to beat a nine of hearts, trump spades."""
+    from rules import Action
+    own = tuple(sorted(rng.sample(DECK, size)))
+    top = Card.parse("9H")
+    legal = tuple(Action.play(c) for c in own
+                  if c.suit == 0 or (c.suit == top.suit and c.rank > top.rank))
+    return _view(own=own, trick=((1, top),), legal=(*legal, Action.parse("take")))
+
+
+def table_view(phase: Phase, rng: random.Random) -> SeatView:
+    """Nine seats: every stack top, the talon and a drawn card; or a trick of seven."""
+    cards = rng.sample(DECK, 10)
+    if phase == Phase.COLLECT:
+        return _view(phase=Phase.COLLECT, players=NAMES, trump=None, to_act=4, talon=12,
+                     drawn=cards[9], has_drawn=True, tops=tuple(cards[:9]),
+                     counts=tuple(rng.randint(1, 9) for _ in range(9)))
+    return _view(players=NAMES, trick=tuple(enumerate(cards[:7])), to_act=7,
+                 counts=(5,) * 9)
+
+
+def scenes(kind: str, lang: Lang, four: bool, rng: random.Random
+           ) -> tuple[HandScene | TableScene, str]:
+    found: tuple[HandScene, str] | tuple[TableScene, str] | None
+    if kind.startswith("hand"):
+        found = hand_scene(hand_view(int(kind[4:]), rng), lang, four)
+    else:
+        found = table_scene(table_view(Phase.COLLECT if kind == "table-collect"
+                                       else Phase.SHED, rng), lang, four)
+    assert found is not None
+    return found
+
+
+def _ms(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1,
+                                                   int(len(ordered) * 0.99))]
+
+
+async def bench(rounds: int) -> None:
+    pictures = Pictures()
+    rng = random.Random(1)
+    first_scene, first_alt = scenes("hand40", Lang.EN, False, rng)
+    start = time.perf_counter()
+    await pictures._picture(first_scene, first_alt, "hand.png")
+    first = (time.perf_counter() - start) * 1000
+    print(f"first picture of the process (no card face drawn yet): {first:.1f} ms")
+    print(f"{'picture':<16}{'cold p50':>10}{'cold p99':>10}{'cached p50':>12}"
+          f"{'cached p99':>12}{'bytes p50':>11}{'bytes max':>11}")
+    for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed"):
+        cold: list[float] = []
+        cached: list[float] = []
+        sizes: list[int] = []
+        for i in range(rounds):
+            scene, alt = scenes(kind, Lang.EN, i % 2 == 1, rng)
+            pictures.cache.clear()
+            start = time.perf_counter()
+            picture = await pictures._picture(scene, alt, "x.png")
+            cold.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            await pictures._picture(scene, alt, "x.png")
+            cached.append((time.perf_counter() - start) * 1000)
+            assert picture is not None
+            sizes.append(len(picture.png))
+        c50, c99 = _ms(cold)
+        h50, h99 = _ms(cached)
+        print(f"{kind:<16}{c50:>10.2f}{c99:>10.2f}{h50:>12.3f}{h99:>12.3f}"
+              f"{int(statistics.median(sizes)):>11}{max(sizes):>11}")
+    print(f"(the 9-seat table: collect = nine stack tops, the talon and the drawn card; "
+          f"shed = the trump and a trick of seven; {rounds} pictures each, half in four "
+          f"colours; card faces kept: {_tile.cache_info().currsize})")
+    average = sum(sizes) / len(sizes)
+    print(f"cache bound: {CACHE_BYTES // (1024 * 1024)} MiB of pictures, about "
+          f"{int(CACHE_BYTES / average):,} pictures of {int(average):,} bytes")
+
+
+def sample(folder: Path) -> None:
+    """The README's pictures: a 14-card hand to beat, and a nine-seat collect phase."""
+    pictures = Pictures()
+    rng = random.Random(3)
+    hand, alt = hand_scene(hand_view(14, rng), Lang.EN, False) or (None, "")
+    table, table_alt = table_scene(table_view(Phase.COLLECT, rng), Lang.EN, False) or \
+        (None, "")
+    assert hand is not None and table is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, scene, text in (("hand.png", hand, alt), ("table.png", table, table_alt)):
+        picture = pictures.draw(scene, text, name)
+        (folder / name).write_bytes(picture.png)
+        print(f"{folder / name}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
+              f" alt text: {text}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cogs.pictures")
+    commands = parser.add_subparsers(dest="command", required=True)
+    timing = commands.add_parser("bench", help="time and size the pictures")
+    timing.add_argument("--rounds", type=int, default=200)
+    out = commands.add_parser("sample", help="write a hand and a table picture")
+    out.add_argument("folder", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "bench":
+        asyncio.run(bench(args.rounds))
+    else:
+        sample(args.folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

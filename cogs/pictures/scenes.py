@@ -1,0 +1,175 @@
+"""What a picture shows, from a per-seat view only, and the same in words (its alt text).
+
+A player's picture comes from their own view (``view_of_user``), the table's from the public
+view: a hidden hand can't reach a picture any more than it can reach the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rules import Card, Phase, SeatView
+from rules.cards import SUITS
+from rules.i18n import Lang, rank_text, suit_name, translator
+
+from .draw import (
+    MUTED,
+    PER_ROW,
+    PER_TABLE_ROW,
+    PLAIN,
+    PLAYABLE,
+    HandScene,
+    Place,
+    Shown,
+    TableScene,
+)
+
+ALT_LIMIT = 1024  # Discord's limit on an attachment's description
+NAME_CHARS = 14
+
+
+def suit_order(trump: str | None) -> list[int]:
+    """Suits as the hand shows them: S H D C, the trump last (as the text does)."""
+    last = SUITS.index(trump) if trump else None
+    return [s for s in range(4) if s != last] + ([last] if last is not None else [])
+
+
+def sorted_hand(cards: Iterable[Card], trump: str | None) -> list[Card]:
+    """A hand by suit (the trump last), then rank, low to high."""
+    order = {s: i for i, s in enumerate(suit_order(trump))}
+    return sorted(cards, key=lambda c: (order[c.suit], c.rank))
+
+
+def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = None
+               ) -> tuple[HandScene, str] | None:
+    """A player's stack (bottom to top, in runs of 13) or hand (a row per suit, the cards
+    they may play now standing out and the rest standing back), with its alt text in
+    ``lang``; the cards show ``letters``' rank letters (the table's, as its message does)."""
+    if not view.own:
+        return None
+    ranks = letters or lang
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    count = len(view.own)
+    if view.phase == Phase.COLLECT:
+        cards = list(view.own)
+        rows = tuple(tuple(Shown(c, rank_text(c.rank, ranks)) for c in cards[i:i + PER_ROW])
+                     for i in range(0, count, PER_ROW))
+        title = n_("Your stack, {count} card, bottom to top",
+                   "Your stack, {count} cards, bottom to top", count).format(count=count)
+        return HandScene(rows, four), _alt(f"{title}: {card_words(cards, lang)}.")
+    plays = {a.card for a in view.legal if a.act == "play"} if view.my_turn else set()
+    marked = view.my_turn and len(plays) < count
+    hand = sorted_hand(view.own, view.trump)
+    shown_rows = []
+    for suit in suit_order(view.trump):
+        row = tuple(Shown(c, rank_text(c.rank, ranks),
+                          (PLAYABLE if c in plays else MUTED) if marked else PLAIN)
+                    for c in hand if c.suit == suit)
+        if row:
+            shown_rows.append(row)
+    title = n_("Your hand, {count} card", "Your hand, {count} cards", count).format(
+        count=count)
+    text = f"{title}: {suits_words(hand, view.trump, lang)}."
+    if marked:
+        playable = [c for c in hand if c in plays]
+        text += " " + (_("You can play: {cards}.").format(cards=card_words(playable, lang))
+                       if playable else _("Nothing you hold can be played now."))
+    return HandScene(tuple(shown_rows), four), _alt(text)
+
+
+def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str] | None:
+    """The table's public cards: in the collect phase each seat's top card, the talon, the
+    drawn card and the trump; in the shed phase the trump and the trick as it stands."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    names = [cut(p) for p in view.players]
+    trump = SUITS.index(view.trump) if view.trump else None
+    trump_word = suit_word(trump, lang) if trump is not None else ""
+    if view.phase == Phase.COLLECT:
+        seats = []
+        said = []
+        for seat, name in enumerate(names):
+            top = view.tops[seat]
+            count = view.counts[seat]
+            label = f"{name}\n" + n_("{count} card", "{count} cards", count).format(count=count)
+            seats.append(Place(label, top, rank_text(top.rank, lang) if top else "",
+                               mark=seat == view.to_act))
+            said.append(_("{name}: {card}").format(
+                name=view.players[seat],
+                card=card_word(top, lang) if top is not None else _("empty")))
+        extras = [Place(_("Talon {count}").format(count=view.talon), back=view.talon > 0)]
+        if view.drawn is not None:
+            extras.append(Place(_("Drawn"), view.drawn, rank_text(view.drawn.rank, lang),
+                                mark=True))
+            said.append(_("Drawn card: {card}").format(card=card_word(view.drawn, lang)))
+        if trump is not None:
+            extras.append(Place(_("Trump"), suit=trump))
+            said.append(_("Trump: {suit}").format(suit=trump_word))
+        rows = [tuple(seats[i:i + PER_TABLE_ROW]) for i in range(0, len(seats),
+                                                                 PER_TABLE_ROW)]
+        rows.append(tuple(extras))
+        text = _("Stack tops") + ": " + "; ".join(said) + "."
+        return TableScene(tuple(rows), four), _alt(text)
+    if view.phase != Phase.SHED:
+        return None
+    places = [Place(_("Trump"), suit=trump)] if trump is not None else []
+    last = len(view.trick) - 1
+    for i, (seat, card) in enumerate(view.trick):
+        places.append(Place(names[seat], card, rank_text(card.rank, lang), mark=i == last))
+    if not view.trick and view.to_act is not None:
+        places.append(Place(names[view.to_act], mark=True))
+    shed_rows = tuple(tuple(places[i:i + PER_TABLE_ROW])
+                      for i in range(0, len(places), PER_TABLE_ROW))
+    trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
+                                                  name=view.players[seat])
+                      for seat, card in view.trick) or _("empty")
+    text = _("Trump: {suit}").format(suit=trump_word) + ". " + \
+        _("Trick: {cards}").format(cards=trick) + "."
+    return TableScene(shed_rows, four), _alt(text)
+
+
+def cut(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+
+
+def _alt(text: str) -> str:
+    return text if len(text) <= ALT_LIMIT else text[:ALT_LIMIT - 1] + "…"
+
+
+# --- cards in words ------------------------------------------------------------------------
+
+def rank_word(rank: int, lang: Lang) -> str:
+    """A rank as a word in ``lang``: ``jack``, ``bubi``, ``valet``; numbers as digits."""
+    _ = translator(lang).gettext
+    words = {14: _("ace"), 13: _("king"), 12: _("queen"), 11: _("jack")}
+    return words.get(rank, str(rank))
+
+
+def suit_word(suit: int, lang: Lang) -> str:
+    """A suit's name without its symbol: ``spades``, ``pikk``, ``pique``."""
+    return suit_name(suit, lang).split(" ", 1)[-1]
+
+
+def card_word(card: Card, lang: Lang) -> str:
+    """``jack of spades``, ``pikk bubi``, ``valet de pique``."""
+    return translator(lang).gettext("{rank} of {suit}").format(
+        rank=rank_word(card.rank, lang), suit=suit_word(card.suit, lang))
+
+
+def card_words(cards: Iterable[Card], lang: Lang) -> str:
+    return ", ".join(card_word(c, lang) for c in cards)
+
+
+def suits_words(hand: list[Card], trump: str | None, lang: Lang) -> str:
+    """``spades: 7, 9, jack; hearts (trump): 8, queen`` in the hand's order."""
+    _ = translator(lang).gettext
+    parts = []
+    for suit in suit_order(trump):
+        ranks = [rank_word(c.rank, lang) for c in hand if c.suit == suit]
+        if ranks:
+            name = suit_word(suit, lang)
+            if trump is not None and suit == SUITS.index(trump):
+                name = _("{suit} (trump)").format(suit=name)
+            parts.append(f"{name}: {', '.join(ranks)}")
+    return "; ".join(parts)

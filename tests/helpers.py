@@ -1,0 +1,97 @@
+"""What several test modules share: hand-built tables, the table message's budget, and the
+steps that bring a bot-driven table to its shed phase with every hand open. (The ``service``
+fixture is in ``conftest.py``; the engine tests' card helpers are in ``rules_helpers.py``.)"""
+
+import dataclasses
+import random
+
+from bot.records import TableStatus
+from bot.tables import Seat, Table
+from cogs import render
+from rules import Game, Variant, shuffled_deck
+from rules.i18n import Lang
+from tests.nlk_driver import open_hand, title
+
+LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
+MARKDOWN = [f"__*{i}*__ ~~the~~ `very` **long**|{i}"[:32] for i in range(9)]  # escaping grows
+PLAYERS = ["ann", "bob", "cy"]
+
+
+# --- hand-built tables, without Discord -----------------------------------------------------
+
+def table_for(game: Game, *, ai: int = 0, status=TableStatus.PLAYING, seed="ab" * 16,
+              **fields) -> Table:
+    """A table around ``game``: users 1000, 1001 … in its seats, the first ``ai`` of them AI
+    players; ``fields`` replace any other of the table's values."""
+    seats = [Seat(1000 + i, name, "heuristic" if i < ai else None)
+             for i, name in enumerate(game.names)]
+    # A running hand's table holds its seats for the next hand too (nobody is leaving).
+    table = Table(id=123456789012345678, guild_id=1, channel_id=2, host_id=1000,
+                  next_seats=list(seats), max_seats=game.n, variant=Variant("free", True),
+                  status=status, message_id=3, seats=seats, game=game, hand_number=12,
+                  seed=seed, missed=(0,) * game.n)
+    return dataclasses.replace(table, **fields)
+
+
+def play(names, seed: int):
+    """Every state of one random hand: ``(game copy, table)`` after each action."""
+    rng = random.Random(seed)
+    game = Game.from_deck(shuffled_deck(len(names), str(seed)), seed % len(names),
+                          names=names, variant=Variant("free", True))
+    table = table_for(game, ai=2)
+    yield table
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+        # Mark moves as nobody's choice at random, the longest mark included.
+        index = len(game.history()) - 1
+        table.marks[index] = rng.choice(["", "forced", "ai", "stand-in"])
+        yield table
+
+
+def size(embed) -> tuple[int, int]:
+    fields = embed.fields
+    chars = len(embed.title or "") + len(embed.description or "") + sum(
+        len(f.name) + len(f.value) for f in fields) + len(embed.footer.text or "")
+    lines = (1 if embed.title else 0) + len((embed.description or "").split("\n")) + sum(
+        1 + len(f.value.split("\n")) for f in fields) + (1 if embed.footer.text else 0)
+    return chars, lines
+
+
+def text_of(embed) -> str:
+    parts = [embed.title or "", embed.description or "", embed.footer.text or ""]
+    return "\n".join(parts + [f"{f.name}\n{f.value}" for f in embed.fields])
+
+
+def check_budget(table: Table, lang: Lang = Lang.EN) -> None:
+    embed = render.table_embed(table, lang)
+    chars, lines = size(embed)
+    assert chars <= 1200 and lines <= 20, (lang, chars, lines, text_of(embed))
+    assert len(embed.fields) <= 25 and all(len(f.value) <= 1024 for f in embed.fields)
+    assert all(len(f.name) <= 256 for f in embed.fields) and len(embed.title or "") <= 256
+    for row in render.table_view(table, lang).to_components():
+        for item in row["components"]:
+            assert len(item["label"]) <= 80 and len(item["custom_id"]) <= 100, item
+
+
+# --- a table the bot runs, through the fake Discord -----------------------------------------
+
+def table_id_of(table) -> int:
+    return int(table.embeds[0]["footer"]["text"].split()[1])
+
+
+async def to_the_shed_phase(driver, table):
+    while " · collect" in title(table):
+        await driver._collect_step(table)
+    assert " · shed" in title(table), title(table)
+
+
+async def open_every_hand(driver, table):
+    """Each player taps My hand once, on the table message."""
+    for name in PLAYERS:
+        await driver.open_hand(name, table)
+    return {name: open_hand(driver.fake, name) for name in PLAYERS}
+
+
+async def tap_once(driver, name, hand):
+    """The player's one tap for this turn, on their open hand."""
+    await driver._choose(name, hand)

@@ -1,0 +1,53 @@
+"""A bot killed mid-play and started again respects the request budgets its predecessor spent:
+Discord still counts the dead process's edits in each channel's window."""
+
+import asyncio
+import random
+
+from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
+
+TABLES = 3
+RESTARTS = 2
+PLAY_SECONDS = 4.0  # played flat out: every turn pings, each channel's budget is in use
+
+
+async def play_for(driver: Driver, table, host: str, seconds: float) -> None:
+    """Tap this table's turns as fast as the bot answers, hand after hand, for ``seconds``."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while loop.time() < end:
+        if is_over(table):
+            await driver.click(host, table, "Next hand")
+        elif " · collect" in title(table):
+            await driver._collect_step(table)
+        else:
+            await driver._shed_turn(table, actor(table))
+
+
+async def test_a_bot_killed_mid_play_restarts_without_a_429(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    drivers, tables = [], []
+    process = await spawn_bot(fake, path)
+    try:
+        session = await fake.wait_for_bot(timeout=30)
+        for n in range(TABLES):
+            driver = Driver(fake, random.Random(n), channel=fake.add_channel(f"table-{n}"))
+            table = await driver.seat_and_start(f"ann{n}", [f"bob{n}", f"cy{n}"])
+            drivers.append(driver)
+            tables.append(table)
+        for _ in range(RESTARTS):
+            await asyncio.gather(*(play_for(d, t, f"ann{n}", PLAY_SECONDS)
+                                   for n, (d, t) in enumerate(zip(drivers, tables, strict=True))))
+            process.kill()  # SIGKILL mid-play, right after the last answers
+            await process.wait()
+            await fake.wait_for_disconnect(session)
+            process = await spawn_bot(fake, path)
+            session = await fake.wait_for_bot(timeout=30, after=session)
+        await asyncio.gather(*(play_for(d, t, f"ann{n}", PLAY_SECONDS)
+                               for n, (d, t) in enumerate(zip(drivers, tables, strict=True))))
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert fake.rate_limited == []
+    assert fake.violations == []

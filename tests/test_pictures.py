@@ -1,0 +1,327 @@
+"""Cards as pictures: the drawing itself, and the pictures players get through the fake
+Discord (their hand, the table message), their alt text, styles and failures."""
+
+import io
+import itertools
+import logging
+import random
+
+from PIL import Image
+
+from cogs.pictures import Pictures
+from cogs.pictures.cache import ByteLRU
+from cogs.pictures.draw import (
+    BLUE,
+    CARD_H,
+    GOLD,
+    MUTED,
+    PLAIN,
+    PLAYABLE,
+    RED,
+    HandScene,
+    Shown,
+    draw_hand,
+)
+from rules import Card
+from tests.fakediscord.models import Perm
+from tests.nlk_driver import Driver, running_bot, title
+
+PLAYERS = ["ann", "bob", "cy"]
+WORDS = {14: "ace", 13: "king", 12: "queen", 11: "jack"}
+SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
+
+
+def decode(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image.convert("RGB")
+
+
+def near(colour, target, within=40) -> bool:
+    return sum((a - b) ** 2 for a, b in zip(colour, target, strict=True)) <= within ** 2
+
+
+def has_colour(image: Image.Image, target) -> bool:
+    return any(near(c, target) for _n, c in image.getcolors(1 << 16))
+
+
+def english_hand(cards, trump: str | None) -> str:
+    """The hand in words, as a person would list it: by suit (trump last), low to high."""
+    last = "SHDC".index(trump) if trump else None
+    order = [s for s in range(4) if s != last] + ([last] if last is not None else [])
+    parts = []
+    for suit in order:
+        ranks = sorted(c.rank for c in cards if c.suit == suit)
+        if ranks:
+            name = SUIT_WORDS[suit] + (" (trump)" if suit == last else "")
+            parts.append(f"{name}: " + ", ".join(WORDS.get(r, str(r)) for r in ranks))
+    return "; ".join(parts)
+
+
+# --- the drawing -----------------------------------------------------------------------------
+
+def test_a_hand_picture_raises_and_edges_the_playable_cards_and_greys_the_others():
+    cards = [Card.parse(c) for c in ("7S", "9S", "JS", "8H", "QH")]
+    states = [PLAYABLE, MUTED, PLAYABLE, MUTED, MUTED]
+    rows = ((Shown(cards[0], "7", states[0]), Shown(cards[1], "9", states[1]),
+             Shown(cards[2], "J", states[2])),
+            (Shown(cards[3], "8", states[3]), Shown(cards[4], "Q", states[4])))
+    drawn = draw_hand(HandScene(rows, False))
+    image = decode(drawn.png)
+    assert image.size == (drawn.width, drawn.height)
+    assert [b.card for b in drawn.boxes] == cards
+    first_row = [b for b in drawn.boxes if b.card.suit == 0]
+    assert first_row[0].y0 < first_row[1].y0 and first_row[2].y0 == first_row[0].y0
+    for box, state in zip(drawn.boxes, states, strict=True):
+        edge = image.getpixel((box.x0 + 1, box.y0 + CARD_H // 2))
+        assert near(edge, GOLD) == (state == PLAYABLE), (box, edge)
+        face = image.getpixel((box.x0 + 4, box.y1 - 6))
+        assert (max(face) < 200) == (state == MUTED), (box, face)
+
+
+def test_four_colours_draw_diamonds_blue_and_two_colours_red():
+    row = ((Shown(Card.parse("9D"), "9", PLAIN), Shown(Card.parse("KD"), "K", PLAIN)),)
+    four = decode(draw_hand(HandScene(row, True)).png)
+    two = decode(draw_hand(HandScene(row, False)).png)
+    assert has_colour(four, BLUE) and not has_colour(four, RED)
+    assert has_colour(two, RED) and not has_colour(two, BLUE)
+
+
+def test_a_forty_card_hand_is_small():
+    deck = [Card.parse(r + s) for s in "SHDC" for r in "AKQJT98765432"]
+    hand = sorted(random.Random(2).sample(deck, 40))
+    rows = tuple(tuple(Shown(c, str(c.rank), PLAYABLE if i % 3 else MUTED)
+                       for i, c in enumerate(hand) if c.suit == s) for s in range(4))
+    drawn = draw_hand(HandScene(rows, True))
+    assert len(drawn.png) < 50_000
+    assert drawn.width <= 480
+
+
+async def test_a_drawing_that_fails_gives_no_picture_and_one_warning(monkeypatch, caplog):
+    pictures = Pictures()
+    scene = HandScene(((Shown(Card.parse("9D"), "9", PLAIN),),), False)
+
+    def broken(*_args):
+        raise OSError("Pillow could not encode")
+
+    monkeypatch.setattr(pictures, "draw", broken)
+    with caplog.at_level(logging.WARNING, logger="cogs.pictures"):
+        assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
+        assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
+    warnings = [r for r in caplog.records if r.name == "cogs.pictures"]
+    assert len(warnings) == 1 and "sending text" in warnings[0].getMessage()
+    monkeypatch.undo()
+    drawn = await pictures._picture(scene, "9 of diamonds", "hand.png")
+    assert drawn is not None and drawn.description == "9 of diamonds"
+
+
+class Blob:
+    def __init__(self, size):
+        self.size = size
+
+
+def test_the_cache_keeps_the_newest_pictures_within_its_bytes():
+    cache = ByteLRU(100)
+    for key in "abc":
+        cache.put(key, Blob(30))
+    assert cache.bytes == 90 and cache.get("a") is not None  # a is now the newest
+    cache.put("d", Blob(30))  # 120 bytes: the least recently used (b) goes
+    assert cache.get("b") is None and cache.get("a") is not None and cache.bytes == 90
+    cache.put("huge", Blob(101))
+    assert cache.get("huge") is None
+
+
+# --- through the fake Discord ----------------------------------------------------------------
+
+def nlk(bot):
+    return bot.get_cog("NLK")
+
+
+def picture_of(bot, data: bytes):
+    """The picture the bot drew for these bytes, with the layout its renderer reported."""
+    found = [p for p in nlk(bot).pictures.cache._items.values() if p.png == data]
+    assert found, "the attachment is not a picture the bot drew"
+    return found[0]
+
+
+async def to_the_shed_phase(driver, table):
+    while " · collect" in title(table):
+        await driver._collect_step(table)
+    assert " · shed" in title(table), title(table)
+
+
+def play_choices(hand) -> set[str]:
+    """The cards the hand's buttons and selects offer to play."""
+    offered = {b.custom_id.rsplit(".", 1)[1] for b in hand.buttons()
+               if ":play." in (b.custom_id or "")}
+    return offered | {o["value"] for s in hand.selects() for o in s.raw.get("options", [])}
+
+
+async def test_hands_and_the_table_carry_pictures_with_their_cards_in_words(fake_discord,
+                                                                           tmp_path):
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        # The table message: the collect phase's cards, sent with the interaction's answer.
+        [attached] = table.attachments
+        assert attached.filename == "table.png" and attached.content_type == "image/png"
+        assert table.embeds[0]["image"]["url"] == "attachment://table.png"
+        assert attached.description.startswith("Stack tops: ann: ")
+        assert all(f"{name}: " in attached.description for name in PLAYERS)
+        await to_the_shed_phase(driver, table)
+        # Play until someone must beat a card and holds some that can and some that can't.
+        table_id = int(table.embeds[0]["footer"]["text"].split()[1])
+        while True:
+            state = await bot.service.get(table_id)
+            assert state.user_to_act() is not None, title(table)
+            name = next(p for p in PLAYERS if state.user_to_act() == fake.user(p).id)
+            hand = await driver.open_hand(name, table)
+            view = state.view_of_user(fake.user(name).id)
+            plays = play_choices(hand)
+            if view.trick and plays and len(plays) < len(view.own):
+                break
+            await driver._choose(name, hand)
+        [picture_file] = hand.attachments
+        assert picture_file.filename == "hand.png"
+        assert hand.embeds[0]["image"]["url"] == "attachment://hand.png"
+        assert "♠" in hand.embeds[0]["description"] or "♥" in hand.embeds[0]["description"] \
+            or "♦" in hand.embeds[0]["description"] or "♣" in hand.embeds[0]["description"]
+        image = decode(picture_file.data)
+        picture = picture_of(bot, picture_file.data)
+        assert image.size == (picture.width, picture.height)
+        # The alt text names exactly the hand's cards, in the picture's order.
+        expected = english_hand(view.own, view.trump)
+        assert picture_file.description.startswith(
+            f"Your hand, {len(view.own)} cards: {expected}.")
+        assert sorted(b.card for b in picture.boxes) == sorted(view.own)
+        # The cards standing out are exactly the ones the buttons offer to play.
+        marked = {str(b.card) for b in picture.boxes if b.state == PLAYABLE}
+        assert marked == plays
+        for box in picture.boxes:
+            edge = image.getpixel((box.x0 + 1, box.y0 + CARD_H // 2))
+            assert near(edge, GOLD) == (str(box.card) in plays), (box, edge)
+
+        # A table edit that changes nothing in the picture re-sends no file: someone
+        # leaving after this hand changes the seat list only.
+        leaver = next(p for p in PLAYERS if p != name)
+        before = table.attachments[0]
+        versions = len(table.versions)
+        ix = await fake.slash(leaver, None, "nlk", "leave")
+        await ix.wait_response()
+        await fake.wait_until(lambda: "leaves after this hand" in table.text(), timeout=15)
+        edited = next(v for v in table.versions[versions:]
+                      if "leaves after this hand" in v.text())
+        assert [a.id for a in edited.attachments] == [before.id]
+        assert edited.embeds[0]["image"]["url"] == "attachment://table.png"
+        # A play changes the trick: its picture is sent anew.
+        hand = await driver.open_hand(name, table)
+        await driver._choose(name, hand)
+        await fake.wait_until(lambda: table.attachments[0].id != before.id, timeout=15)
+
+
+async def test_four_colours_text_only_and_a_server_without_pictures(fake_discord, tmp_path):
+    fake = fake_discord
+    fake.add_user("owner", permissions=Perm.MANAGE_GUILD)
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        table_id = int(table.embeds[0]["footer"]["text"].split()[1])
+        state = await bot.service.get(table_id)
+        name = next(p for p in PLAYERS
+                    if any(c.suit == 2 for c in state.view_of_user(fake.user(p).id).own))
+
+        async def hand_picture():
+            hand = await driver.open_hand(name, table)
+            return hand, (decode(hand.attachments[0].data) if hand.attachments else None)
+
+        _hand, classic = await hand_picture()
+        assert has_colour(classic, RED) and not has_colour(classic, BLUE)
+        ix = await fake.slash(name, None, "nlk", "cards", {"style": "four-colour"})
+        await ix.wait_response()
+        _hand, four = await hand_picture()
+        assert has_colour(four, BLUE)
+        # Another player's pictures keep the server's style.
+        other = next(p for p in PLAYERS if p != name)
+        other_hand = await driver.open_hand(other, table)
+        assert not has_colour(decode(other_hand.attachments[0].data), BLUE)
+
+        ix = await fake.slash(name, None, "nlk", "cards", {"style": "text"})
+        await ix.wait_response()
+        hand, none = await hand_picture()
+        assert none is None and "image" not in hand.embeds[0]
+        assert hand.embeds[0]["description"]  # the text is all there is
+
+        # The server turns pictures off: the table message drops its picture, and a player
+        # who never chose gets text too.
+        ix = await fake.slash("owner", None, "nlk", "settings", {"pictures": "off"})
+        assert "Saved." in str((await ix.wait_response()).data)
+        await fake.wait_until(lambda: not table.attachments, timeout=15)
+        assert "image" not in table.embeds[0]
+        assert not (await driver.open_hand(other, table)).attachments
+        ix = await fake.slash("owner", None, "nlk", "settings", {"pictures": "four-colour"})
+        await ix.wait_response()
+        await fake.wait_until(lambda: bool(table.attachments), timeout=15)
+        assert table.embeds[0]["image"]["url"] == "attachment://table.png"
+
+
+async def test_a_missing_font_gives_text_and_one_warning(fake_discord, tmp_path, caplog):
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        pictures: Pictures = nlk(bot).pictures
+        pictures.fonts = tmp_path / "no-fonts"
+        pictures.broken = None
+        with caplog.at_level(logging.WARNING, logger="cogs.pictures"):
+            driver = Driver(fake, random.Random(7))
+            table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+            assert not table.attachments and "image" not in table.embeds[0]
+            assert " · collect" in title(table)
+            for name in PLAYERS:
+                hand = await driver.open_hand(name, table)
+                assert not hand.attachments and hand.embeds[0]["description"]
+            await driver._collect_step(table)
+            assert not table.attachments
+        warnings = [r for r in caplog.records if r.name == "cogs.pictures"]
+        assert len(warnings) == 1 and "card pictures are off" in warnings[0].getMessage()
+
+
+async def test_a_card_style_is_kept_per_player(fake_discord, tmp_path):
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        for style in ("four-colour", "text", "server", "pictures"):
+            ix = await fake.slash("ann", None, "nlk", "cards", {"style": style})
+            response = await ix.wait_response()
+            assert response.ephemeral
+            saved = await bot.servers.card_style(fake.user("ann").id)
+            assert saved == (None if style == "server" else style)
+        assert await bot.servers.card_style(fake.user("ann").id + 1) is None
+
+
+async def test_a_six_player_hand_shows_pictures_at_every_step_and_resends_none(fake_discord,
+                                                                              tmp_path):
+    fake = fake_discord
+    players = ["ann", "bob", "cy", "dee", "eve", "fay"]
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        driver = Driver(fake, random.Random(4))
+        table = await driver.seat_and_start(players[0], players[1:], turn_timer=0)
+        await driver.play_hand(table)
+        playing = [v for v in table.versions if " · collect" in v.embeds[0]["title"]
+                   or " · shed" in v.embeds[0]["title"]]
+        assert len(playing) > 20
+        for version in playing:  # every step of the hand carries its picture
+            [picture] = version.attachments
+            assert version.embeds[0]["image"]["url"] == "attachment://table.png"
+            assert decode(picture.data).size[0] > 0
+        # A file was sent only when the picture changed: a new attachment never repeats the
+        # bytes of the one before it (every move of a hand changes the public cards, so here
+        # each edit has a new one; a leave, in the test above, keeps its picture).
+        for before, after in itertools.pairwise(playing):
+            if after.attachments[0].id != before.attachments[0].id:
+                assert after.attachments[0].data != before.attachments[0].data
+        # Every private hand opened during the hand carried its picture too.
+        hands = [m for m in fake.messages(include_deleted=True) if m.visible_to is not None
+                 and m.embeds and m.embeds[0].get("title", "").startswith("Your ")]
+        assert hands and all(m.versions[0].attachments for m in hands
+                             if "no cards" not in m.versions[0].text())
+        assert not fake.rate_limited, fake.rate_limited
