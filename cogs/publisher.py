@@ -30,7 +30,8 @@ from .pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
 from .pictures import Attached, Pictures, send_files
 from .pings import Pings
 from .posts import ChannelPosts
-from .table_message import TableMessages, draw
+from .shown import draw
+from .table_message import TableMessages
 from .translator import Languages
 
 log = logging.getLogger(__name__)

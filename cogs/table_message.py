@@ -10,25 +10,21 @@ state, so a burst of moves becomes one or two edits.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import time
 from contextlib import suppress
-from dataclasses import dataclass
-from typing import Any
 
 import discord
 
 from bot.clocks import RETRY_SECONDS
 from bot.tables import Table, TableService
-from rules.i18n import DEFAULT, Lang
+from rules.i18n import Lang
 
-from . import render
 from .live import Drawing, LiveTable, LiveTables
 from .pacer import Kind, Pacer
 from .pictures import Attached, Picture, Pictures, send_files
 from .posts import ChannelPosts
+from .shown import ShownRecord, carries, draw, fingerprint
 from .translator import Languages
 
 log = logging.getLogger(__name__)
@@ -39,43 +35,6 @@ HISTORY = 50  # recent channel messages searched for a table message posted befo
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
 CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
-
-
-@dataclass(frozen=True)
-class ShownRecord:
-    """What a table message showed (the fingerprint of what was sent) and when."""
-
-    digest: str
-    at: float
-
-    def dump(self) -> str:
-        return json.dumps({"digest": self.digest, "at": self.at})
-
-    @classmethod
-    def load(cls, text: str) -> ShownRecord | None:
-        """The record, or None if it can't be read (then the message is redrawn)."""
-        try:
-            data = json.loads(text)
-            return cls(str(data["digest"]), float(data["at"]))
-        except (ValueError, TypeError, KeyError):
-            digest, _, at = text.partition(" ")  # as written before records were JSON
-            try:
-                return cls(digest, float(at))
-            except ValueError:
-                return None
-
-
-def draw(table: Table, lang: Lang = DEFAULT) -> Drawing:
-    """The table message, drawn once."""
-    return Drawing(render.table_embed(table, lang), render.table_view(table, lang))
-
-
-def fingerprint(drawing: Drawing) -> str:
-    """A short fingerprint of everything a table message shows: a restart redraws a message
-    whose table changed, or whose server changed language."""
-    drawn = [drawing.embed.to_dict(), drawing.view.to_components()]
-    text = json.dumps(drawn, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 class _Gone(Exception):
@@ -218,7 +177,7 @@ class TableMessages:
                 history = await self.client.http.logs_from(table.channel_id, HISTORY)
             for message in history:
                 if int(message["author"]["id"]) == me and message.get("embeds") and \
-                        _carries(message, table.id):
+                        carries(message, table.id):
                     found.append(int(message["id"]))
         except discord.HTTPException:
             log.info("table %s: could not read channel %s's history", table.id,
@@ -396,15 +355,3 @@ class TableMessages:
             live.gone = True
             raise _Gone() from None
         return drawing
-
-
-def _carries(message: Any, table_id: int) -> bool:
-    """Whether a raw message has a component of table ``table_id`` (its custom ids)."""
-    prefix = f"nlk:{table_id}:"
-    stack = list(message.get("components") or [])
-    while stack:
-        node = stack.pop()
-        if str(node.get("custom_id", "")).startswith(prefix):
-            return True
-        stack.extend(node.get("components") or [])
-    return False

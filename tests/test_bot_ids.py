@@ -6,7 +6,7 @@ from cogs import render
 from cogs.components import FAMILIES, UnknownItem
 from cogs.ids import Move, Seating, Target, button_id
 from cogs.pings import PingRecord
-from cogs.table_message import ShownRecord, draw, fingerprint
+from cogs.shown import ShownRecord, draw, fingerprint
 from tests.helpers import play
 
 
