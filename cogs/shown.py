@@ -47,7 +47,11 @@ def draw(table: Table, lang: Lang = DEFAULT) -> Drawing:
 def fingerprint(drawing: Drawing) -> str:
     """A short fingerprint of everything a table message shows: a restart redraws a message
     whose table changed, or whose server changed language."""
-    drawn = [drawing.embed.to_dict(), drawing.view.to_components()]
+    embed = drawing.embed.to_dict()
+    # Not the picture sending set on the embed: the fingerprint is of the table as drawn,
+    # whatever the server's picture style (as a restart draws it again to compare).
+    embed.pop("image", None)
+    drawn = [embed, drawing.view.to_components()]
     text = json.dumps(drawn, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
