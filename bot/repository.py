@@ -1,39 +1,33 @@
 """All SQL the bot runs, one named method each; it returns typed records, never rows.
 
-This is the only module that speaks SQL: another backend would implement the same methods.
-JSON columns are decoded here and nowhere else.
+This module and its two parts (``ratings_queries``, ``settings_queries``) are the only ones
+that speak SQL, the same SQL on SQLite and PostgreSQL. JSON columns are decoded here and
+nowhere else.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
-from typing import Any
 
 from rules import Action, Variant
 
-from .ratings import TREND_HANDS, Placed, Rating, rate, rate_all
+from .ratings_queries import RatingQueries
 from .records import (
     OPEN,
     ActionRecord,
     By,
     Finish,
-    GuildSettings,
     HandRecord,
     HandState,
-    RatingRecord,
     SeatRecord,
-    SizeRecord,
     StoredHand,
     TableRecord,
     TableStatus,
 )
-from .storage import Database, Duplicate, Row, Transaction
-
-# Advisory lock class (PostgreSQL) for a server's ratings while a hand's result is written.
-RATINGS_LOCK = 19
+from .settings_queries import SettingQueries
+from .storage import Duplicate, Row, Transaction
 
 
 class Outdated(Exception):
@@ -72,27 +66,9 @@ def action_record(row: Row) -> ActionRecord:
     return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
 
-class Repository:
-    """Tables, seats, hands, the action log, ratings and server settings."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
-        """All or nothing: see ``Database.transaction``."""
-        return self.db.transaction()
-
-    async def _one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return await self.db.one(sql, params)
-
-    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return await self.db.all(sql, params)
-
-    async def _lock(self, db: Transaction, sql: str, params: Sequence[Any]) -> None:
-        """Take a row or advisory lock on PostgreSQL, where transactions run side by side;
-        on SQLite, ``BEGIN IMMEDIATE`` already holds the one write lock."""
-        if self.db.dialect == "postgresql":
-            await db.execute(sql, params)
+class Repository(RatingQueries, SettingQueries):
+    """Tables, seats, hands and the action log; ratings and stats (``RatingQueries``),
+    server and player settings and the bot's own state (``SettingQueries``)."""
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -311,202 +287,7 @@ class Repository:
             (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), _now_text(),
              hand_id))
         await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
-        if not finished.rated or finished.guild_id is None:
-            return
-        guild = finished.guild_id
-        order = [finished.players[s] for s in outcome.order]
-        # Two tables of one server may finish at once in two transactions: one at a time.
-        await self._lock(db, "SELECT pg_advisory_xact_lock(?, ?)",
-                         (RATINGS_LOCK, guild % 2**31))
-        size = len(order)
-        old, old_by_size = [], []
-        for user in order:
-            row = await db.one("SELECT mu, sigma FROM ratings WHERE guild_id = ? AND "
-                               "user_id = ?", (guild, user))
-            old.append(Rating(row["mu"], row["sigma"]) if row else Rating())
-            row = await db.one("SELECT mu, sigma FROM size_ratings WHERE guild_id = ? AND "
-                               "players = ? AND user_id = ?", (guild, size, user))
-            old_by_size.append(Rating(row["mu"], row["sigma"]) if row else Rating())
-        for place, (user, new, new_at_size) in enumerate(
-                zip(order, rate(old), rate(old_by_size), strict=True), 1):
-            lost = int(place == size)
-            name = finished.names[finished.players.index(user)]
-            await db.execute(
-                "INSERT INTO ratings (guild_id, user_id, name, mu, sigma, hands, losses) "
-                "VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET "
-                "name = excluded.name, mu = excluded.mu, sigma = excluded.sigma, "
-                "hands = ratings.hands + 1, losses = ratings.losses + excluded.losses",
-                (guild, user, name, new.mu, new.sigma, lost))
-            await db.execute(
-                "INSERT INTO size_ratings (guild_id, user_id, players, mu, sigma, hands, "
-                "losses) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (guild_id, players, user_id) "
-                "DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-                "hands = size_ratings.hands + 1, losses = size_ratings.losses + excluded.losses",
-                (guild, user, size, new_at_size.mu, new_at_size.sigma, lost))
-            await db.execute(
-                "INSERT INTO results (hand_id, guild_id, user_id, players, place, mu, sigma) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (hand_id, guild, user, size, place, new_at_size.mu, new_at_size.sigma))
-
-    # --- ratings by table size (migration 0006) ----------------------------------------------
-
-    async def results_to_rate(self) -> int:
-        """How many stored results have no per-size rating yet (hands from before 0006)."""
-        row = await self._one("SELECT COUNT(*) FROM results WHERE mu IS NULL")
-        return int(row[0]) if row else 0
-
-    async def rate_results_by_size(self) -> int:
-        """Recompute every per-size rating from the stored results, hand by hand in the
-        order they were played, in one transaction; returns how many results it rated.
-        Running it again gives the same ratings."""
-        async with self.transaction() as db:
-            rows = await db.all("SELECT hand_id, guild_id, user_id, players, place "
-                                "FROM results ORDER BY hand_id, place")
-            ratings, after = rate_all(Placed(r["hand_id"], r["guild_id"], r["user_id"],
-                                             r["players"], r["place"]) for r in rows)
-            await db.execute("DELETE FROM size_ratings")
-            await db.executemany(
-                "INSERT INTO size_ratings (guild_id, players, user_id, mu, sigma, hands, "
-                "losses) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(*key, kept.rating.mu, kept.rating.sigma, kept.hands, kept.losses)
-                 for key, kept in ratings.items()])
-            await db.executemany(
-                "UPDATE results SET mu = ?, sigma = ? WHERE hand_id = ? AND user_id = ?",
-                [(new.mu, new.sigma, hand, user) for (hand, user), new in after.items()])
-        return len(after)
-
-    # --- stats -----------------------------------------------------------------------------
-
-    async def table_sizes(self, guild_id: int) -> dict[int, int]:
-        """How many rated hands the server played at each table size."""
-        rows = await self._all(
-            "SELECT players, COUNT(DISTINCT hand_id) AS hands FROM results WHERE guild_id = ? "
-            "GROUP BY players ORDER BY players", (guild_id,))
-        return {int(row["players"]): int(row["hands"]) for row in rows}
-
-    async def leaderboard(self, guild_id: int, players: int, limit: int, offset: int
-                          ) -> list[RatingRecord]:
-        """Rated players at one table size by rating (μ − 3σ), with the losses expected by
-        luck alone (one hand in ``players``)."""
-        rows = await self._all(
-            "SELECT s.user_id, r.name, s.mu, s.sigma, s.hands, s.losses, "
-            "CAST(s.hands AS DOUBLE PRECISION) / s.players AS chance_losses FROM size_ratings s "
-            "JOIN ratings r ON r.guild_id = s.guild_id AND r.user_id = s.user_id "
-            "WHERE s.guild_id = ? AND s.players = ? "
-            "ORDER BY s.mu - 3 * s.sigma DESC, s.hands DESC, s.user_id LIMIT ? OFFSET ?",
-            (guild_id, players, limit, offset))
-        return [_rating(row) for row in rows]
-
-    async def rated_players(self, guild_id: int, players: int) -> int:
-        """How many players have a rating at this table size."""
-        row = await self._one("SELECT COUNT(*) FROM size_ratings WHERE guild_id = ? AND "
-                              "players = ?", (guild_id, players))
-        return int(row[0]) if row else 0
-
-    async def rating(self, guild_id: int, user_id: int) -> RatingRecord | None:
-        """One player's name, hands and losses on a server, all table sizes together."""
-        row = await self._one(
-            "SELECT r.*, 0.0 AS chance_losses FROM ratings r WHERE guild_id = ? AND user_id = ?",
-            (guild_id, user_id))
-        return _rating(row) if row else None
-
-    async def results_by_size(self, guild_id: int, user_id: int) -> list[SizeRecord]:
-        """One player's rating, rank, hands and losses at each table size, with the rating
-        they had ``TREND_HANDS`` hands ago there (None: they have played no more than that,
-        so their trend starts from a new player's rating)."""
-        rows = await self._all(
-            "SELECT s.*, (SELECT COUNT(*) FROM size_ratings o WHERE o.guild_id = s.guild_id "
-            "AND o.players = s.players AND o.mu - 3 * o.sigma > s.mu - 3 * s.sigma) + 1 AS rank, "
-            "(SELECT COUNT(*) FROM size_ratings o WHERE o.guild_id = s.guild_id "
-            "AND o.players = s.players) AS ranked FROM size_ratings s "
-            "WHERE s.guild_id = ? AND s.user_id = ? ORDER BY s.players", (guild_id, user_id))
-        sizes = []
-        for row in rows:
-            before = await self._one(
-                "SELECT mu, sigma FROM results WHERE guild_id = ? AND user_id = ? AND "
-                "players = ? AND mu IS NOT NULL ORDER BY hand_id DESC LIMIT 1 OFFSET ?",
-                (guild_id, user_id, row["players"], TREND_HANDS))
-            sizes.append(SizeRecord(
-                row["players"], row["hands"], row["losses"], Rating(row["mu"], row["sigma"]),
-                row["rank"], row["ranked"],
-                Rating(before["mu"], before["sigma"]) if before else None))
-        return sizes
-
-    async def recent_places(self, guild_id: int, user_id: int, limit: int
-                            ) -> list[tuple[int, int]]:
-        """One player's latest finishing places, oldest first: ``(place, players)``."""
-        rows = await self._all(
-            "SELECT place, players FROM results WHERE guild_id = ? AND user_id = ? "
-            "ORDER BY hand_id DESC LIMIT ?", (guild_id, user_id, limit))
-        return [(int(row["place"]), int(row["players"])) for row in reversed(rows)]
-
-    # --- server settings -------------------------------------------------------------------
-
-    async def guild_settings(self, guild_id: int | None) -> GuildSettings:
-        """The server's defaults for new tables."""
-        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        if row is None:
-            return GuildSettings()
-        return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
-                             row["turn_seconds"], bool(row["allow_ai"]), row["language"],
-                             row["pictures"])
-
-    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
-                "turn_seconds, allow_ai, language, pictures) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (guild_id) DO "
-                "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
-                "must_beat_in_suit = excluded.must_beat_in_suit, "
-                "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
-                "language = excluded.language, pictures = excluded.pictures",
-                (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
-                 settings.turn_seconds, int(settings.allow_ai), settings.language,
-                 settings.pictures))
-
-    # --- a player's own choices ------------------------------------------------------------
-
-    async def card_style(self, user_id: int) -> str | None:
-        """How a player chose to see their own cards (None: as the server shows them)."""
-        row = await self._one("SELECT cards FROM player_settings WHERE user_id = ?",
-                              (user_id,))
-        return str(row["cards"]) if row and row["cards"] is not None else None
-
-    async def save_card_style(self, user_id: int, style: str | None) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO player_settings (user_id, cards) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET cards = excluded.cards",
-                (user_id, style))
-
-    # --- the bot's own state ---------------------------------------------------------------
-
-    async def state_value(self, key: str) -> str | None:
-        """A value the bot kept between starts, or None."""
-        row = await self._one("SELECT value FROM bot_state WHERE key = ?", (key,))
-        return str(row["value"]) if row else None
-
-    async def set_state_value(self, key: str, value: str) -> None:
-        async with self.transaction() as db:
-            await db.execute("INSERT INTO bot_state (key, value) VALUES (?, ?) "
-                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                             (key, value))
-
-    async def state_values(self, prefix: str) -> dict[str, str]:
-        """Every value kept between starts whose key starts with ``prefix``."""
-        rows = await self._all("SELECT key, value FROM bot_state WHERE substr(key, 1, ?) = ?",
-                               (len(prefix), prefix))
-        return {str(row["key"]): str(row["value"]) for row in rows}
-
-    async def set_state_values(self, values: dict[str, str | None]) -> None:
-        """Keep (or, for None, forget) several values in one transaction."""
-        kept = [(k, v) for k, v in values.items() if v is not None]
-        gone = [(k,) for k, v in values.items() if v is None]
-        async with self.transaction() as db:
-            await db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?) "
-                                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", kept)
-            await db.executemany("DELETE FROM bot_state WHERE key = ?", gone)
+        await self._rate(db, hand_id, finished)
 
     async def active_times(self) -> dict[int, float]:
         """When each open table last changed (unix time)."""
@@ -522,11 +303,6 @@ class Repository:
             "SELECT id FROM tables WHERE status IN (?, ?, ?) AND COALESCE(active_at, 0) < ?",
             (*OPEN, before))
         return [row["id"] for row in rows]
-
-
-def _rating(row: Row) -> RatingRecord:
-    return RatingRecord(row["user_id"], row["name"], row["mu"], row["sigma"], row["hands"],
-                        row["losses"], float(row["chance_losses"] or 0.0))
 
 
 def _now_text() -> str:
