@@ -1,5 +1,7 @@
 """Shared pytest fixtures."""
 
+import random
+
 import pytest
 
 from bot.repository import Repository
@@ -7,6 +9,7 @@ from bot.storage import open_database
 from bot.tables import TableService
 from tests.backends import BACKENDS, database_target
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
+from tests.nlk_driver import Driver, running_bot
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -39,3 +42,13 @@ async def database(database_url):
 async def service(database):
     """The table service over each backend (see ``database``)."""
     return TableService(Repository(database))
+
+
+@pytest.fixture
+async def nlk(fake_discord, tmp_path):  # noqa: F811 (the fixture, by name)
+    """The bot on a new SQLite file against the fake Discord: ``(fake, bot, driver, path)``;
+    the fake must end clean (no refused request, no 429)."""
+    path = tmp_path / "nlk.sqlite3"
+    async with running_bot(fake_discord, path) as bot:
+        yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
+    fake_discord.assert_clean()

@@ -5,8 +5,6 @@ import json
 import random
 from pathlib import Path
 
-import pytest
-
 from rules import Card, pack
 from tests.helpers import table_id_of
 from tests.nlk_driver import (
@@ -20,14 +18,6 @@ from tests.nlk_driver import (
     spawn_bot,
     title,
 )
-
-
-@pytest.fixture
-async def nlk(fake_discord, tmp_path):
-    path = tmp_path / "nlk.sqlite3"
-    async with running_bot(fake_discord, path) as bot:
-        yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
-    fake_discord.assert_clean()
 
 
 def check_pings(fake, table):

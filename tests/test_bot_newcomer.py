@@ -82,14 +82,6 @@ def test_not_seated_names_whoever_is_to_act_only_when_someone_is():
         "You're not playing at this table. It's bob's turn."
 
 
-@pytest.fixture
-async def nlk(fake_discord, tmp_path):
-    path = tmp_path / "nlk.sqlite3"
-    async with running_bot(fake_discord, path) as bot:
-        yield fake_discord, bot, Driver(fake_discord, random.Random(4)), path
-    fake_discord.assert_clean()
-
-
 async def answer(fake, user, subcommand, options=None):
     ix = await fake.slash(user, None, "nlk", subcommand, options)
     return await ix.wait_response()
