@@ -4,13 +4,14 @@ fixture is in ``conftest.py``; the engine tests' card helpers are in ``rules_hel
 
 import dataclasses
 import random
+import re
 
 from bot.records import TableStatus
 from bot.tables import Seat, Table
 from cogs import render
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
-from tests.nlk_driver import open_hand, title
+from tests.nlk_driver import description, open_hand, title
 
 LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
 MARKDOWN = [f"__*{i}*__ ~~the~~ `very` **long**|{i}"[:32] for i in range(9)]  # escaping grows
@@ -95,3 +96,47 @@ async def open_every_hand(driver, table):
 async def tap_once(driver, name, hand):
     """The player's one tap for this turn, on their open hand."""
     await driver._choose(name, hand)
+
+
+ANY_ACTOR = re.compile(r"▶ [^*\n]*\*\*(.+?)\*\*")  # "▶ **ann** …" or "▶ Au tour d’**ann**"
+
+
+async def play_out_by_ids(fake, table, over: str, rng: random.Random) -> list:
+    """Play the hand to its end (until the table's title ends with ``over``) by custom ids
+    only, so in any language, opening hands privately in phase two; returns every private
+    hand message seen, as (player, message)."""
+    hands = []
+    for _ in range(3000):
+        if title(table).endswith(over):
+            return hands
+        found = ANY_ACTOR.search(description(table))
+        who = found[1] if found else None
+        if who is None:
+            await fake.wait_until(lambda: ANY_ACTOR.search(description(table)) is not None
+                                  or title(table).endswith(over), timeout=10)
+            continue
+        moves = [b for b in table.buttons() if b.custom_id.split(":")[3].split(".")[0]
+                 in ("give", "draw", "keep")]
+        if moves:
+            ix = await fake.click(who, table, custom_id=rng.choice(moves).custom_id)
+            assert (await ix.wait_response()).type == 7
+            continue
+        mine = next(b for b in table.buttons() if b.custom_id.endswith(":hand"))
+        ix = await fake.click(who, table, custom_id=mine.custom_id)
+        assert (await ix.wait_response()).ephemeral
+        hand = await ix.wait_message()
+        hands.append((who, hand))
+        plays = [b for b in hand.buttons() if ":play." in b.custom_id or
+                 b.custom_id.endswith(":take")]
+        options = [(s, o["value"]) for s in hand.selects() for o in s.raw.get("options", [])]
+        shown = len(table.versions)
+        if plays and (not options or rng.random() < 0.5):
+            ix = await fake.click(who, hand, custom_id=rng.choice(plays).custom_id)
+        else:
+            select, value = rng.choice(options)
+            ix = await fake.select(who, hand, select.custom_id, [value])
+        assert (await ix.wait_response()).type == 7
+        # The publisher redraws the table message, outside any interaction.
+        await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
+    raise AssertionError("the hand did not end")
+

@@ -14,7 +14,7 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "interactions",
      "first_response_ms": {"p50", "p90", "p99", "max"}, "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "seconds", "rate_limited", "violations", "failed_tables",
-     "harness_lag_ms"}
+     "harness_lag_ms", "requests_per_interaction"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
 ``INTERACTION_CREATE`` down the gateway to the fake receiving the bot's first answer
@@ -37,6 +37,9 @@ parsed and waiting at once); ``--think`` shows what a table costs at a human pac
 shard each (``NLK_SHARDS=k/N``), on one PostgreSQL database, as ``python -m bot cluster``
 runs it; the tables are spread over one server per shard. ``interactions_per_second`` is the
 interactions answered over the run's wall time: with ``--think 0``, the most the bot can do.
+
+``requests_per_interaction`` is what the bot sent to Discord, by route, for each
+interaction counted: what a change costs beyond its answer.
 
 ``harness_lag_ms`` is how late a 5 ms timer fired in this process: if it is large, the
 harness (not the bot) was the bottleneck and the latency figures are upper bounds.
@@ -122,10 +125,15 @@ class Midpoint:
     resume: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def arrive(self) -> None:
+        self.leave()
+        await self.resume.wait()
+
+    def leave(self) -> None:
+        """Counted as arrived without waiting (a table that failed before the middle), so
+        the others are not kept waiting for it until the run times out."""
         self.reached += 1
         if self.reached >= self.tables:
             self.all_reached.set()
-        await self.resume.wait()
 
 
 @dataclass
@@ -138,7 +146,10 @@ class ChannelDriver(Driver):
     async def new_table(self, host: str, **options: object) -> Message:
         ix = await self.fake.slash(host, self.channel, "nlk", "new", options or None)
         response = await ix.wait_response()
-        assert response.type == 4 and not response.ephemeral
+        if response.type != 4 or response.ephemeral:
+            said = response.message.content if response.message else response.data
+            raise AssertionError(f"/nlk new in channel {self.channel} answered {response.name}"
+                                 f" (ephemeral={response.ephemeral}): {said!r}")
         return await ix.wait_message()
 
     async def open_hand(self, name: str, table: Message) -> Message:
@@ -171,11 +182,17 @@ class ChannelDriver(Driver):
 async def play_table(driver: ChannelDriver, names: list[str], hands: int) -> None:
     # No turn timer: a stand-in moving while a table is paused for measuring would confuse
     # its scripted players.
-    table = await driver.seat_and_start(names[0], names[1:], turn_timer=0)
-    for number in range(hands):
-        if number:
-            await driver.click(names[number % len(names)], table, "Next hand")
-        await driver.play_hand(table)
+    try:
+        table = await driver.seat_and_start(names[0], names[1:], turn_timer=0)
+        for number in range(hands):
+            if number:
+                await driver.click(names[number % len(names)], table, "Next hand")
+            await driver.play_hand(table)
+    except BaseException:
+        if driver.midpoint is not None:  # it never reached the middle
+            driver.midpoint.leave()
+            driver.midpoint = None
+        raise
 
 
 def _names(index: int, players: int) -> list[str]:
@@ -216,17 +233,20 @@ async def _pictures(fake: FakeDiscord, setting: str) -> None:
 
 @contextlib.asynccontextmanager
 async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None,
-                      processes: int = 1) -> AsyncIterator[list[int]]:
+                      processes: int = 1, profile: Path | None = None
+                      ) -> AsyncIterator[list[int]]:
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
-    each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them."""
+    each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
+    ``profile``: the (first) process runs under cProfile and writes its statistics there."""
     started = []
     try:
         with open(folder / "bot.log", "wb") as log:
             for shard in range(processes):
                 env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else None
                 started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
-                                               stdout=log, stderr=log, env=env))
+                                               stdout=log, stderr=log, env=env,
+                                               profile=None if shard else profile))
         for shard in range(processes):
             await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None)
         if processes > 1:
@@ -373,11 +393,13 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
-                   processes: int = 1, pictures: str = "on") -> dict[str, Any]:
+                   processes: int = 1, pictures: str = "on",
+                   profile: Path | None = None) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
-    afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures."""
+    afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures;
+    ``profile``: where the bot's cProfile statistics go (it runs without a profiler if None)."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
@@ -391,15 +413,16 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         if database:
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
-                               processes, pictures)
+                               processes, pictures, profile)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
-                    pictures: str) -> dict[str, Any]:
+                    pictures: str, profile: Path | None) -> dict[str, Any]:
     sharded = processes > 1
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
-            bot_process(fake, folder, database, processes) as pids, asyncio.timeout(timeout):
+            bot_process(fake, folder, database, processes, profile) as pids, \
+            asyncio.timeout(timeout):
         await _pictures(fake, pictures)
         guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
                                     for n in range(1, processes)] if sharded else None
@@ -415,6 +438,7 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
         await asyncio.sleep(1.0)  # let its table edits and pings land
         base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(cpu_seconds, pids), \
             housekeeper.seen()
+        base_requests = Counter(fake.request_counts)
         started = time.perf_counter()
         jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
                                                 _names(i, players), hands))
@@ -430,6 +454,8 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
         # way: let them land before the interactions are swept away for good.
         await asyncio.sleep(2.0)
         end_cpu = _total(cpu_seconds, pids)
+        requests = Counter(fake.request_counts)
+        requests.subtract(base_requests)
         sweeper.cancel()
         ticker.cancel()
         housekeeper.sweep(everything=True)
@@ -457,6 +483,9 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
         "failed_tables": len(failures),
         "unanswered": housekeeper.unanswered,
         "harness_lag_ms": percentiles(lags),
+        "requests_per_interaction": {
+            route: round(count / counted, 3) for route, count in sorted(requests.items())
+            if count > 0 and counted > 0},
         "_failures": failures,
         "_violations": [str(v) for v in fake.violations],
         "_bot_log": bot_log,
@@ -592,6 +621,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1, metavar="N",
                         help="run the bot as N processes, one shard each, on the --database "
                              "server (default 1)")
+    parser.add_argument("--profile", type=Path, metavar="FILE",
+                        help="run the bot under cProfile and write its statistics to FILE"
+                             " (figures then include the profiler's cost)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
@@ -604,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
                                       think_ms=args.think, timeout=args.timeout,
                                       database=args.database, processes=args.processes,
-                                      pictures=args.pictures))
+                                      pictures=args.pictures, profile=args.profile))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

@@ -14,7 +14,7 @@ from cogs.replies import sentence
 from rules import Card, Game, Variant, pack, shuffled_deck
 from rules.i18n import Lang
 from tests.fakediscord.models import Perm
-from tests.helpers import LONG, table_for
+from tests.helpers import LONG, play_out_by_ids, table_for
 from tests.nlk_driver import actor, description, running_bot, title
 
 # --- rendering, without Discord ------------------------------------------------------------
@@ -140,44 +140,6 @@ def test_refusals_with_names_and_numbers_in_french_and_hungarian() -> None:
 
 # --- through the fake Discord --------------------------------------------------------------
 
-async def _play_out(fake, table, rng: random.Random) -> list:
-    """Play the hand to its end by custom ids only (the labels are in Hungarian), opening
-    hands privately in phase two; returns every private hand message seen."""
-    hands = []
-    for _ in range(3000):
-        if title(table).endswith(" · vége"):
-            return hands
-        who = actor(table)
-        if who is None:
-            await fake.wait_until(lambda: actor(table) is not None
-                                  or title(table).endswith(" · vége"), timeout=10)
-            continue
-        moves = [b for b in table.buttons() if b.custom_id.split(":")[3].split(".")[0]
-                 in ("give", "draw", "keep")]
-        if moves:
-            ix = await fake.click(who, table, custom_id=rng.choice(moves).custom_id)
-            assert (await ix.wait_response()).type == 7
-            continue
-        mine = next(b for b in table.buttons() if b.custom_id.endswith(":hand"))
-        ix = await fake.click(who, table, custom_id=mine.custom_id)
-        assert (await ix.wait_response()).ephemeral
-        hand = await ix.wait_message()
-        hands.append((who, hand))
-        plays = [b for b in hand.buttons() if ":play." in b.custom_id or
-                 b.custom_id.endswith(":take")]
-        options = [(s, o["value"]) for s in hand.selects() for o in s.raw.get("options", [])]
-        shown = len(table.versions)
-        if plays and (not options or rng.random() < 0.5):
-            ix = await fake.click(who, hand, custom_id=rng.choice(plays).custom_id)
-        else:
-            select, value = rng.choice(options)
-            ix = await fake.select(who, hand, select.custom_id, [value])
-        assert (await ix.wait_response()).type == 7
-        # The publisher redraws the table message, outside any interaction.
-        await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
-    raise AssertionError("the hand did not end")
-
-
 async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord, tmp_path):
     fake = fake_discord
     fake.set_guild_locale("hu")
@@ -211,7 +173,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         assert stack.ephemeral and stack.embeds[0]["title"].startswith("Votre pile — ")
         ix = await fake.click("hugo", table, label="A kupacom")
         assert (await ix.wait_message()).embeds[0]["title"].startswith("Your stack — ")
-        hands = await _play_out(fake, table, random.Random(2))
+        hands = await play_out_by_ids(fake, table, " · vége", random.Random(2))
         await fake.wait_until(lambda: any("leosztás vége" in m.content
                                           for m in fake.public_messages()), timeout=10)
     fake.assert_clean()

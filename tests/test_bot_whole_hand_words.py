@@ -7,53 +7,11 @@ import re
 
 import pytest
 
-from tests.nlk_driver import description, running_bot, title
+from tests.helpers import play_out_by_ids
+from tests.nlk_driver import running_bot
 
-ACTOR = re.compile(r"▶ [^*\n]*\*\*(.+?)\*\*")
 OVER = {"hu": " · vége", "fr": " · terminée"}
 BREAKABLE = re.compile(r" [:;!?]")
-
-
-def actor(table) -> str | None:
-    found = ACTOR.search(description(table))
-    return found[1] if found else None
-
-
-async def play_out(fake, table, lang: str, rng: random.Random) -> list:
-    """Play the hand to its end by custom ids only, opening hands privately in phase two;
-    returns every private hand message seen."""
-    hands = []
-    for _ in range(3000):
-        if title(table).endswith(OVER[lang]):
-            return hands
-        who = actor(table)
-        if who is None:
-            await fake.wait_until(lambda: actor(table) is not None
-                                  or title(table).endswith(OVER[lang]), timeout=10)
-            continue
-        moves = [b for b in table.buttons() if b.custom_id.split(":")[3].split(".")[0]
-                 in ("give", "draw", "keep")]
-        if moves:
-            ix = await fake.click(who, table, custom_id=rng.choice(moves).custom_id)
-            assert (await ix.wait_response()).type == 7
-            continue
-        mine = next(b for b in table.buttons() if b.custom_id.endswith(":hand"))
-        ix = await fake.click(who, table, custom_id=mine.custom_id)
-        assert (await ix.wait_response()).ephemeral
-        hand = await ix.wait_message()
-        hands.append(hand)
-        plays = [b for b in hand.buttons() if ":play." in b.custom_id or
-                 b.custom_id.endswith(":take")]
-        options = [(s, o["value"]) for s in hand.selects() for o in s.raw.get("options", [])]
-        shown = len(table.versions)
-        if plays and (not options or rng.random() < 0.5):
-            ix = await fake.click(who, hand, custom_id=rng.choice(plays).custom_id)
-        else:
-            select, value = rng.choice(options)
-            ix = await fake.select(who, hand, select.custom_id, [value])
-        assert (await ix.wait_response()).type == 7
-        await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
-    raise AssertionError("the hand did not end")
 
 
 @pytest.mark.parametrize("lang", ["hu", "fr"])
@@ -72,7 +30,8 @@ async def test_a_whole_hand_reads_as_the_review_asked(fake_discord, tmp_path, la
         for name in ("amelie", "ede"):
             await (await fake.click(name, table, custom_id=join.custom_id)).wait_response()
         await (await fake.click("otto", table, custom_id=start.custom_id)).wait_response()
-        hands = await play_out(fake, table, lang, random.Random(4))
+        hands = [hand for _, hand in await play_out_by_ids(fake, table, OVER[lang],
+                                                             random.Random(4))]
         await fake.wait_until(lambda: any(m.content and ("leosztás vége" in m.content or
                                                          "est finie" in m.content)
                                           for m in fake.public_messages()), timeout=10)
