@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import aiohttp
 import discord
@@ -18,6 +20,18 @@ from .settings import Settings, SettingsError, load_settings
 USAGE = ("usage: python -m bot [sync]\n"
          "       python -m bot cluster --processes N [--shards M]\n"
          "       python -m bot copy-database nlk.sqlite3 postgresql://user@host/database")
+
+T = TypeVar("T")
+
+
+def run_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, on uvloop where it is installed (it is a dependency except on
+    Windows): the same asyncio, with less CPU spent on each request and event."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def main(argv: list[str]) -> int:
@@ -40,7 +54,7 @@ def main(argv: list[str]) -> int:
     from .client import run
 
     try:
-        asyncio.run(run(settings, sync_only=bool(argv) and argv[0] == "sync"))
+        run_loop(run(settings, sync_only=bool(argv) and argv[0] == "sync"))
     except discord.LoginFailure:
         print("error: Discord refused the token in DISCORD_TOKEN. Copy a fresh one from the "
               "developer portal (Bot → Reset Token) into .env.", file=sys.stderr)
@@ -62,7 +76,7 @@ def cluster(settings: Settings, argv: list[str]) -> int:
     from . import cluster
 
     try:
-        return asyncio.run(cluster.main(settings, argv))
+        return run_loop(cluster.main(settings, argv))
     except cluster.ClusterError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -84,6 +84,10 @@ class Table:
     # "forced" (the only legal move, played by itself), "ai" or "stand-in".
     marks: dict[int, Mark] = field(default_factory=dict)
     lapsed: int | None = None  # the seat whose current turn a stand-in is playing
+    # Views already drawn from ``game``, by seat (None: the public one): one change is drawn
+    # for the table message, each open hand and the pings, all from the same snapshot.
+    _views: dict[int | None, tuple[Game, int, SeatView]] = field(
+        default_factory=dict, init=False, repr=False)
 
     @classmethod
     def from_record(cls, record: TableRecord) -> Table:
@@ -125,17 +129,26 @@ class Table:
 
     def public_view(self) -> SeatView | None:
         """What anyone may see of the current hand."""
-        return observe(self.game, None) if self.game else None
+        return self._view(None) if self.game else None
 
     def view_of_user(self, user_id: int) -> SeatView | None:
         """The current hand as ``user_id`` may see it (a spectator's view if not seated)."""
         if self.game is None:
             return None
-        return observe(self.game, self.seat_of(user_id))
+        return self._view(self.seat_of(user_id))
 
     def seat_view(self, seat: int) -> SeatView:
-        assert self.game is not None
-        return observe(self.game, seat)
+        return self._view(seat)
+
+    def _view(self, seat: int | None) -> SeatView:
+        game = self.game
+        assert game is not None
+        drawn = self._views.get(seat)
+        if drawn is not None and drawn[0] is game and drawn[1] == game.version:
+            return drawn[2]
+        view = observe(game, seat)
+        self._views[seat] = (game, game.version, view)
+        return view
 
     def name_to_act(self) -> str | None:
         game = self.game

@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -55,8 +55,14 @@ def normalise(locale: object) -> Lang:
     """The language of a locale in any usual spelling: ``hu``, Discord's ``en-US`` or
     ``fr``, POSIX ``hu_HU.UTF-8`` or ``fr_FR@euro``; English for anything else (``C``,
     ``de``, ``None``). Accepts ``discord.Locale`` too, through its string value."""
-    text = str(getattr(locale, "value", locale) or "").strip().lower()
-    head = text.replace("-", "_").split(".")[0].split("@")[0].split("_")[0]
+    if isinstance(locale, Lang):  # the common case: every card drawn asks
+        return locale
+    return _language_of(str(getattr(locale, "value", locale) or ""))
+
+
+@lru_cache(maxsize=512)
+def _language_of(text: str) -> Lang:
+    head = text.strip().lower().replace("-", "_").split(".")[0].split("@")[0].split("_")[0]
     try:
         return Lang(head)
     except ValueError:
