@@ -199,13 +199,21 @@ class Game:
         Anything ``check`` refuses is raised as that ``IllegalAction``, and the state is left
         exactly as it was.
         """
-        # ``check`` inlined: this is the engine's innermost call.
+        # ``check`` inlined: this is the engine's innermost public call.
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
         s = self.to_act
         if action not in legal or (seat is not None and seat != s):
             raise refusal(self, action, s if seat is None else seat)
+        self._advance(action)
+
+    def _advance(self, action: Action) -> None:
+        """Apply ``action``, known to be one of ``legal_actions()``, without checking it again.
+
+        For callers that picked it from that list themselves, such as ``simulate``.
+        """
+        s = self.to_act
         assert s is not None
         self._legal = None
         self.actions.append((s, action))
