@@ -39,9 +39,9 @@ class Game:
     """The full state of one hand: the deal plus every action applied to it."""
 
     __slots__ = (
-        "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events", "has_drawn",
-        "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start", "talon",
-        "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
+        "_after", "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events",
+        "has_drawn", "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start",
+        "talon", "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
     )
 
     def __init__(self, n: int, variant: Variant | None = None,
@@ -77,6 +77,9 @@ class Game:
         # In the shed phase, each hand's play actions in the hand's order, so a seat's legal
         # plays are slices of it; built when first asked for (see ``_shed_legal``).
         self._plays: list[list[Action]] | None = None
+        # For each seat, the next seat still in (R4.8), so that passing the turn is a lookup;
+        # built from ``is_in`` when first needed and dropped whenever a player goes out.
+        self._after: list[int] | None = None
 
     # --- starting a hand -------------------------------------------------------------------
 
@@ -247,6 +250,7 @@ class Game:
         g.stacks = [list(s) for s in self.stacks]
         g._named = []
         g._legal = self._legal
+        g._after = self._after  # never changed in place, so it can be shared
         g._plays = None if self._plays is None else [list(p) for p in self._plays]
         return g
 
@@ -319,6 +323,7 @@ class Game:
             if not self.stacks[seat]:
                 self.is_in[seat] = False
                 self.out.append(seat)
+        self._after = None
         self.in_count = n - len(self.out)
         if self.in_count <= 1:
             self._finish()
@@ -365,6 +370,7 @@ class Game:
             self.is_in[s] = False
             self.out.append(s)
             self.in_count -= 1
+            self._after = None
         full = len(trick) == self.trick_size
         if full:  # R4.6
             trick.clear()
@@ -372,10 +378,10 @@ class Game:
             self.trick_size = 0
         if self.in_count == 1:  # R4.9: even in the middle of a trick, which stays as it lay
             self._finish()
-        elif full:
-            self.to_act = s if self.is_in[s] else self._next_in(s)
+        elif full and self.is_in[s]:
+            self.to_act = s
         else:
-            self.to_act = self._next_in(s)
+            self.to_act = (self._after or self._seats_after())[s]
 
     def _take(self, s: int) -> None:
         card = self.trick.pop(0)  # R4.5: the bottom, lowest card
@@ -387,18 +393,24 @@ class Game:
         self.events.append((s, "take", card, None))
         if not self.trick:
             self.trick_size = 0  # R4.7: the next player in leads
-        self.to_act = self._next_in(s)
+        self.to_act = (self._after or self._seats_after())[s]
 
     def _next_in(self, s: int) -> int:
+        """The seat after ``s`` still in; ``_play`` and ``_take`` inline this lookup."""
+        return (self._after or self._seats_after())[s]
+
+    def _seats_after(self) -> list[int]:
+        """Build ``_after``: for each seat, the first seat after it (round the table) still in."""
         is_in = self.is_in
         n = self.n
-        i = s + 1
-        while True:
-            if i == n:
-                i = 0
-            if is_in[i]:
-                return i
-            i += 1
+        after = []
+        for s in range(n):
+            i = (s + 1) % n
+            while not is_in[i] and i != s:
+                i = (i + 1) % n
+            after.append(i)
+        self._after = after
+        return after
 
     def _finish(self) -> None:
         self.phase = OVER
