@@ -17,8 +17,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
-from .cards import RANK, SUIT, SUITS, Card, check_players, lowest_rank, pack
+from .actions import _PLAY, TAKE, Action
+from .cards import SUITS, Card, check_players, pack
+from .collect import collect_legal, draw, give, keep, need_table
 from .deal import check_cards, check_seat, players_for
 from .errors import DealError, IllegalAction
 from .events import Event, Outcome
@@ -27,12 +28,6 @@ from .phase import COLLECT, OVER, SHED, Phase
 from .variant import Variant
 
 __all__ = ["Event", "Game", "Outcome"]
-
-
-def _need_table(n: int) -> list[int]:
-    """For each card number, the rank a card must have to fit on it (R3.2)."""
-    low = lowest_rank(n)
-    return [low if (v & 15) == 14 else (v & 15) + 1 for v in range(64)]
 
 
 class Game:
@@ -53,7 +48,7 @@ class Game:
         if len(names) != n:
             raise DealError(f"{len(names)} names for {n} players")
         self.names: tuple[str, ...] = tuple(names)
-        self._need = _need_table(n)
+        self._need = need_table(n)
         self.phase: Phase = COLLECT
         self.dealer: int | None = None
         self.to_act: int | None = None
@@ -175,7 +170,7 @@ class Game:
         if legal is None:
             phase = self.phase
             legal = self._legal = self._shed_legal() if phase is SHED else \
-                self._collect_legal() if phase is COLLECT else []
+                collect_legal(self) if phase is COLLECT else []
         return legal
 
     def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
@@ -226,11 +221,11 @@ class Game:
         elif act == "take":
             self._take(s)
         elif act == "draw":
-            self._draw(s)
+            draw(self, s)
         elif act == "give":
-            self._give(s, action[1], action[2])  # type: ignore[arg-type]
+            give(self, s, action[1], action[2])  # type: ignore[arg-type]
         else:
-            self._keep(s)
+            keep(self, s)
 
     def history(self) -> tuple[Event, ...]:
         """Every public event so far, oldest first (each made into an ``Event`` once)."""
@@ -254,60 +249,7 @@ class Game:
         g._plays = None if self._plays is None else [list(p) for p in self._plays]
         return g
 
-    # --- phase one (R3) --------------------------------------------------------------------
-
-    def _collect_legal(self) -> list[Action]:
-        s = self.to_act
-        assert s is not None
-        stacks = self.stacks
-        need = self._need
-        card = self.drawn
-        if card is None:
-            mine = stacks[s]
-            if self.has_drawn or not mine:
-                return [DRAW]  # R3.3: stack gives only before the first draw
-            card = mine[-1]
-            tail = DRAW
-        else:
-            tail = KEEP
-        rank = RANK[card]
-        gives = _GIVE[card]
-        legal = [gives[t] for t, st in enumerate(stacks)
-                 if t != s and st and need[st[-1]] == rank]
-        legal.append(tail)
-        return legal
-
-    def _draw(self, s: int) -> None:
-        card = self.talon.pop()
-        self.drawn = card
-        self.has_drawn = True
-        self.events.append((s, "draw", card, None))
-        if not self.talon and self.variant.last_card == "keep":
-            self._keep(s)  # R3.4: phase one ends as the last card is drawn; it is kept
-
-    def _give(self, s: int, card: Card, to: int) -> None:
-        if self.drawn is None:
-            self.stacks[s].pop()
-        else:
-            self.drawn = None
-        self.stacks[to].append(card)
-        self.events.append((s, "give", card, to))
-        if not self.talon:
-            self._begin_shed(s, SUIT[card])  # R6.1 free: the last card was given away
-
-    def _keep(self, s: int) -> None:
-        card = self.drawn
-        assert card is not None
-        self.stacks[s].append(card)
-        self.drawn = None
-        self.events.append((s, "keep", card, None))
-        if not self.talon:
-            self._begin_shed(s, SUIT[card])
-        else:
-            self.to_act = (s + 1) % self.n
-            self.has_drawn = False
-
-    # --- phase two (R4) --------------------------------------------------------------------
+    # --- phase two (R4); phase one (R3) is in collect.py -----------------------------------
 
     def _begin_shed(self, leader: int, trump: int) -> None:
         """R3.4, R4.1: stacks become hands; empty-handed players are out at once."""
