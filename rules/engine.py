@@ -70,7 +70,7 @@ class Game:
         self.start: dict[str, Any] = {}
         self._legal: list[Action] | None = None
         # In the shed phase, each hand's play actions in the hand's order, so a seat's legal
-        # plays are slices of it; built when first asked for (see ``_shed_legal``).
+        # plays are slices of it; built when first asked for (see ``legal_actions``).
         self._plays: list[list[Action]] | None = None
         # For each seat, the next seat still in (R4.8), so that passing the turn is a lookup;
         # built from ``is_in`` when first needed and dropped whenever a player goes out.
@@ -165,12 +165,41 @@ class Game:
         return Outcome(self.loser, (*self.out, self.loser))
 
     def legal_actions(self) -> list[Action]:
-        """Every action open to ``to_act``, in a stable order. Do not modify the list."""
+        """Every action open to ``to_act``, in a stable order. Do not modify the list.
+
+        The shed phase's plays are worked out here rather than in a helper, as that phase is
+        most of a hand's moves.
+        """
         legal = self._legal
-        if legal is None:
-            phase = self.phase
-            legal = self._legal = self._shed_legal() if phase is SHED else \
-                collect_legal(self) if phase is COLLECT else []
+        if legal is not None:
+            return legal
+        if self.phase is not SHED:
+            legal = self._legal = collect_legal(self) if self.phase is COLLECT else []
+            return legal
+        s = self.to_act
+        assert s is not None
+        all_plays = self._plays
+        if all_plays is None:
+            all_plays = self._plays = [[_PLAY[c] for c in h] for h in self.stacks]
+        plays = all_plays[s]
+        trick = self.trick
+        if not trick:
+            legal = self._legal = plays[:]  # R4.4: any card leads
+            return legal
+        hand = self.stacks[s]
+        top = trick[-1]
+        suit = top >> 4
+        trump = self.trump
+        assert trump is not None
+        # Hands are sorted, so the cards of one suit above a card are one slice (R4.2).
+        lo = bisect_right(hand, top)
+        hi = bisect_left(hand, (suit + 1) << 4, lo)
+        legal = plays[lo:hi]
+        if suit != trump and not (legal and self.variant.must_beat_in_suit):
+            tlo = bisect_left(hand, trump << 4)
+            legal += plays[tlo:bisect_left(hand, (trump + 1) << 4, tlo)]
+        legal.append(TAKE)
+        self._legal = legal
         return legal
 
     def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
@@ -271,31 +300,6 @@ class Game:
             self._finish()
         else:
             self.to_act = leader if self.is_in[leader] else self._next_in(leader)
-
-    def _shed_legal(self) -> list[Action]:
-        s = self.to_act
-        assert s is not None
-        all_plays = self._plays
-        if all_plays is None:
-            all_plays = self._plays = [[_PLAY[c] for c in h] for h in self.stacks]
-        plays = all_plays[s]
-        trick = self.trick
-        if not trick:
-            return plays[:]  # R4.4: any card leads
-        hand = self.stacks[s]
-        top = trick[-1]
-        suit = top >> 4
-        trump = self.trump
-        assert trump is not None
-        # Hands are sorted, so the cards of one suit above a card are one slice (R4.2).
-        lo = bisect_right(hand, top)
-        hi = bisect_left(hand, (suit + 1) << 4, lo)
-        legal = plays[lo:hi]
-        if suit != trump and not (legal and self.variant.must_beat_in_suit):
-            tlo = bisect_left(hand, trump << 4)
-            legal += plays[tlo:bisect_left(hand, (trump + 1) << 4, tlo)]
-        legal.append(TAKE)
-        return legal
 
     def _play(self, s: int, card: Card) -> None:
         hand = self.stacks[s]
