@@ -9,16 +9,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .actions import _GIVE, DRAW, KEEP, Action
-from .cards import RANK, SUIT, Card, lowest_rank
+from .cards import MAX_PLAYERS, MIN_PLAYERS, RANK, SUIT, Card, lowest_rank
 
 if TYPE_CHECKING:
     from .engine import Game
 
 
-def need_table(n: int) -> list[int]:
+def need_table(n: int) -> tuple[int, ...]:
     """For each card number, the rank a card must have to fit on it (R3.2)."""
-    low = lowest_rank(n)
-    return [low if (v & 15) == 14 else (v & 15) + 1 for v in range(64)]
+    return _NEED[n]
 
 
 def collect_legal(game: Game) -> list[Action]:
@@ -38,8 +37,10 @@ def collect_legal(game: Game) -> list[Action]:
     rank = RANK[card]
     gives = _GIVE[card]
     need = game._need
-    legal = [gives[t] for t, st in enumerate(stacks)
-             if t != s and st and need[st[-1]] == rank]
+    legal = []
+    for t, st in enumerate(stacks):  # a loop: a comprehension is one more call on Python 3.11
+        if st and need[st[-1]] == rank and t != s:
+            legal.append(gives[t])
     legal.append(tail)
     return legal
 
@@ -75,3 +76,8 @@ def keep(game: Game, s: int) -> None:
     else:
         game.to_act = (s + 1) % game.n
         game.has_drawn = False
+
+
+# One table per player count, built once rather than at every deal.
+_NEED = {n: tuple(lowest_rank(n) if (v & 15) == 14 else (v & 15) + 1 for v in range(64))
+         for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
