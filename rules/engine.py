@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .actions import _PLAY, TAKE, Action
-from .cards import SUITS, Card, check_players, pack
+from .cards import SUITS, TEXT, Card, check_players, pack
 from .collect import collect_legal, draw, give, keep, need_table
 from .deal import check_cards, check_seat, players_for
 from .errors import DealError, IllegalAction
@@ -104,7 +104,7 @@ class Game:
             game.events.append((seat, "deal", cards[i], None))
         game.talon = cards[:n - 1:-1]
         game.to_act = (dealer + 1) % n
-        game.start = {"dealer": dealer, "deck": [str(c) for c in cards]}
+        game.start = {"dealer": dealer, "deck": [TEXT[c] for c in cards]}
         return game
 
     @classmethod
