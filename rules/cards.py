@@ -84,6 +84,8 @@ _CARDS: dict[int, Card] = {
 # Indexed by card number, for the engine's inner loop.
 RANK = [v & 15 for v in range(64)]
 SUIT = [v >> 4 for v in range(64)]
+# Each card's text form (``str(card)``) without a call to ``__str__``, for recording deals.
+TEXT = {c: RANK_CHARS[v & 15] + SUITS[v >> 4] for v, c in _CARDS.items()}
 
 
 def check_players(n: object) -> int:
@@ -100,8 +102,7 @@ def lowest_rank(n: int) -> int:
 
 def pack(n: int) -> tuple[Card, ...]:
     """The ``n + 4`` highest ranks of each suit, sorted by suit then rank (R1.2)."""
-    low = lowest_rank(n)
-    return tuple(_CARDS[s * 16 + r] for s in range(4) for r in range(low, 15))
+    return _PACKS[check_players(n)]
 
 
 def parse_suit(text: object) -> int:
@@ -118,3 +119,8 @@ def parse_suit(text: object) -> int:
 def show(cards: object) -> str:
     """Cards as screens show them: ``10♦ J♠``."""
     return " ".join(Card(c).display for c in cards)  # type: ignore[attr-defined]
+
+
+# Every pack, built once: each deal asks for one.
+_PACKS = {n: tuple(_CARDS[s * 16 + r] for s in range(4) for r in range(11 - n, 15))
+          for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}

@@ -18,7 +18,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 
-from .cards import Card, lowest_rank, pack
+from .cards import MAX_PLAYERS, MIN_PLAYERS, Card, check_players, lowest_rank, pack
 from .errors import DealError
 
 
@@ -45,7 +45,9 @@ def players_for(cards: Sequence[Card]) -> int:
 
 def check_cards(cards: Sequence[Card], n: int, *, whole_pack: bool) -> None:
     """Distinct cards of the pack for ``n`` players — all of them when ``whole_pack`` (R1.2)."""
-    allowed = set(pack(n))
+    allowed = _PACK_SETS[check_players(n)]
+    if whole_pack and len(cards) == len(allowed) and allowed == set(cards):
+        return  # every deal: as many cards as the pack has, and all of them, so each once
     seen: set[Card] = set()
     for c in cards:
         if c in seen:
@@ -58,6 +60,10 @@ def check_cards(cards: Sequence[Card], n: int, *, whole_pack: bool) -> None:
         missing = sorted(allowed - seen)
         raise DealError(f"the deck is missing {len(missing)} card(s) of the {n}-player pack, "
                         f"such as {missing[0].display} (R1.2)")
+
+
+# Each pack as a set, built once: every deal checks its deck against one.
+_PACK_SETS = {n: frozenset(pack(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 
 
 def check_seat(seat: object, n: int, what: str) -> int:

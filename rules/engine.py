@@ -17,8 +17,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
-from .cards import RANK, SUIT, SUITS, Card, check_players, lowest_rank, pack
+from .actions import _PLAY, TAKE, Action
+from .cards import SUITS, TEXT, Card, check_players, pack
+from .collect import collect_legal, draw, give, keep, need_table
 from .deal import check_cards, check_seat, players_for
 from .errors import DealError, IllegalAction
 from .events import Event, Outcome
@@ -29,19 +30,13 @@ from .variant import Variant
 __all__ = ["Event", "Game", "Outcome"]
 
 
-def _need_table(n: int) -> list[int]:
-    """For each card number, the rank a card must have to fit on it (R3.2)."""
-    low = lowest_rank(n)
-    return [low if (v & 15) == 14 else (v & 15) + 1 for v in range(64)]
-
-
 class Game:
     """The full state of one hand: the deal plus every action applied to it."""
 
     __slots__ = (
-        "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events", "has_drawn",
-        "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start", "talon",
-        "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
+        "_after", "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events",
+        "has_drawn", "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start",
+        "talon", "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
     )
 
     def __init__(self, n: int, variant: Variant | None = None,
@@ -53,7 +48,7 @@ class Game:
         if len(names) != n:
             raise DealError(f"{len(names)} names for {n} players")
         self.names: tuple[str, ...] = tuple(names)
-        self._need = _need_table(n)
+        self._need = need_table(n)
         self.phase: Phase = COLLECT
         self.dealer: int | None = None
         self.to_act: int | None = None
@@ -75,8 +70,11 @@ class Game:
         self.start: dict[str, Any] = {}
         self._legal: list[Action] | None = None
         # In the shed phase, each hand's play actions in the hand's order, so a seat's legal
-        # plays are slices of it; built when first asked for (see ``_shed_legal``).
+        # plays are slices of it; built when first asked for (see ``legal_actions``).
         self._plays: list[list[Action]] | None = None
+        # For each seat, the next seat still in (R4.8), so that passing the turn is a lookup;
+        # built from ``is_in`` when first needed and dropped whenever a player goes out.
+        self._after: list[int] | None = None
 
     # --- starting a hand -------------------------------------------------------------------
 
@@ -106,7 +104,7 @@ class Game:
             game.events.append((seat, "deal", cards[i], None))
         game.talon = cards[:n - 1:-1]
         game.to_act = (dealer + 1) % n
-        game.start = {"dealer": dealer, "deck": [str(c) for c in cards]}
+        game.start = {"dealer": dealer, "deck": [TEXT[c] for c in cards]}
         return game
 
     @classmethod
@@ -167,12 +165,41 @@ class Game:
         return Outcome(self.loser, (*self.out, self.loser))
 
     def legal_actions(self) -> list[Action]:
-        """Every action open to ``to_act``, in a stable order. Do not modify the list."""
+        """Every action open to ``to_act``, in a stable order. Do not modify the list.
+
+        The shed phase's plays are worked out here rather than in a helper, as that phase is
+        most of a hand's moves.
+        """
         legal = self._legal
-        if legal is None:
-            phase = self.phase
-            legal = self._legal = self._shed_legal() if phase is SHED else \
-                self._collect_legal() if phase is COLLECT else []
+        if legal is not None:
+            return legal
+        if self.phase is not SHED:
+            legal = self._legal = collect_legal(self) if self.phase is COLLECT else []
+            return legal
+        s = self.to_act
+        assert s is not None
+        all_plays = self._plays
+        if all_plays is None:
+            all_plays = self._plays = [[_PLAY[c] for c in h] for h in self.stacks]
+        plays = all_plays[s]
+        trick = self.trick
+        if not trick:
+            legal = self._legal = plays[:]  # R4.4: any card leads
+            return legal
+        hand = self.stacks[s]
+        top = trick[-1]
+        suit = top >> 4
+        trump = self.trump
+        assert trump is not None
+        # Hands are sorted, so the cards of one suit above a card are one slice (R4.2).
+        lo = bisect_right(hand, top)
+        hi = bisect_left(hand, (suit + 1) << 4, lo)
+        legal = plays[lo:hi]
+        if suit != trump and not (legal and self.variant.must_beat_in_suit):
+            tlo = bisect_left(hand, trump << 4)
+            legal += plays[tlo:bisect_left(hand, (trump + 1) << 4, tlo)]
+        legal.append(TAKE)
+        self._legal = legal
         return legal
 
     def check(self, action: Action, seat: int | None = None) -> IllegalAction | None:
@@ -199,13 +226,21 @@ class Game:
         Anything ``check`` refuses is raised as that ``IllegalAction``, and the state is left
         exactly as it was.
         """
-        # ``check`` inlined: this is the engine's innermost call.
+        # ``check`` inlined: this is the engine's innermost public call.
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
         s = self.to_act
         if action not in legal or (seat is not None and seat != s):
             raise refusal(self, action, s if seat is None else seat)
+        self._advance(action)
+
+    def _advance(self, action: Action) -> None:
+        """Apply ``action``, known to be one of ``legal_actions()``, without checking it again.
+
+        For callers that picked it from that list themselves, such as ``simulate``.
+        """
+        s = self.to_act
         assert s is not None
         self._legal = None
         self.actions.append((s, action))
@@ -215,11 +250,11 @@ class Game:
         elif act == "take":
             self._take(s)
         elif act == "draw":
-            self._draw(s)
+            draw(self, s)
         elif act == "give":
-            self._give(s, action[1], action[2])  # type: ignore[arg-type]
+            give(self, s, action[1], action[2])  # type: ignore[arg-type]
         else:
-            self._keep(s)
+            keep(self, s)
 
     def history(self) -> tuple[Event, ...]:
         """Every public event so far, oldest first (each made into an ``Event`` once)."""
@@ -239,63 +274,11 @@ class Game:
         g.stacks = [list(s) for s in self.stacks]
         g._named = []
         g._legal = self._legal
+        g._after = self._after  # never changed in place, so it can be shared
         g._plays = None if self._plays is None else [list(p) for p in self._plays]
         return g
 
-    # --- phase one (R3) --------------------------------------------------------------------
-
-    def _collect_legal(self) -> list[Action]:
-        s = self.to_act
-        assert s is not None
-        stacks = self.stacks
-        need = self._need
-        card = self.drawn
-        if card is None:
-            mine = stacks[s]
-            if self.has_drawn or not mine:
-                return [DRAW]  # R3.3: stack gives only before the first draw
-            card = mine[-1]
-            tail = DRAW
-        else:
-            tail = KEEP
-        rank = RANK[card]
-        gives = _GIVE[card]
-        legal = [gives[t] for t, st in enumerate(stacks)
-                 if t != s and st and need[st[-1]] == rank]
-        legal.append(tail)
-        return legal
-
-    def _draw(self, s: int) -> None:
-        card = self.talon.pop()
-        self.drawn = card
-        self.has_drawn = True
-        self.events.append((s, "draw", card, None))
-        if not self.talon and self.variant.last_card == "keep":
-            self._keep(s)  # R3.4: phase one ends as the last card is drawn; it is kept
-
-    def _give(self, s: int, card: Card, to: int) -> None:
-        if self.drawn is None:
-            self.stacks[s].pop()
-        else:
-            self.drawn = None
-        self.stacks[to].append(card)
-        self.events.append((s, "give", card, to))
-        if not self.talon:
-            self._begin_shed(s, SUIT[card])  # R6.1 free: the last card was given away
-
-    def _keep(self, s: int) -> None:
-        card = self.drawn
-        assert card is not None
-        self.stacks[s].append(card)
-        self.drawn = None
-        self.events.append((s, "keep", card, None))
-        if not self.talon:
-            self._begin_shed(s, SUIT[card])
-        else:
-            self.to_act = (s + 1) % self.n
-            self.has_drawn = False
-
-    # --- phase two (R4) --------------------------------------------------------------------
+    # --- phase two (R4); phase one (R3) is in collect.py -----------------------------------
 
     def _begin_shed(self, leader: int, trump: int) -> None:
         """R3.4, R4.1: stacks become hands; empty-handed players are out at once."""
@@ -311,36 +294,12 @@ class Game:
             if not self.stacks[seat]:
                 self.is_in[seat] = False
                 self.out.append(seat)
+        self._after = None
         self.in_count = n - len(self.out)
         if self.in_count <= 1:
             self._finish()
         else:
             self.to_act = leader if self.is_in[leader] else self._next_in(leader)
-
-    def _shed_legal(self) -> list[Action]:
-        s = self.to_act
-        assert s is not None
-        all_plays = self._plays
-        if all_plays is None:
-            all_plays = self._plays = [[_PLAY[c] for c in h] for h in self.stacks]
-        plays = all_plays[s]
-        trick = self.trick
-        if not trick:
-            return plays[:]  # R4.4: any card leads
-        hand = self.stacks[s]
-        top = trick[-1]
-        suit = top >> 4
-        trump = self.trump
-        assert trump is not None
-        # Hands are sorted, so the cards of one suit above a card are one slice (R4.2).
-        lo = bisect_right(hand, top)
-        hi = bisect_left(hand, (suit + 1) << 4, lo)
-        legal = plays[lo:hi]
-        if suit != trump and not (legal and self.variant.must_beat_in_suit):
-            tlo = bisect_left(hand, trump << 4)
-            legal += plays[tlo:bisect_left(hand, (trump + 1) << 4, tlo)]
-        legal.append(TAKE)
-        return legal
 
     def _play(self, s: int, card: Card) -> None:
         hand = self.stacks[s]
@@ -357,6 +316,7 @@ class Game:
             self.is_in[s] = False
             self.out.append(s)
             self.in_count -= 1
+            self._after = None
         full = len(trick) == self.trick_size
         if full:  # R4.6
             trick.clear()
@@ -364,10 +324,10 @@ class Game:
             self.trick_size = 0
         if self.in_count == 1:  # R4.9: even in the middle of a trick, which stays as it lay
             self._finish()
-        elif full:
-            self.to_act = s if self.is_in[s] else self._next_in(s)
+        elif full and self.is_in[s]:
+            self.to_act = s
         else:
-            self.to_act = self._next_in(s)
+            self.to_act = (self._after or self._seats_after())[s]
 
     def _take(self, s: int) -> None:
         card = self.trick.pop(0)  # R4.5: the bottom, lowest card
@@ -379,18 +339,24 @@ class Game:
         self.events.append((s, "take", card, None))
         if not self.trick:
             self.trick_size = 0  # R4.7: the next player in leads
-        self.to_act = self._next_in(s)
+        self.to_act = (self._after or self._seats_after())[s]
 
     def _next_in(self, s: int) -> int:
+        """The seat after ``s`` still in; ``_play`` and ``_take`` inline this lookup."""
+        return (self._after or self._seats_after())[s]
+
+    def _seats_after(self) -> list[int]:
+        """Build ``_after``: for each seat, the first seat after it (round the table) still in."""
         is_in = self.is_in
         n = self.n
-        i = s + 1
-        while True:
-            if i == n:
-                i = 0
-            if is_in[i]:
-                return i
-            i += 1
+        after = []
+        for s in range(n):
+            i = (s + 1) % n
+            while not is_in[i] and i != s:
+                i = (i + 1) % n
+            after.append(i)
+        self._after = after
+        return after
 
     def _finish(self) -> None:
         self.phase = OVER
