@@ -209,6 +209,7 @@ class Game:
         The refusal names the rule and says why in words a player understands:
 
         >>> import random
+        >>> from rules.actions import DRAW, TAKE
         >>> game = Game.deal(4, random.Random(7))
         >>> game.check(DRAW) is None, game.check(TAKE).rule, game.version
         (True, 'R3.3', 0)

@@ -11,7 +11,7 @@ catalogue (the msgids are the English text). Cards keep the rule book's two-lett
 >>> normalise("fr-FR"), normalise("hu_HU.UTF-8"), normalise("en-GB"), normalise("de")
 (<Lang.FR: 'fr'>, <Lang.HU: 'hu'>, <Lang.EN: 'en'>, <Lang.EN: 'en'>)
 >>> translator("hu").gettext("You are out: safe!")
-'Kiszálltál: megmenekültél!'
+'Végeztél: megmenekültél!'
 """
 
 from __future__ import annotations
