@@ -155,10 +155,13 @@ class ChannelDriver(Driver):
     async def open_hand(self, name: str, table: Message) -> Message:
         """As ``Driver.open_hand``, but the turn pings are looked up in this table's channel."""
         user = self.fake.user(name).id
+        label = "My stack" if " · collect" in title(table) else "My hand"
+        # Their newest ping, unless it is from before the phase changed (the new one is a
+        # follow-up still on its way): then the table message, as a person would.
         pings = [m for m in self.fake.public_messages(self.channel)
                  if user in m.pinged_user_ids and m.buttons()]
-        source = pings[-1] if pings else table
-        label = "My hand" if any(b.label == "My hand" for b in source.buttons()) else "My stack"
+        source = pings[-1] if pings and any(b.label == label for b in pings[-1].buttons()) \
+            else table
         ix = await self.fake.click(name, source, label=label)
         response = await ix.wait_response()
         assert response.type == 4 and response.ephemeral
