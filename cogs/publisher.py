@@ -94,7 +94,7 @@ class Publisher:
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)):
                 drawing = draw(table, lang)
-                picture = await self.messages.picture(table, lang)
+                picture = await self.messages.picture(table, lang, urgent=True)
                 await interaction.response.edit_message(
                     embed=drawing.embed, view=drawing.view,
                     **self.attached.edit(table.id, drawing.embed, picture))
@@ -119,7 +119,7 @@ class Publisher:
         request), record it, and bring it up to date if the table changed meanwhile."""
         lang = await self.languages.public(table.guild_id, interaction)
         drawing = draw(table, lang)
-        picture = await self.messages.picture(table, lang)
+        picture = await self.messages.picture(table, lang, urgent=True)
         callback = await interaction.response.send_message(
             embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
         self.attached.sent(table.id, picture)

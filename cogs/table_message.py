@@ -268,9 +268,11 @@ class TableMessages:
             # Nothing is lost but a skipped redraw: the next start redraws these tables.
             log.warning("could not write down what the table messages show", exc_info=True)
 
-    async def picture(self, table: Table, lang: Lang) -> Picture | None:
-        """The table message's picture in its server's style (None: text only)."""
-        return await self.pictures.public(table, lang)
+    async def picture(self, table: Table, lang: Lang, *, urgent: bool = False
+                      ) -> Picture | None:
+        """The table message's picture in its server's style (None: text only;
+        ``urgent``: an answer waits for it)."""
+        return await self.pictures.public(table, lang, urgent=urgent)
 
     # --- the paced edit --------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """Cards as pictures: the drawing itself, and the pictures players get through the fake
 Discord (their hand, the table message), their alt text, styles and failures."""
 
+import asyncio
 import io
 import itertools
 import logging
@@ -8,7 +9,7 @@ import random
 
 from PIL import Image
 
-from cogs.pictures import Pictures
+from cogs.pictures import Pictures, Turns
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     BLUE,
@@ -113,6 +114,27 @@ async def test_a_drawing_that_fails_gives_no_picture_and_one_warning(monkeypatch
     monkeypatch.undo()
     drawn = await pictures._picture(scene, "9 of diamonds", "hand.png")
     assert drawn is not None and drawn.description == "9 of diamonds"
+
+
+async def test_a_picture_an_answer_waits_for_is_drawn_before_background_redraws():
+    turns = Turns()
+    order = []
+
+    async def draw(name, urgent):
+        async with turns.turn(urgent):
+            order.append(name)
+            await asyncio.sleep(0.01)
+
+    first = asyncio.create_task(draw("first", False))
+    await asyncio.sleep(0)  # it holds the turn; the rest queue up behind it
+    queued = [asyncio.create_task(draw(name, urgent)) for name, urgent in
+              [("redraw 1", False), ("redraw 2", False), ("answer", True)]]
+    await asyncio.sleep(0)
+    queued[1].cancel()  # a waiter that goes away is skipped
+    await asyncio.gather(first, *queued, return_exceptions=True)
+    assert order == ["first", "answer", "redraw 1"]
+    async with turns.turn(False):  # and the turn is free again
+        pass
 
 
 class Blob:

@@ -14,8 +14,12 @@ four-colour, text).
 from __future__ import annotations
 
 import asyncio
+import heapq
 import io
+import itertools
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +125,43 @@ class Styles:
         self._players[user_id] = chosen
 
 
+class Turns:
+    """Whose picture is drawn next: one at a time (drawing holds a lock anyway), and a
+    picture an answer waits for before any redraw in the background. Without this, a tap's
+    answer could wait behind the open hands of every other table that just changed."""
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._count = itertools.count()
+
+    @asynccontextmanager
+    async def turn(self, urgent: bool) -> AsyncIterator[None]:
+        if self._busy:
+            waiting = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._waiting, (0 if urgent else 1, next(self._count), waiting))
+            try:
+                await waiting
+            except asyncio.CancelledError:
+                if waiting.done() and not waiting.cancelled():
+                    self._pass_on()  # given the turn as it was cancelled: hand it on
+                raise
+        else:
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._pass_on()
+
+    def _pass_on(self) -> None:
+        while self._waiting:
+            _, _, waiting = heapq.heappop(self._waiting)
+            if not waiting.done():
+                waiting.set_result(None)  # still busy: the turn is theirs
+                return
+        self._busy = False
+
+
 class Pictures:
     """Draws, caches and attaches the pictures; turns itself off once if it can't draw."""
 
@@ -131,6 +172,7 @@ class Pictures:
         self.styles = Styles(servers)
         self.broken: str | None = None  # why pictures are off for this run, once logged
         self._failed: set[str] = set()  # kinds of drawing failure already logged
+        self.turns = Turns()
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> Any:
@@ -156,38 +198,41 @@ class Pictures:
             self._failed.add(kind)
             log.warning("could not draw a card picture; sending text", exc_info=error)
 
-    async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None
-                  ) -> Picture | None:
+    async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None,
+                  *, urgent: bool = True) -> Picture | None:
         """A player's own cards in the style they chose (or their server's), in ``lang``'s
-        words and the table's ``letters``."""
+        words and the table's ``letters`` (``urgent``: an answer waits for it)."""
         try:
             style = await self.styles.private(user_id, table.guild_id)
         except Exception:
             log.warning("could not read a card style; using the default", exc_info=True)
             style = self.styles.known_private(user_id, table.guild_id)
-        return await self.hand(table, user_id, lang, style, letters)
+        return await self.hand(table, user_id, lang, style, letters, urgent=urgent)
 
-    async def public(self, table: Table, lang: Lang) -> Picture | None:
-        """The table's picture in the style its server chose."""
+    async def public(self, table: Table, lang: Lang, *, urgent: bool = False
+                     ) -> Picture | None:
+        """The table's picture in the style its server chose (``urgent``: an answer waits
+        for it)."""
         try:
             style = await self.styles.public(table.guild_id)
         except Exception:
             log.warning("could not read a server's picture style; using the default",
                         exc_info=True)
             style = SERVER_CHOICES[SERVER_DEFAULT]
-        return await self.table(table, lang, style)
+        return await self.table(table, lang, style, urgent=urgent)
 
     async def hand(self, table: Table, user_id: int, lang: Lang, style: str,
-                   letters: Lang | None = None) -> Picture | None:
+                   letters: Lang | None = None, *, urgent: bool = False) -> Picture | None:
         """The player's own cards as a picture (None: text only)."""
         if style == OFF or not self.ready():
             return None
         found = self._hand_scene(table, user_id, lang, style, letters)
         if found is None:
             return None
-        return await self._picture(found[0], found[1], HAND_FILE)
+        return await self._picture(found[0], found[1], HAND_FILE, urgent)
 
-    async def table(self, table: Table, lang: Lang, style: str) -> Picture | None:
+    async def table(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
+                    ) -> Picture | None:
         """The table's public cards as a picture (None: text only)."""
         if style == OFF or not self.ready() or table.status in ("lobby", "ended") or \
                 not table.is_open:
@@ -202,7 +247,7 @@ class Pictures:
             return None
         if found is None:
             return None
-        return await self._picture(found[0], found[1], TABLE_FILE)
+        return await self._picture(found[0], found[1], TABLE_FILE, urgent)
 
     def warm(self) -> None:
         """Load the font and draw one card now, in this thread: the first picture a player
@@ -224,17 +269,21 @@ class Pictures:
                 log.warning("card pictures are off; the bot sends text: %s", error)
         return not self.broken
 
-    async def _picture(self, scene: HandScene | TableScene, alt: str, filename: str
-                       ) -> Picture | None:
+    async def _picture(self, scene: HandScene | TableScene, alt: str, filename: str,
+                       urgent: bool = False) -> Picture | None:
         key = (scene, alt)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        try:
-            picture = await asyncio.to_thread(self.draw, scene, alt, filename)
-        except Exception as error:
-            self._failed_once(error)
-            return None
+        async with self.turns.turn(urgent):
+            cached = self.cache.get(key)  # drawn while this waited its turn
+            if cached is not None:
+                return cached
+            try:
+                picture = await asyncio.to_thread(self.draw, scene, alt, filename)
+            except Exception as error:
+                self._failed_once(error)
+                return None
         self.cache.put(key, picture)
         return picture
 
