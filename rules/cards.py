@@ -122,5 +122,5 @@ def show(cards: object) -> str:
 
 
 # Every pack, built once: each deal asks for one.
-_PACKS = {n: tuple(_CARDS[s * 16 + r] for s in range(4) for r in range(11 - n, 15))
+_PACKS = {n: tuple(_CARDS[s * 16 + r] for s in range(4) for r in range(lowest_rank(n), 15))
           for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
