@@ -31,7 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .components import Buttons
 from .live import LiveTable, LiveTables, OpenHand
-from .pictures import Pictures, edit_files
+from .pictures import Pictures, edit_files, key_of
 from .pings import TOKEN_SECONDS
 from .translator import lang_of
 
@@ -179,12 +179,13 @@ class OpenHands:
         lang = lang_of(hand.interaction)  # the owner's language, the table's letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.guild_id)
-        key = self.pictures.hand_key(table, user_id, lang, style, hand.letters)
+        found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
+        key = key_of(found)
         looks = _looks(embed, view, key)
         if looks == hand.looks:
             hand.revision = table.revision
             return
-        picture = await self.pictures.hand(table, user_id, lang, style, hand.letters)
+        picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
         files = edit_files(embed, picture)
         if hand.looks is not None and picture is not None and hand.looks[2] == key:
             del files["attachments"]  # the same picture: the message keeps its file

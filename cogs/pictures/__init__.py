@@ -177,11 +177,12 @@ class Pictures:
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> Any:
         """What a player's picture would show (None: no picture), without drawing it."""
-        found = self._hand_scene(table, user_id, lang, style, letters)
-        return found[0] if found else None
+        return key_of(self.hand_scene(table, user_id, lang, style, letters))
 
-    def _hand_scene(self, table: Table, user_id: int, lang: Lang, style: str,
-                    letters: Lang | None = None) -> tuple[HandScene, str] | None:
+    def hand_scene(self, table: Table, user_id: int, lang: Lang, style: str,
+                   letters: Lang | None = None) -> tuple[HandScene, str] | None:
+        """A player's picture as a scene and its alt text (None: no picture), not drawn:
+        ``hand_picture`` draws it."""
         try:
             view = table.view_of_user(user_id)
             if style == OFF or view is None or table.seat_of(user_id) is None:
@@ -226,8 +227,13 @@ class Pictures:
         """The player's own cards as a picture (None: text only)."""
         if style == OFF or not self.ready():
             return None
-        found = self._hand_scene(table, user_id, lang, style, letters)
-        if found is None:
+        return await self.hand_picture(self.hand_scene(table, user_id, lang, style, letters),
+                                       urgent=urgent)
+
+    async def hand_picture(self, found: tuple[HandScene, str] | None, *, urgent: bool = False
+                           ) -> Picture | None:
+        """The picture of a scene from ``hand_scene`` (None: text only)."""
+        if found is None or not self.ready():
             return None
         return await self._picture(found[0], found[1], HAND_FILE, urgent)
 
@@ -293,6 +299,11 @@ class Pictures:
             else draw_table(scene, self.fonts)
         return Picture((scene, alt), drawn.png, filename, alt, drawn.width, drawn.height,
                        drawn.boxes)
+
+
+def key_of(found: tuple[HandScene, str] | None) -> Any:
+    """What a scene from ``Pictures.hand_scene`` shows (None: no picture)."""
+    return found[0] if found else None
 
 
 def attach(embed: discord.Embed, picture: Picture | None) -> list[discord.File]:
