@@ -102,7 +102,7 @@ async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object =
         "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING", **(env or {})}.items()
         if value}
     quiet = asyncio.subprocess.DEVNULL
-    profiler = ["-m", "cProfile", "-o", str(Path(profile).resolve())] if profile else []
+    profiler = ["-m", "cProfile", "-o", str(profile.resolve())] if profile else []
     return await asyncio.create_subprocess_exec(
         sys.executable, *profiler, "-m", "bot", cwd=ROOT, env=env,
         stdout=quiet if stdout is None else stdout, stderr=quiet if stderr is None else stderr)
