@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bot.client import NLKBot
 from bot.settings import Settings
@@ -46,7 +47,6 @@ class TimeMachine:
 
 
 ACTOR = re.compile(r"▶ \*\*(.+?)\*\*")
-WAITING = re.compile(r"Waiting for \*\*(.+?)\*\*")
 MOVE = re.compile(r"hand (\d+) · move (\d+)")
 
 
@@ -245,25 +245,41 @@ class Driver:
         while self.is_human(name) and not is_over(table):
             assert name is not None
             hand = await self.open_hand(name, table)
-            name = await self._play_from(name, hand)
+            name = await self._play_from(name, hand, table)
             if name is None:
                 # The hand ended with this player's action: wait for the table to say so.
                 await self.fake.wait_until(lambda: is_over(table), timeout=10)
             elif not self.is_human(name):
                 await self.wait_for_table(table, move_of(hand) - 1)
 
-    async def _play_from(self, name: str, hand: Message) -> str | None:
+    async def _play_from(self, name: str, hand: Message, table: Message) -> str | None:
         """Play as long as it is this player's turn; return who is next (None: over)."""
+        tap = None
         while True:
             text = hand.text()
-            if "Waiting for" in text:
-                return WAITING.search(text)[1]  # type: ignore[index]
+            if "Not your turn yet" in text or "Well played" in text:
+                return await self._next_actor(table, hand, tap)
             if "Your turn" not in text and "Your lead" not in text:
                 return None
-            await self._choose(name, hand)
+            tap = await self._choose(name, hand)
             self.actions += 1
 
-    async def _choose(self, name: str, hand: Message) -> None:
+    async def _next_actor(self, table: Message, hand: Message, tap: Any) -> str | None:
+        """Who acts after the hand's last move (a hand does not name them): the person the
+        answer to ``tap`` pinged, or else (an AI, or no tap) whoever the table message names
+        once it shows that move."""
+        move = move_of(hand)
+
+        def pinged() -> list[int]:
+            return [u for m in (tap.followups if tap is not None else []) for u in
+                    m.pinged_user_ids]
+
+        await self.fake.wait_until(
+            lambda: bool(pinged()) or is_over(table) or move_of(table) >= move, timeout=30)
+        found = pinged()
+        return self.fake.user(found[0]).name if found else actor(table)
+
+    async def _choose(self, name: str, hand: Message) -> Any:
         buttons = [b for b in hand.buttons() if b.label != "Refresh"]
         take = [b for b in buttons if (b.label or "").startswith("Take")]
         plays = [b for b in buttons if b not in take]
@@ -280,6 +296,7 @@ class Driver:
             ix = await self.fake.select(name, hand, select.custom_id, [value])
         response = await ix.wait_response()
         assert response.type == 7, response.data
+        return ix
 
 
 def rebuild(hand_row, action_rows, upto: int) -> Game:

@@ -206,7 +206,7 @@ async def test_restart_mid_hand_keeps_every_table_and_old_button(fake_discord, t
         name = actor(table)
         hand = await driver.open_hand(name, table)
     async with running_bot(fake, path):
-        await driver._play_from(name, hand)
+        await driver._play_from(name, hand, table)
         await driver.play_hand(table)
     assert is_over(table)
     assert check_no_hand_leaks(fake, path, table_id_of(table)) > 0

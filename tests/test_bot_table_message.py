@@ -193,7 +193,7 @@ async def test_moves_shows_a_spectator_the_whole_public_log_privately(fake_disco
             await driver._collect_step(table)
         name = actor(table)
         for _ in range(40):  # enough shed turns for a log of more than one page
-            name = await driver._play_from(name, await driver.open_hand(name, table))
+            name = await driver._play_from(name, await driver.open_hand(name, table), table)
         ix, response = await driver.click("zed", table, "Moves", expect=4)
         log = await ix.wait_message()
         assert response.ephemeral and log.visible_to == fake.user("zed").id

@@ -7,7 +7,7 @@ import random
 from tests.fakediscord.interactions import TOKEN_LIFETIME
 from tests.helpers import PLAYERS, open_every_hand, tap_once, to_the_shed_phase
 from tests.load import Housekeeper
-from tests.nlk_driver import Driver, actor, is_over, move_of, running_bot
+from tests.nlk_driver import Driver, my_turn, running_bot
 
 
 async def test_a_swept_interaction_still_edits_its_hand_until_its_token_lapses(fake_discord,
@@ -25,16 +25,25 @@ async def test_a_swept_interaction_still_edits_its_hand_until_its_token_lapses(f
         fake.clock.advance(120.0)
         keeper.sweep()
         assert keeper.interactions > 0 and keeper.samples
-        name = actor(table)
-        before = move_of(table)
         edits = {n: len(h.versions) for n, h in hands.items()}
-        await tap_once(driver, name, hands[name])
-        await fake.wait_until(lambda: move_of(table) > before or is_over(table), timeout=10)
-        # The others' hands are redrawn through their two-minute-old tokens.
-        for other in (n for n in PLAYERS if n != name):
-            await fake.wait_until(
-                lambda o=other: len(hands[o].versions) > edits[o]
-                and hands[o].versions[-1].via == "webhook_edit", timeout=5)
+        tapped: set[str] = set()
+
+        def redrawn() -> list[str]:
+            """Hands redrawn by the bot that their owners have not tapped since the sweep."""
+            return [n for n, h in hands.items() if n not in tapped
+                    and len(h.versions) > edits[n] and h.versions[-1].via == "webhook_edit"]
+
+        # Play on until the turn comes to someone who has not tapped since: their hand is
+        # redrawn through its two-minute-old token.
+        for _ in range(20):
+            await fake.wait_until(lambda: redrawn() or any(my_turn(h) for h in hands.values()),
+                                  timeout=10)
+            if redrawn():
+                break
+            name = next(n for n, h in hands.items() if my_turn(h))
+            tapped.add(name)
+            await tap_once(driver, name, hands[name])
+        assert redrawn()
     fake.assert_clean()
     # Once the tokens have lapsed, their interactions are freed.
     fake.clock.advance(TOKEN_LIFETIME)

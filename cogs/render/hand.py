@@ -12,7 +12,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from ..components import Buttons, NLKButton, NLKSelect
 from ..ids import Look, Move, button_id, select_id
 from .table import next_dealer_sentence
-from .text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, safe_name, suit_mark
+from .text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, suit_mark
 
 
 def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT
@@ -72,14 +72,13 @@ def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
         assert view.seat is not None
         return _("You finished {place}.").format(
             place=ordinal(view.out.index(view.seat) + 1, lang))
-    assert view.to_act is not None
-    waiting = _("Waiting for **{name}**.").format(name=safe_name(view.players[view.to_act]))
     if view.seat in view.out:
-        out = _("You're out ({place}). Well played!").format(
+        return _("You're out ({place}). Well played!").format(
             place=ordinal(view.out.index(view.seat) + 1, lang))
-        return f"{out} {waiting}"
     if not view.my_turn:
-        return waiting
+        # Not who is to act: the table message and the turn ping say that. A hand that named
+        # them would change with every move at the table, and every open hand be edited.
+        return _("Not your turn yet.")
     if not view.trick:
         return _("**Your lead**: play any card.")
     top = card_text(view.trick[-1][1], lang)
