@@ -82,23 +82,25 @@ async def open_database(target: str, *, check: bool = True) -> Database:
 
 
 class _SQLiteTransaction:
+    """Statements on one connection. Each is one trip to the connection's thread (a cursor
+    opened, fetched and closed there): a move's transaction makes several, and every trip
+    costs a thread hand-over both ways. ``one`` is for queries of at most one row."""
+
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        await (await self.db.execute(sql, params)).close()
+        await self.db.execute_fetchall(sql, params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await (await self.db.executemany(sql, rows)).close()
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        async with self.db.execute(sql, params) as cursor:
-            row: Row | None = await cursor.fetchone()
-            return row
+        rows = await self.db.execute_fetchall(sql, params)
+        return next(iter(rows), None)
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with self.db.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        return list(await self.db.execute_fetchall(sql, params))
 
 
 class SQLiteDatabase:
@@ -140,7 +142,7 @@ class SQLiteDatabase:
         async with self._write:
             try:
                 await rollback_quietly(self.writer)  # in case an earlier rollback failed
-                await self.writer.execute("BEGIN IMMEDIATE")
+                await self.writer.execute_fetchall("BEGIN IMMEDIATE")
                 try:
                     yield _SQLiteTransaction(self.writer)
                     await self.writer.commit()
