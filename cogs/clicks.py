@@ -22,7 +22,7 @@ from .ids import Look, Move, Seating, Target
 from .interaction import display_name, guild_of, is_ephemeral, is_moderator, tell_refusal
 from .mentions import linked
 from .open_hands import draw_hand
-from .pictures import send_files
+from .pictures import Late, send_files
 from .replies import describe, say
 from .translator import lang_of, t
 
@@ -193,12 +193,16 @@ class Clicks:
             await hands.answer(interaction, table, letters=letters)
         else:
             drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
-            picture = await self.publisher.pictures.own(table, interaction.user.id,
-                                                        lang_of(interaction), letters)
-            await interaction.response.send_message(embed=drawn[0], view=drawn[1],
-                                                    ephemeral=True,
-                                                    **send_files(drawn[0], picture))
+            pictures = self.publisher.pictures
+            picture = await pictures.within(
+                pictures.own(table, interaction.user.id, lang_of(interaction), letters))
+            late = isinstance(picture, Late)  # it follows in a redraw
+            await interaction.response.send_message(
+                embed=drawn[0], view=drawn[1], ephemeral=True,
+                **send_files(drawn[0], None if isinstance(picture, Late) else picture))
             hands.opened(table, interaction.user.id, interaction, drawn, letters)
+            if late:
+                hands.picture_late(table, interaction.user.id)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?
             self.publisher.messages.check(table)

@@ -71,7 +71,7 @@ class LiveTable:
         # task that edits it (paced), and why it must be drawn though its state is shown.
         self.shown_revision = -1
         self.edits: Coalescer[Table] = Coalescer(edit, log)
-        self.restyle = False  # the server's language changed
+        self.restyle = False  # draw it though its state is shown (language, late picture)
         self.gone = False  # the message was found deleted: post it anew
         self.checked_at = -float("inf")  # when the message was last looked for
         self.ping: Ping | None = None

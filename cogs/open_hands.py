@@ -31,7 +31,7 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .components import Buttons
 from .live import LiveTable, LiveTables, OpenHand
-from .pictures import Pictures, edit_files, key_of
+from .pictures import HAND_FILE, Late, Pictures, edit_files, kept_files, key_of
 from .pings import TOKEN_SECONDS
 from .translator import lang_of
 
@@ -104,11 +104,27 @@ class OpenHands:
                 table = self.newest(table)  # never older than a redraw that just landed
             lang = lang_of(interaction)
             drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
-            picture = await self.pictures.own(table, user_id, lang, letters)
-            await interaction.response.edit_message(embed=drawn[0], view=drawn[1],
-                                                    **edit_files(drawn[0], picture))
+            picture = await self.pictures.within(
+                self.pictures.own(table, user_id, lang, letters))
+            if isinstance(picture, Late):
+                files = kept_files(drawn[0], interaction.message, HAND_FILE)
+            else:
+                files = edit_files(drawn[0], picture)
+            await interaction.response.edit_message(embed=drawn[0], view=drawn[1], **files)
             if note is None:
                 self.opened(table, user_id, interaction, drawn, letters)
+                if isinstance(picture, Late):
+                    self.picture_late(table, user_id)
+
+    def picture_late(self, table: Table, user_id: int) -> None:
+        """``user_id``'s hand was answered without its new picture: redraw it (the picture
+        is drawn by then, or the redraw waits for it)."""
+        live = self.tables.get(table.id)
+        hand = live.hands.get(user_id) if live is not None else None
+        if live is None or hand is None:
+            return
+        hand.looks, hand.revision = None, -1
+        live.redraws.put(table)
 
     @asynccontextmanager
     async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:

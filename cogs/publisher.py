@@ -27,7 +27,7 @@ from . import render
 from .live import LiveTable, LiveTables
 from .open_hands import OpenHands
 from .pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
-from .pictures import Attached, Pictures, send_files
+from .pictures import TABLE_FILE, Attached, Late, Pictures, kept_files, send_files
 from .pings import Pings
 from .posts import ChannelPosts
 from .shown import draw
@@ -94,7 +94,19 @@ class Publisher:
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)):
                 drawing = draw(table, lang)
-                picture = await self.messages.picture(table, lang, urgent=True)
+                picture = await self.pictures.within(
+                    self.messages.picture(table, lang, urgent=True))
+                if isinstance(picture, Late):
+                    # The answer goes now with the picture the message has; a paced edit
+                    # brings the new one.
+                    files = kept_files(drawing.embed, message, TABLE_FILE)
+                    await interaction.response.edit_message(
+                        embed=drawing.embed, view=drawing.view, **files)
+                    if files:  # no picture to keep: the message now has none
+                        self.attached.sent(table.id, None)
+                    self.messages.shown(table, drawing)
+                    self.messages.redraw(table)
+                    return
                 await interaction.response.edit_message(
                     embed=drawing.embed, view=drawing.view,
                     **self.attached.edit(table.id, drawing.embed, picture))

@@ -85,9 +85,14 @@ class TableMessages:
         tables = [table for table in self.service.cached()
                   if table.guild_id == guild_id and table.is_open and table.message_id]
         for table in tables:
-            self.tables.of(table).restyle = True
-            self.request(table)
+            self.redraw(table)
         return len(tables)
+
+    def redraw(self, table: Table) -> None:
+        """Draw the table message again, paced, though it shows ``table``'s state (its
+        server's language changed, or its picture was late for the answer)."""
+        self.tables.of(table).restyle = True
+        self.request(table)
 
     def replaced(self, table: Table, drawing: Drawing, old_message_id: int | None) -> None:
         """An interaction posted the table message afresh (``drawing`` of ``table``): the

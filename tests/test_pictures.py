@@ -6,6 +6,7 @@ import io
 import itertools
 import logging
 import random
+import time
 
 from PIL import Image
 
@@ -25,7 +26,7 @@ from cogs.pictures.draw import (
 )
 from rules import Card
 from tests.fakediscord.models import Perm
-from tests.nlk_driver import Driver, running_bot, title
+from tests.nlk_driver import Driver, actor, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
 WORDS = {14: "ace", 13: "king", 12: "queen", 11: "jack"}
@@ -347,3 +348,47 @@ async def test_a_six_player_hand_shows_pictures_at_every_step_and_resends_none(f
         assert hands and all(m.versions[0].attachments for m in hands
                              if "no cards" not in m.versions[0].text())
         assert not fake.rate_limited, fake.rate_limited
+
+
+async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_discord, tmp_path,
+                                                                      monkeypatch):
+    """While pictures are slow to draw (a bot busy drawing for other tables), a tap is
+    answered without waiting for its new picture, which follows: on the table message in a
+    paced edit, on a hand through its token."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        pictures = nlk(bot).pictures
+        real = pictures.draw
+
+        def slow(*args):
+            time.sleep(1.5)
+            return real(*args)
+
+        monkeypatch.setattr(pictures, "draw", slow)
+        before = table.attachments[0].id
+        name = actor(table)
+        move = next(b for b in table.buttons() if (b.label or "").startswith(f"{name}: "))
+        ix = await fake.click(name, table, custom_id=move.custom_id)
+        response = await ix.wait_response()
+        assert response.type == 7 and response.at - ix.created_at < 1.0
+        # The answer kept the picture the message had; a paced edit brings the new one.
+        assert table.attachments[0].id == before
+        assert table.embeds[0]["image"]["url"] == "attachment://table.png"
+        await fake.wait_until(lambda: table.attachments[0].id != before, timeout=10)
+        assert table.versions[-1].via == "channel_edit"
+
+        monkeypatch.setattr(pictures, "draw", real)
+        await to_the_shed_phase(driver, table)
+        monkeypatch.setattr(pictures, "draw", slow)
+        name = actor(table)
+        ix = await fake.click(name, table, label="My hand")
+        response = await ix.wait_response()
+        assert response.type == 4 and response.at - ix.created_at < 1.0
+        hand = await ix.wait_message()
+        assert not hand.attachments and "image" not in hand.embeds[0]
+        await fake.wait_until(lambda: bool(hand.attachments), timeout=10)
+        assert hand.versions[-1].via == "webhook_edit"
+        assert hand.embeds[0]["image"]["url"] == "attachment://hand.png"
+    fake.assert_clean()

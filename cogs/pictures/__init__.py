@@ -18,7 +18,7 @@ import heapq
 import io
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +53,9 @@ TABLE_FILE = "table.png"
 # About 2,000 pictures of 8–15 KB: every open hand and table message of a few hundred
 # tables at once, with room for the last few states of each.
 CACHE_BYTES = 24 * 1024 * 1024
+# The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
+# drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
+ANSWER_WAIT = 0.06
 
 # Styles: what a server or a player chose, and what a picture is drawn in.
 OFF, TWO, FOUR = "off", "two", "four"
@@ -81,6 +84,13 @@ class Picture:
     def file(self) -> discord.File:
         return discord.File(io.BytesIO(self.png), filename=self.filename,
                             description=self.description)
+
+
+class Late:
+    """A picture still being drawn when the answer that wanted it had to go."""
+
+
+LATE = Late()
 
 
 class Styles:
@@ -173,6 +183,7 @@ class Pictures:
         self.broken: str | None = None  # why pictures are off for this run, once logged
         self._failed: set[str] = set()  # kinds of drawing failure already logged
         self.turns = Turns()
+        self._late: set[asyncio.Task[Picture | None]] = set()  # drawings answers left behind
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> Any:
@@ -255,6 +266,19 @@ class Pictures:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE, urgent)
 
+    async def within(self, drawing: Coroutine[Any, Any, Picture | None],
+                     seconds: float = ANSWER_WAIT) -> Picture | Late | None:
+        """``drawing``'s picture if it is ready within ``seconds``, else ``LATE``: the drawing
+        goes on and lands in the cache, for the redraw that follows the answer."""
+        task = asyncio.ensure_future(drawing)
+        if not task.done():
+            await asyncio.wait((task,), timeout=seconds)
+        if task.done():
+            return task.result()
+        self._late.add(task)
+        task.add_done_callback(self._late.discard)
+        return LATE
+
     def warm(self) -> None:
         """Load the font and draw one card now, in this thread: the first picture a player
         asks for would otherwise pay for it (about 0.1 s)."""
@@ -324,6 +348,16 @@ def edit_files(embed: discord.Embed, picture: Picture | None) -> dict[str, Any]:
     """Keyword arguments for redrawing a message: its one attachment becomes ``picture``
     (or goes, without one)."""
     return {"attachments": attach(embed, picture)}
+
+
+def kept_files(embed: discord.Embed, message: discord.Message | None, filename: str
+               ) -> dict[str, Any]:
+    """Keyword arguments for redrawing ``message`` while its new picture is late: it keeps
+    the picture it carries, or goes without one."""
+    if message is not None and any(a.filename == filename for a in message.attachments):
+        embed.set_image(url=f"attachment://{filename}")
+        return {}
+    return {"attachments": []}
 
 
 class Attached:
