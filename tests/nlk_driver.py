@@ -81,6 +81,11 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
             bot.service.choose_dealer = deals.randrange
         if clock is not None:
             bot.service.clock = clock
+        nlk = bot.get_cog("NLK")
+        if nlk is not None:
+            # Every answer carries its new picture, however busy the test machine: tests
+            # check the pictures of every step. A late picture has its own test.
+            nlk.publisher.pictures.answer_wait = 30.0
         yield bot
     finally:
         await bot.close()

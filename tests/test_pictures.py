@@ -10,7 +10,7 @@ import time
 
 from PIL import Image
 
-from cogs.pictures import Pictures, Turns
+from cogs.pictures import ANSWER_WAIT, Pictures, Turns
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     BLUE,
@@ -360,6 +360,7 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
         driver = Driver(fake, random.Random(7))
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT  # as the bot runs, not as the tests set it
         real = pictures.draw
 
         def slow(*args):

@@ -184,6 +184,7 @@ class Pictures:
         self._failed: set[str] = set()  # kinds of drawing failure already logged
         self.turns = Turns()
         self._late: set[asyncio.Task[Picture | None]] = set()  # drawings answers left behind
+        self.answer_wait = ANSWER_WAIT
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> Any:
@@ -266,13 +267,13 @@ class Pictures:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE, urgent)
 
-    async def within(self, drawing: Coroutine[Any, Any, Picture | None],
-                     seconds: float = ANSWER_WAIT) -> Picture | Late | None:
-        """``drawing``'s picture if it is ready within ``seconds``, else ``LATE``: the drawing
-        goes on and lands in the cache, for the redraw that follows the answer."""
+    async def within(self, drawing: Coroutine[Any, Any, Picture | None]
+                     ) -> Picture | Late | None:
+        """``drawing``'s picture if it is ready within ``answer_wait`` seconds, else ``LATE``:
+        the drawing goes on and lands in the cache, for the redraw that follows the answer."""
         task = asyncio.ensure_future(drawing)
         if not task.done():
-            await asyncio.wait((task,), timeout=seconds)
+            await asyncio.wait((task,), timeout=self.answer_wait)
         if task.done():
             return task.result()
         self._late.add(task)
