@@ -196,12 +196,11 @@ class Clicks:
             pictures = self.publisher.pictures
             picture = await pictures.within(
                 pictures.own(table, interaction.user.id, lang_of(interaction), letters))
-            late = isinstance(picture, Late)  # it follows in a redraw
             await interaction.response.send_message(
                 embed=drawn[0], view=drawn[1], ephemeral=True,
                 **send_files(drawn[0], None if isinstance(picture, Late) else picture))
             hands.opened(table, interaction.user.id, interaction, drawn, letters)
-            if late:
+            if isinstance(picture, Late):  # it follows in a redraw
                 hands.picture_late(table, interaction.user.id)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?

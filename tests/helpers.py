@@ -11,7 +11,7 @@ from bot.tables import Seat, Table
 from cogs import render
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
-from tests.nlk_driver import description, open_hand, title
+from tests.nlk_driver import description, my_turn, open_hand, title
 
 LONG = [f"Maximilian Oberhausen-Lindqvist{i}" for i in range(9)]  # 32 characters each
 MARKDOWN = [f"__*{i}*__ ~~the~~ `very` **long**|{i}"[:32] for i in range(9)]  # escaping grows
@@ -96,6 +96,21 @@ async def open_every_hand(driver, table):
 async def tap_once(driver, name, hand):
     """The player's one tap for this turn, on their open hand."""
     await driver._choose(name, hand)
+
+
+async def play_until(driver, hands, done, *, tapped=None, moves=20):
+    """Tap once on whichever open hand has the turn, until ``done()`` (each tapper's name is
+    added to ``tapped``); fails after ``moves`` taps."""
+    for _ in range(moves):
+        await driver.fake.wait_until(lambda: done() or any(my_turn(h) for h in hands.values()),
+                                     timeout=10)
+        if done():
+            return
+        name = next(n for n, h in hands.items() if my_turn(h))
+        if tapped is not None:
+            tapped.add(name)
+        await tap_once(driver, name, hands[name])
+    raise AssertionError(f"not done after {moves} taps")
 
 
 ANY_ACTOR = re.compile(r"▶ [^*\n]*\*\*(.+?)\*\*")  # "▶ **ann** …" or "▶ Au tour d’**ann**"

@@ -5,9 +5,9 @@ interaction was answered, because the bot redraws open hands through it."""
 import random
 
 from tests.fakediscord.interactions import TOKEN_LIFETIME
-from tests.helpers import PLAYERS, open_every_hand, tap_once, to_the_shed_phase
+from tests.helpers import PLAYERS, open_every_hand, play_until, to_the_shed_phase
 from tests.load import Housekeeper
-from tests.nlk_driver import Driver, my_turn, running_bot
+from tests.nlk_driver import Driver, running_bot
 
 
 async def test_a_swept_interaction_still_edits_its_hand_until_its_token_lapses(fake_discord,
@@ -35,15 +35,7 @@ async def test_a_swept_interaction_still_edits_its_hand_until_its_token_lapses(f
 
         # Play on until the turn comes to someone who has not tapped since: their hand is
         # redrawn through its two-minute-old token.
-        for _ in range(20):
-            await fake.wait_until(lambda: redrawn() or any(my_turn(h) for h in hands.values()),
-                                  timeout=10)
-            if redrawn():
-                break
-            name = next(n for n, h in hands.items() if my_turn(h))
-            tapped.add(name)
-            await tap_once(driver, name, hands[name])
-        assert redrawn()
+        await play_until(driver, hands, lambda: bool(redrawn()), tapped=tapped)
     fake.assert_clean()
     # Once the tokens have lapsed, their interactions are freed.
     fake.clock.advance(TOKEN_LIFETIME)
