@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import json
 import logging
@@ -307,11 +308,22 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
+        bot.add_listener(_freeze_start_up, "on_ready")
         await bot.start(settings.token)
         # start() returns as soon as the gateway is closed, in the middle of the shutdown:
         # wait for the rest of it (the database is closed last), or asyncio.run would cancel
         # it and leave a database thread behind, and the process would never exit.
         await bot.close()
+
+
+async def _freeze_start_up() -> None:
+    """Keep Python's full garbage collections short. A full collection scans every object the
+    process holds, with the event loop stopped: nothing is answered meanwhile. What start-up
+    made (modules, classes, discord.py's and the translations' tables, the tables resumed)
+    mostly lives as long as the process; frozen, it is never scanned again. Once ready (a
+    reconnection makes ready again, and freezes what is new since)."""
+    gc.collect()
+    gc.freeze()
 
 
 def _say_ready(bot: NLKBot, fd: int) -> None:

@@ -2,6 +2,7 @@
 Discord (their hand, the table message), their alt text, styles and failures."""
 
 import asyncio
+import gc
 import io
 import itertools
 import logging
@@ -136,6 +137,22 @@ async def test_a_picture_an_answer_waits_for_is_drawn_before_background_redraws(
     assert order == ["first", "answer", "redraw 1"]
     async with turns.turn(False):  # and the turn is free again
         pass
+
+
+def test_a_kept_picture_gives_the_garbage_collector_one_object_to_scan():
+    """The cache holds thousands of pictures; a full collection scans every tracked object
+    with the event loop stopped, so a kept picture is plain values under one object."""
+    pictures = Pictures()
+    scene = HandScene(tuple(tuple(Shown(Card.parse(r + s), r, PLAYABLE if r == "A" else PLAIN)
+                                  for r in "9TJQKA") for s in "SH"), False)
+    picture = pictures.draw(scene, "two suits", "hand.png")
+    gc.collect()  # a tuple of plain values is untracked by the first collection seeing it
+    assert gc.is_tracked(picture)
+    assert [o for o in gc.get_referents(picture)
+            if gc.is_tracked(o) and o is not type(picture)] == []
+    assert picture.key == (*scene.key(), "two suits")
+    assert [b.card for b in picture.boxes] == [c.card for row in scene.rows for c in row]
+    assert [b.state for b in picture.boxes].count(PLAYABLE) == 2
 
 
 class Blob:

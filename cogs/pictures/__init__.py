@@ -35,6 +35,7 @@ from .draw import (
     FONTS,
     Box,
     HandScene,
+    Key,
     Shown,
     TableScene,
     check_fonts,
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from bot.guilds import GuildService
 
 log = logging.getLogger(__name__)
+
+PictureKey = Key  # what a picture shows: its scene's key, then its alt text
+BOX_VALUES = 6  # values in a ``Box.plain``
 
 HAND_FILE = "hand.png"
 TABLE_FILE = "table.png"
@@ -65,21 +69,31 @@ SERVER_DEFAULT = "on"
 FOLLOW_SERVER = "server"  # a player's choice that follows the server's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Picture:
-    """A drawn picture: what it shows (its key), the PNG, its alt text and its layout."""
+    """A drawn picture: what it shows (its key: the scene's and the alt text), the PNG, its
+    alt text and its layout. Only plain values: the cache holds thousands of these, and the
+    garbage collector scans one object for each, not a hundred (a full collection stops the
+    event loop for as long as it scans)."""
 
-    key: Any
+    key: PictureKey
     png: bytes
     filename: str
     description: str
     width: int
     height: int
-    boxes: tuple[Box, ...]
+    layout: tuple[int | str, ...]  # each card's ``Box.plain``, one after the other
+
+    @property
+    def boxes(self) -> tuple[Box, ...]:
+        """Where each card was drawn, and how."""
+        plain = [self.layout[i:i + BOX_VALUES] for i in range(0, len(self.layout), BOX_VALUES)]
+        return tuple(Box(Card(int(card)), int(x0), int(y0), int(x1), int(y1), str(state))
+                     for card, x0, y0, x1, y1, state in plain)
 
     @property
     def size(self) -> int:
-        return len(self.png) + len(self.description) + 64 * len(self.boxes)
+        return len(self.png) + len(self.description) + 10 * len(self.layout)
 
     def file(self) -> discord.File:
         return discord.File(io.BytesIO(self.png), filename=self.filename,
@@ -187,7 +201,7 @@ class Pictures:
         self.answer_wait = ANSWER_WAIT
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
-                 letters: Lang | None = None) -> Any:
+                 letters: Lang | None = None) -> PictureKey | None:
         """What a player's picture would show (None: no picture), without drawing it."""
         return key_of(self.hand_scene(table, user_id, lang, style, letters))
 
@@ -302,7 +316,7 @@ class Pictures:
 
     async def _picture(self, scene: HandScene | TableScene, alt: str, filename: str,
                        urgent: bool = False) -> Picture | None:
-        key = (scene, alt)
+        key = (*scene.key(), alt)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
@@ -322,13 +336,14 @@ class Pictures:
         """Draw a scene now (in this thread)."""
         drawn = draw_hand(scene, self.fonts) if isinstance(scene, HandScene) \
             else draw_table(scene, self.fonts)
-        return Picture((scene, alt), drawn.png, filename, alt, drawn.width, drawn.height,
-                       drawn.boxes)
+        return Picture((*scene.key(), alt), drawn.png, filename, alt, drawn.width,
+                       drawn.height, tuple(v for box in drawn.boxes for v in box.plain()))
 
 
-def key_of(found: tuple[HandScene, str] | None) -> Any:
-    """What a scene from ``Pictures.hand_scene`` shows (None: no picture)."""
-    return found[0] if found else None
+def key_of(found: tuple[HandScene, str] | None) -> PictureKey | None:
+    """What a scene from ``Pictures.hand_scene`` shows (None: no picture): its picture's
+    key."""
+    return (*found[0].key(), found[1]) if found else None
 
 
 def attach(embed: discord.Embed, picture: Picture | None) -> list[discord.File]:
@@ -366,7 +381,7 @@ class Attached:
     re-sends no file: Discord keeps a message's attachments when an edit names none."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, Any] = {}  # table id → the key of its message's picture
+        self._keys: dict[int, PictureKey | None] = {}  # table id → its message's picture
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -77,6 +77,11 @@ class HandScene:
     rows: tuple[tuple[Shown, ...], ...]
     four: bool
 
+    def key(self) -> Key:
+        """What the scene shows, as plain values (see ``Key``)."""
+        return ("hand", self.four, len(self.rows), *map(len, self.rows),
+                *(v for row in self.rows for s in row for v in (int(s.card), s.rank, s.state)))
+
 
 @dataclass(frozen=True)
 class Place:
@@ -96,6 +101,21 @@ class TableScene:
     rows: tuple[tuple[Place, ...], ...]
     four: bool
 
+    def key(self) -> Key:
+        """What the scene shows, as plain values (see ``Key``)."""
+        return ("table", self.four, len(self.rows), *map(len, self.rows),
+                *(v for row in self.rows for p in row for v in (
+                    p.label, -1 if p.card is None else int(p.card), p.rank, p.suit, p.back,
+                    p.mark)))
+
+
+# A scene as one flat tuple of strings, numbers and flags (the kind, the colours, the number
+# of rows and each one's length, then each card's values in order): equal when the pictures
+# are, and invisible to Python's garbage collector once it has seen it (a tuple of plain
+# values is not tracked; a nested one is untracked one level per full collection), so a
+# cache of thousands of pictures keyed by them gives a full collection nothing to scan.
+Key = tuple[object, ...]
+
 
 @dataclass(frozen=True)
 class Box:
@@ -107,6 +127,10 @@ class Box:
     x1: int
     y1: int
     state: str
+
+    def plain(self) -> tuple[int, int, int, int, int, str]:
+        """The box as plain values (``Picture.layout`` keeps them in one flat tuple)."""
+        return int(self.card), self.x0, self.y0, self.x1, self.y1, self.state
 
 
 @dataclass(frozen=True)
