@@ -12,7 +12,8 @@ to the end of ``--hands`` hands. It prints one JSON object::
 
     {"tables", "processes", "interactions_per_second", "players", "hands", "think_ms",
      "interactions",
-     "first_response_ms": {"p50", "p90", "p99", "max"}, "memory_per_table_kb",
+     "first_response_ms": {"p50", "p90", "p99", "max"}, "first_response_ms_by_kind",
+     "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "seconds", "rate_limited", "violations", "failed_tables",
      "harness_lag_ms", "requests_per_interaction"}
 
@@ -42,7 +43,10 @@ interactions answered over the run's wall time: with ``--think 0``, the most the
 interaction counted: what a change costs beyond its answer.
 
 ``harness_lag_ms`` is how late a 5 ms timer fired in this process: if it is large, the
-harness (not the bot) was the bottleneck and the latency figures are upper bounds.
+harness (not the bot) was the bottleneck and the latency figures are upper bounds. The
+harness makes no full garbage collection of its own while tables play (``no_full_collections``):
+each would stop the fake for a few hundred milliseconds at 100 tables, and every answer in
+flight meanwhile would count as that much slower.
 
 The run is bounded: every wait has a timeout, the whole run has ``--timeout`` seconds, and all
 traffic stays on 127.0.0.1.
@@ -64,6 +68,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import math
 import os
@@ -74,7 +79,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,7 +229,7 @@ async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: 
         waiter.cancel()
 
 
-async def _pictures(fake: FakeDiscord, setting: str) -> None:
+async def set_pictures(fake: FakeDiscord, setting: str) -> None:
     """The server's card pictures (``/nlk settings pictures``), set by someone who may."""
     fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
     ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
@@ -301,6 +306,23 @@ def cpu_seconds(pid: int) -> float | None:
 # --- keeping the harness light ------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def no_full_collections() -> Iterator[None]:
+    """No automatic full garbage collection in this process inside the block; one at its
+    end. The fake keeps every interaction of a run (their tokens last 15 minutes), and a full
+    collection scans all of them with the event loop stopped: at 100 tables, 0.2–0.3 s that
+    would count as the bot's latency. Young objects are still collected as usual, and the
+    garbage that reaches the oldest generation waits for the end of the block."""
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, 1 << 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
+        gc.collect()
+
+
+
 class Housekeeper:
     """Keeps the fake's records bounded during a long run, and collects latency samples.
 
@@ -320,6 +342,7 @@ class Housekeeper:
         self.fake = fake
         self.keep = keep
         self.samples: list[float] = []
+        self.by_kind: dict[str, list[float]] = {}  # the same samples, by what was tapped
         self.interactions = 0
         self.unanswered = 0
         self._first_seen: dict[int, float] = {}
@@ -343,7 +366,9 @@ class Housekeeper:
                 if ix.response is None:
                     self.unanswered += 1
                 else:
-                    self.samples.append((ix.response.at - ix.created_at) * 1000.0)
+                    sample = (ix.response.at - ix.created_at) * 1000.0
+                    self.samples.append(sample)
+                    self.by_kind.setdefault(kind(ix.data), []).append(sample)
                 ix.payload = {}
             ix.edits.clear()
             if everything or ix.expired:
@@ -369,6 +394,16 @@ class Housekeeper:
         while True:
             await asyncio.sleep(every)
             self.sweep()
+
+
+def kind(data: dict[str, Any]) -> str:
+    """What an interaction was: ``/`` and a command's name, or a component's action
+    (``play``, ``draw``, ``hand``…)."""
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str):
+        return "/" + str(data.get("name", "?"))
+    parts = custom_id.split(":")
+    return parts[3].split(".")[0] if len(parts) > 3 else parts[0]
 
 
 async def lag_ticker(lags: list[float]) -> None:
@@ -426,44 +461,53 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
             bot_process(fake, folder, database, processes, profile) as pids, \
             asyncio.timeout(timeout):
-        await _pictures(fake, pictures)
-        guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
-                                    for n in range(1, processes)] if sharded else None
-        housekeeper, lags = Housekeeper(fake), []
-        sweeper = asyncio.create_task(housekeeper.run())
-        ticker = asyncio.create_task(lag_ticker(lags))
-        # One warm-up table pays for one-time costs (imports, caches, first queries)
-        # before the baseline, and stays paused mid-hand while memory is measured.
-        warm_up, midpoint = Midpoint(1), Midpoint(tables)
-        warm = _driver(fake, tables, seed, 0.0, warm_up, guilds)  # numbered after the others
-        jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
-        await _until(warm_up.all_reached, jobs, timeout)
-        await asyncio.sleep(1.0)  # let its table edits and pings land
-        base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(cpu_seconds, pids), \
-            housekeeper.seen()
-        base_requests = Counter(fake.request_counts)
-        started = time.perf_counter()
-        jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
-                                                _names(i, players), hands))
-                 for i in range(tables)]
-        await _until(midpoint.all_reached, jobs, timeout)
-        await asyncio.sleep(1.0)
-        mid_rss = _total(rss_bytes, pids)
-        warm_up.resume.set()
-        midpoint.resume.set()
-        results = await asyncio.gather(*jobs, return_exceptions=True)
-        seconds = time.perf_counter() - started
-        # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
-        # way: let them land before the interactions are swept away for good.
-        await asyncio.sleep(2.0)
-        end_cpu = _total(cpu_seconds, pids)
-        requests = Counter(fake.request_counts)
-        requests.subtract(base_requests)
-        sweeper.cancel()
-        ticker.cancel()
-        housekeeper.sweep(everything=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
+        with no_full_collections():
+            return await _play_tables(fake, pids, tables, players, seed, hands, think,
+                                      timeout, processes, pictures, folder)
+
+
+async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players: int,
+                       seed: int, hands: int, think: float, timeout: float, processes: int,
+                       pictures: str, folder: Path) -> dict[str, Any]:
+    sharded = processes > 1
+    await set_pictures(fake, pictures)
+    guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
+                                for n in range(1, processes)] if sharded else None
+    housekeeper, lags = Housekeeper(fake), list[float]()
+    sweeper = asyncio.create_task(housekeeper.run())
+    ticker = asyncio.create_task(lag_ticker(lags))
+    # One warm-up table pays for one-time costs (imports, caches, first queries)
+    # before the baseline, and stays paused mid-hand while memory is measured.
+    warm_up, midpoint = Midpoint(1), Midpoint(tables)
+    warm = _driver(fake, tables, seed, 0.0, warm_up, guilds)  # numbered after the others
+    jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
+    await _until(warm_up.all_reached, jobs, timeout)
+    await asyncio.sleep(1.0)  # let its table edits and pings land
+    base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(cpu_seconds, pids), \
+        housekeeper.seen()
+    base_requests = Counter(fake.request_counts)
+    started = time.perf_counter()
+    jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
+                                            _names(i, players), hands))
+             for i in range(tables)]
+    await _until(midpoint.all_reached, jobs, timeout)
+    await asyncio.sleep(1.0)
+    mid_rss = _total(rss_bytes, pids)
+    warm_up.resume.set()
+    midpoint.resume.set()
+    results = await asyncio.gather(*jobs, return_exceptions=True)
+    seconds = time.perf_counter() - started
+    # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
+    # way: let them land before the interactions are swept away for good.
+    await asyncio.sleep(2.0)
+    end_cpu = _total(cpu_seconds, pids)
+    requests = Counter(fake.request_counts)
+    requests.subtract(base_requests)
+    sweeper.cancel()
+    ticker.cancel()
+    housekeeper.sweep(everything=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     counted = housekeeper.interactions - base_count
     memory = None if base_rss is None or mid_rss is None else \
         round((mid_rss - base_rss) / tables / 1024, 1)
@@ -478,6 +522,9 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
         "think_ms": think * 1000.0,
         "interactions": housekeeper.interactions,
         "first_response_ms": percentiles(housekeeper.samples),
+        "first_response_ms_by_kind": {
+            name: {"count": len(samples), **percentiles(samples)}
+            for name, samples in sorted(housekeeper.by_kind.items())},
         "memory_per_table_kb": memory,
         "bot_cpu_ms_per_interaction": cpu,
         "seconds": round(seconds, 2),

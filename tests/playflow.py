@@ -1,6 +1,7 @@
 """Play-flow benchmark: how many taps a turn costs a person, and how far the table lags.
 
     python -m tests.playflow [--people 4] [--ai 2] [--hands 3] [--pace 1.0] [--json]
+                             [--pictures on|four-colour|off]
 
 One table in one channel, the bot as ``python -m bot`` in a child process (as in
 ``tests.load``), played by scripted people who use the interface as a person would: they look
@@ -37,7 +38,7 @@ from typing import Any
 
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Component, Message
-from tests.load import bot_process, percentiles, print_report
+from tests.load import bot_process, percentiles, print_report, set_pictures
 from tests.nlk_driver import ACTOR, is_hand, my_turn, title
 
 RECENT = 5  # how many of the newest channel messages a person takes in at a glance
@@ -316,14 +317,17 @@ async def play(flow: Flow, names: list[str], ai: int, hands: int, settle: float)
 
 async def run_playflow(people: int = 4, ai: int = 2, hands: int = 3, *, pace: float = 1.0,
                        reaction: float = 0.3, seed: int = 0, settle: float = 3.0,
-                       timeout: float = 1800.0, progress: bool = False) -> dict[str, Any]:
-    """Run the benchmark; returns the report (keys starting with ``_`` are not printed)."""
+                       timeout: float = 1800.0, progress: bool = False, pictures: str = "on"
+                       ) -> dict[str, Any]:
+    """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
+    ``pictures``: the server's card pictures (on, four-colour, off)."""
     if not 2 <= people + ai <= 9 or people < 1 or hands < 1:
         raise ValueError("NLK tables seat 2 to 9 players; need a person and a hand")
     failure: BaseException | None = None
     with tempfile.TemporaryDirectory(prefix="nlk-flow-") as tmp:
         folder = Path(tmp)
         async with FakeDiscord() as fake, bot_process(fake, folder):
+            await set_pictures(fake, pictures)
             flow = Flow(fake, fake.add_channel("nlk-flow"), pace=pace, reaction=reaction,
                         rng=random.Random(seed))
             names = [f"person{i}" for i in range(people)]
@@ -338,7 +342,7 @@ async def run_playflow(people: int = 4, ai: int = 2, hands: int = 3, *, pace: fl
         bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     table_lags(flow)
     return {
-        "people": people, "ai": ai, "hands": hands, "pace_s": pace,
+        "people": people, "ai": ai, "hands": hands, "pace_s": pace, "pictures": pictures,
         "phases": {name: figures.report() for name, figures in flow.phases.items()},
         # Taps that bought no move by the end (refused taps, a hand opened too late).
         "wasted_taps": sum(person.spent for person in flow.people),
@@ -366,11 +370,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="least time from seeing a turn to tapping (default 0.3)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print only the JSON object")
+    parser.add_argument("--pictures", choices=("on", "four-colour", "off"), default="on",
+                        help="the server's card pictures (default on, as a new server has)")
     parser.add_argument("--timeout", type=float, default=1800.0)
     args = parser.parse_args(argv)
     report = asyncio.run(run_playflow(args.people, args.ai, args.hands, pace=args.pace,
                                       reaction=args.reaction, seed=args.seed,
-                                      timeout=args.timeout, progress=True))
+                                      timeout=args.timeout, progress=True,
+                                      pictures=args.pictures))
     if report["_failure"] is not None:
         print(f"the run failed: {report['_failure']!r}", file=sys.stderr)
     print_report(report, as_json=args.json)
