@@ -35,7 +35,7 @@ class Ping:
 
     revision: int
     message: discord.Message | discord.Object | None  # an Object: posted before a restart
-    sent: float = field(default_factory=time.monotonic)
+    sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
 
 
 @dataclass
@@ -75,6 +75,9 @@ class LiveTable:
         self.gone = False  # the message was found deleted: post it anew
         self.checked_at = -float("inf")  # when the message was last looked for
         self.ping: Ping | None = None
+        # The newest interaction answered at the table, and when it came: a change made
+        # without one (an AI's move) posts its turn ping through this one's token.
+        self.recent: tuple[discord.Interaction[Any], float] | None = None
         # Open hands by user id; one lock per hand, so a redraw and a tap's answer never
         # cross; the newest snapshot to redraw them from and the one task doing it.
         self.hands: dict[int, OpenHand] = {}

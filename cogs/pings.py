@@ -28,6 +28,9 @@ PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<tab
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
+# A table's newest interaction posts the pings of changes made without one (AI moves) for
+# this long, so that the ping can still be deleted through the same token for a while.
+BORROW_SECONDS = 10 * 60
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,29 @@ class Pings:
         self._swap(table, await self.posts.post(table.channel_id, table.guild_id, content,
                                                 mention=user_id, view=buttons))
 
+    def heard(self, table: Table, interaction: discord.Interaction[Any]) -> None:
+        """``interaction`` was answered at ``table``: the table's pings may go through it."""
+        live = self.tables.get(table.id)
+        if live is not None and table.is_open and interaction.response.is_done() and \
+                interaction.channel_id == table.channel_id:
+            live.recent = (interaction, time.monotonic())
+
+    def _borrowed(self, table: Table) -> tuple[discord.Interaction[Any], float] | None:
+        """The table's newest interaction, while its token has minutes left: its follow-ups
+        cost nothing of the channel's budget of 5 posts and edits in 5 s, which the table
+        message's edits need (at a move a second they use all of it)."""
+        live = self.tables.get(table.id)
+        if live is None or live.recent is None:
+            return None
+        if time.monotonic() - live.recent[1] > BORROW_SECONDS:
+            live.recent = None
+            return None
+        return live.recent
+
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
-        """Tell the player to act, mentioning only them, with their turn's controls."""
+        """Tell the player to act, mentioning only them, with their turn's controls: as a
+        follow-up of the change's interaction, or else of the table's newest one (an AI
+        moved), or else as a channel message."""
         user_id = table.user_to_act()
         if user_id is None or table.public_view() is None:
             self.clear(table)
@@ -113,18 +137,31 @@ class Pings:
         lang = await self.languages.public(table.guild_id, interaction)
         content, buttons = render.ping_message(table, user_id, lang=lang)
         message: discord.Message | None = None
-        if interaction is not None:
+        through = (interaction, time.monotonic()) if interaction is not None else \
+            self._borrowed(table)
+        if through is not None:
             mentions = discord.AllowedMentions(everyone=False, roles=False,
                                                users=[discord.Object(user_id)])
             try:
-                message = await interaction.followup.send(
+                message = await through[0].followup.send(
                     content, view=buttons, allowed_mentions=mentions, wait=True)
             except discord.HTTPException:
-                log.warning("could not ping at table %s", table.id, exc_info=True)
+                if interaction is not None:
+                    log.warning("could not ping at table %s", table.id, exc_info=True)
+                else:  # the borrowed token is no good (gone, lapsed): the channel, then
+                    log.info("table %s: could not ping through a recent interaction",
+                             table.id, exc_info=True)
+                    self._forget_recent(table, through[0])
         if message is None:
             message = await self.posts.post(table.channel_id, table.guild_id, content,
                                             mention=user_id, view=buttons)
-        self._swap(table, message)
+            through = None
+        self._swap(table, message, sent=through[1] if through is not None else None)
+
+    def _forget_recent(self, table: Table, interaction: discord.Interaction[Any]) -> None:
+        live = self.tables.get(table.id)
+        if live is not None and live.recent is not None and live.recent[0] is interaction:
+            live.recent = None
 
     async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
                            ) -> None:
@@ -164,9 +201,11 @@ class Pings:
         """Delete the table's live turn ping, so the channel keeps one at most."""
         self._swap(table, None)
 
-    def _swap(self, table: Table, message: discord.Message | None) -> None:
+    def _swap(self, table: Table, message: discord.Message | None, *,
+              sent: float | None = None) -> None:
         """Make ``message`` the table's live ping (None: no ping) and delete the one it
-        replaces. Pings can finish sending out of order: the newest revision wins."""
+        replaces. Pings can finish sending out of order: the newest revision wins.
+        ``sent``: when the token that posted it was new (None: now)."""
         live = self.tables.of(table)
         if message is not None:
             game = table.game
@@ -174,12 +213,14 @@ class Pings:
                 table.channel_id, table.hand_number, game.version if game else -1,
                 table.user_to_act()).dump())
         current = live.ping
+        made = Ping(table.revision, message) if sent is None else \
+            Ping(table.revision, message, sent)
         if current is not None and current.revision > table.revision:
-            stale = Ping(table.revision, message) if message is not None else None
+            stale = made if message is not None else None
         else:
             # No ping: keep the revision it was cleared at, so that a ping for an earlier
             # turn that lands late (a paced post) is known to be stale and deleted.
-            live.ping = Ping(table.revision, message)
+            live.ping = made
             stale = current
         if not table.is_open and message is None:
             live.ping = None

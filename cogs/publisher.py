@@ -80,6 +80,8 @@ class Publisher:
                 await self._post_table(table, interaction, retire_old=retire_old)
         else:
             self.messages.request(table)
+        if interaction is not None:
+            self.pings.heard(table, interaction)
         self.hands.changed(table)
         self.clocks.poke(table)
         await self.pings.after(change, interaction)

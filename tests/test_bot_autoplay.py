@@ -55,6 +55,31 @@ async def test_one_person_plays_a_whole_hand_against_ai_seats(fake_discord, tmp_
     fake.assert_clean()
 
 
+async def test_after_an_ai_moves_the_ping_costs_the_channel_no_post(fake_discord, tmp_path,
+                                                                  fast_channel):
+    """A person's turn after an AI's move is pinged as a follow-up of the table's newest
+    interaction, not as a channel message: the channel's budget of posts and edits (5 in
+    5 s) stays for the table message, which shows each move."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path, ai_processes=1, **fast_channel):
+        driver = Driver(fake, random.Random(3), humans={"ann", "bob"})
+        table = await driver.new_table("ann", seats=4)
+        await driver.click("bob", table, "Join")
+        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Start (host)")
+        await driver.play_hand(table)
+        await asyncio.sleep(0.3)  # the last pings and deletes land
+    pings = [m for m in fake.messages(table.channel_id, include_deleted=True)
+             if m.pinged_user_ids and "your turn" in m.content.lower()]
+    assert len(pings) > 10
+    posted = [m.content for m in pings if m.interaction_id is None]
+    assert posted == []
+    hands, actions = database_rows(path, table_id_of(table))
+    assert {a["by"] for a in actions[hands[0]["id"]]} == {"player", "ai"}
+    fake.assert_clean()
+
+
 async def test_a_lapsed_timer_plays_a_stand_in_even_across_a_restart(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     clock = TimeMachine()
