@@ -320,10 +320,12 @@ async def _freeze_start_up() -> None:
     """Keep Python's full garbage collections short. A full collection scans every object the
     process holds, with the event loop stopped: nothing is answered meanwhile. What start-up
     made (modules, classes, discord.py's and the translations' tables, the tables resumed)
-    mostly lives as long as the process; frozen, it is never scanned again. Once ready (a
-    reconnection makes ready again, and freezes what is new since)."""
-    gc.collect()
-    gc.freeze()
+    mostly lives as long as the process; frozen, it is never scanned again. Only the first
+    time the bot is ready: later, after a reconnection, what is there is the tables in play,
+    which come and go."""
+    if gc.get_freeze_count() == 0:
+        gc.collect()
+        gc.freeze()
 
 
 def _say_ready(bot: NLKBot, fd: int) -> None:
