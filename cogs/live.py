@@ -86,6 +86,12 @@ class LiveTable:
         self.tasks: set[asyncio.Task[None]] = set()  # deletes, checks and other short work
         self._settle = settle
 
+    def borrow(self, now: float, max_age: float) -> tuple[discord.Interaction[Any], float] | None:
+        """The newest interaction at the table, while it is at most ``max_age`` seconds old."""
+        if self.recent is not None and now - self.recent[1] > max_age:
+            self.recent = None
+        return self.recent
+
     def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run ``work`` as this table's own background task."""
         task = asyncio.create_task(work)

@@ -119,12 +119,7 @@ class Pings:
         cost nothing of the channel's budget of 5 posts and edits in 5 s, which the table
         message's edits need (at a move a second they use all of it)."""
         live = self.tables.get(table.id)
-        if live is None or live.recent is None:
-            return None
-        if time.monotonic() - live.recent[1] > BORROW_SECONDS:
-            live.recent = None
-            return None
-        return live.recent
+        return live.borrow(time.monotonic(), BORROW_SECONDS) if live is not None else None
 
     async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
         """Tell the player to act, mentioning only them, with their turn's controls: as a
@@ -136,32 +131,36 @@ class Pings:
             return
         lang = await self.languages.public(table.guild_id, interaction)
         content, buttons = render.ping_message(table, user_id, lang=lang)
-        message: discord.Message | None = None
         through = (interaction, time.monotonic()) if interaction is not None else \
             self._borrowed(table)
-        if through is not None:
-            mentions = discord.AllowedMentions(everyone=False, roles=False,
-                                               users=[discord.Object(user_id)])
-            try:
-                message = await through[0].followup.send(
-                    content, view=buttons, allowed_mentions=mentions, wait=True)
-            except discord.HTTPException:
-                if interaction is not None:
-                    log.warning("could not ping at table %s", table.id, exc_info=True)
-                else:  # the borrowed token is no good (gone, lapsed): the channel, then
-                    log.info("table %s: could not ping through a recent interaction",
-                             table.id, exc_info=True)
-                    self._forget_recent(table, through[0])
-        if message is None:
-            message = await self.posts.post(table.channel_id, table.guild_id, content,
-                                            mention=user_id, view=buttons)
-            through = None
-        self._swap(table, message, sent=through[1] if through is not None else None)
+        message, sent = await self._post(table, content, through, mention=user_id,
+                                         view=buttons)
+        self._swap(table, message, sent=sent)
 
-    def _forget_recent(self, table: Table, interaction: discord.Interaction[Any]) -> None:
-        live = self.tables.get(table.id)
-        if live is not None and live.recent is not None and live.recent[0] is interaction:
-            live.recent = None
+    async def _post(self, table: Table, content: str,
+                    through: tuple[discord.Interaction[Any], float] | None, *,
+                    mention: int | None = None, view: discord.ui.View | None = None
+                    ) -> tuple[discord.Message | None, float | None]:
+        """Post ``content`` at ``table``, mentioning ``mention`` only: as a follow-up of
+        ``through``'s interaction (no channel budget, no channel permission), or else, or
+        if Discord refuses that, as a paced channel message. Returns the message and when
+        the token that posted it was new (None: posted in the channel)."""
+        if through is not None:
+            interaction, since = through
+            mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
+                discord.Object(mention)] if mention else False)
+            try:
+                return await interaction.followup.send(
+                    content, view=view or discord.utils.MISSING, allowed_mentions=mentions,
+                    wait=True), since
+            except discord.HTTPException:
+                log.warning("table %s: could not post through an interaction; posting in the "
+                            "channel", table.id, exc_info=True)
+                live = self.tables.get(table.id)
+                if live is not None and live.recent is through:  # its token is no good
+                    live.recent = None
+        return await self.posts.post(table.channel_id, table.guild_id, content,
+                                     mention=mention, view=view), None
 
     async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
                            ) -> None:
@@ -188,14 +187,8 @@ class Pings:
             players=render.next_hand_seats(table))
         # This is now the channel's newest message: a way back to the table's buttons.
         content += f" [{_('Table')}]({render.jump_url(table)})"
-        if interaction is not None:
-            try:
-                await interaction.followup.send(content,
-                                                allowed_mentions=discord.AllowedMentions.none())
-                return
-            except discord.HTTPException:
-                log.warning("could not announce through the interaction", exc_info=True)
-        await self.posts.post(table.channel_id, table.guild_id, content)
+        await self._post(table, content,
+                         (interaction, time.monotonic()) if interaction is not None else None)
 
     def clear(self, table: Table) -> None:
         """Delete the table's live turn ping, so the channel keeps one at most."""
@@ -213,8 +206,7 @@ class Pings:
                 table.channel_id, table.hand_number, game.version if game else -1,
                 table.user_to_act()).dump())
         current = live.ping
-        made = Ping(table.revision, message) if sent is None else \
-            Ping(table.revision, message, sent)
+        made = Ping(table.revision, message, time.monotonic() if sent is None else sent)
         if current is not None and current.revision > table.revision:
             stale = made if message is not None else None
         else:
