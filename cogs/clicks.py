@@ -21,8 +21,6 @@ from . import render, stats
 from .ids import Look, Move, Seating, Target
 from .interaction import display_name, guild_of, is_ephemeral, is_moderator, tell_refusal
 from .mentions import linked
-from .open_hands import draw_hand
-from .pictures import Late, send_files
 from .replies import describe, say
 from .translator import lang_of, t
 
@@ -192,16 +190,7 @@ class Clicks:
         if is_ephemeral(interaction):  # Refresh on the hand itself
             await hands.answer(interaction, table, letters=letters)
         else:
-            drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
-            pictures = self.publisher.pictures
-            picture = await pictures.within(
-                pictures.own(table, interaction.user.id, lang_of(interaction), letters))
-            await interaction.response.send_message(
-                embed=drawn[0], view=drawn[1], ephemeral=True,
-                **send_files(drawn[0], None if isinstance(picture, Late) else picture))
-            hands.opened(table, interaction.user.id, interaction, drawn, letters)
-            if isinstance(picture, Late):  # it follows in a redraw
-                hands.picture_late(table, interaction.user.id)
+            await hands.show(interaction, table, letters=letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?
             self.publisher.messages.check(table)

@@ -30,8 +30,6 @@ from .interaction import (
     tell_refusal,
 )
 from .mentions import link_commands
-from .open_hands import draw_hand
-from .pictures import send_files
 from .pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from .publisher import Publisher
 from .replies import describe, reply_error, say
@@ -160,12 +158,7 @@ class NLK(commands.Cog):
         table = await self._table_here(interaction)
         seated(table, interaction.user.id)
         letters = await self.public(interaction)
-        drawn = draw_hand(table, interaction.user.id, lang_of(interaction), letters=letters)
-        picture = await self.pictures.own(table, interaction.user.id, lang_of(interaction),
-                                          letters)
-        await interaction.response.send_message(embed=drawn[0], view=drawn[1], ephemeral=True,
-                                                **send_files(drawn[0], picture))
-        self.publisher.hands.opened(table, interaction.user.id, interaction, drawn, letters)
+        await self.publisher.hands.show(interaction, table, letters=letters)
         self.publisher.messages.check(table)
         await self._tell_refusal(interaction)
 

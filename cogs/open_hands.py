@@ -31,7 +31,16 @@ from rules.i18n import DEFAULT, Lang, translator
 from . import render
 from .components import Buttons
 from .live import LiveTable, LiveTables, OpenHand
-from .pictures import HAND_FILE, Late, Pictures, edit_files, kept_files, key_of
+from .pictures import (
+    HAND_FILE,
+    Late,
+    Picture,
+    Pictures,
+    edit_files,
+    kept_files,
+    key_of,
+    send_files,
+)
 from .pings import TOKEN_SECONDS
 from .translator import lang_of
 
@@ -93,6 +102,17 @@ class OpenHands:
         latest = live.redraws.latest(table.id) if live is not None else None
         return latest if latest is not None and latest.revision > table.revision else table
 
+    async def show(self, interaction: discord.Interaction[Any], table: Table, *,
+                   letters: Lang) -> None:
+        """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
+        private message, its cards in the table's ``letters``, followed from then on."""
+        user_id = interaction.user.id
+        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters)
+        await interaction.response.send_message(
+            embed=drawn[0], view=drawn[1], ephemeral=True,
+            **send_files(drawn[0], None if isinstance(picture, Late) else picture))
+        self._follow(table, user_id, interaction, drawn, letters, picture)
+
     async def answer(self, interaction: discord.Interaction[Any], table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
@@ -102,19 +122,31 @@ class OpenHands:
         async with self.answering(table, user_id):
             if note is None:
                 table = self.newest(table)  # never older than a redraw that just landed
-            lang = lang_of(interaction)
-            drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
-            picture = await self.pictures.within(
-                self.pictures.own(table, user_id, lang, letters))
+            drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
+                                               note)
             if isinstance(picture, Late):
                 files = kept_files(drawn[0], interaction.message, HAND_FILE)
             else:
                 files = edit_files(drawn[0], picture)
             await interaction.response.edit_message(embed=drawn[0], view=drawn[1], **files)
             if note is None:
-                self.opened(table, user_id, interaction, drawn, letters)
-                if isinstance(picture, Late):
-                    self.picture_late(table, user_id)
+                self._follow(table, user_id, interaction, drawn, letters, picture)
+
+    async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
+                     note: str | None = None) -> tuple[Drawn, Picture | Late | None]:
+        """The hand as an answer shows it, and its picture if drawn within the answer's
+        wait (``Late``: it follows in a redraw)."""
+        drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
+        return drawn, await self.pictures.within(
+            self.pictures.own(table, user_id, lang, letters))
+
+    def _follow(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+                drawn: Drawn, letters: Lang, picture: Picture | Late | None) -> None:
+        """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
+        it with its picture if the picture was late."""
+        self.opened(table, user_id, interaction, drawn, letters)
+        if isinstance(picture, Late):
+            self.picture_late(table, user_id)
 
     def picture_late(self, table: Table, user_id: int) -> None:
         """``user_id``'s hand was answered without its new picture: redraw it (the picture
