@@ -11,7 +11,7 @@ import time
 
 from PIL import Image
 
-from cogs.pictures import ANSWER_WAIT, Pictures, Turns
+from cogs.pictures import ANSWER_WAIT, Pictures
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     BLUE,
@@ -25,6 +25,7 @@ from cogs.pictures.draw import (
     Shown,
     draw_hand,
 )
+from cogs.pictures.turns import Turns
 from rules import Card
 from tests.fakediscord.models import Perm
 from tests.nlk_driver import Driver, actor, running_bot, title
