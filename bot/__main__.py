@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 
-from .database import DatabaseUnusable, MigrationsBroken
-from .logs import redact_logs
-from .settings import Settings, SettingsError, load_settings
+from bot.db.sqlite import DatabaseUnusable, MigrationsBroken
+from bot.logs import redact_logs
+from bot.settings import Settings, SettingsError, load_settings
 
 USAGE = ("usage: python -m bot [sync]\n"
          "       python -m bot cluster --processes N [--shards M]\n"
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
     redact_logs([settings.token])
     if argv and argv[0] == "cluster":
         return cluster(settings, argv[1:])
-    from .client import run
+    from bot.client import run
 
     try:
         run_loop(run(settings, sync_only=bool(argv) and argv[0] == "sync"))
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
 
 
 def cluster(settings: Settings, argv: list[str]) -> int:
-    from . import cluster
+    from bot.cluster import processes as cluster
 
     try:
         return run_loop(cluster.main(settings, argv))
@@ -91,8 +91,8 @@ def copy_database(args: list[str]) -> int:
     if len(args) != 2:
         print(USAGE, file=sys.stderr)
         return 2
-    from .copydb import CopyRefused
-    from .copydb import copy_database as copy
+    from bot.db.copy import CopyRefused
+    from bot.db.copy import copy_database as copy
 
     try:
         print(asyncio.run(copy(*args)))

@@ -23,14 +23,14 @@ import discord
 import yarl
 from discord.ext import commands
 
-from .clocks import Clocks
-from .guilds import GuildService
-from .identify import IdentifyGate, advisory_lock
-from .repository import Repository
-from .settings import Settings
-from .shards import Shards
-from .storage import Database, open_database
-from .tables import TableService
+from bot.cluster.identify import IdentifyGate, advisory_lock
+from bot.cluster.shards import Shards
+from bot.db.repository import Repository
+from bot.db.storage import Database, open_database
+from bot.guilds.service import GuildService
+from bot.settings import Settings
+from bot.tables.clocks import Clocks
+from bot.tables.service import TableService
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
@@ -126,8 +126,8 @@ class NLKBot(commands.Bot):
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The cog registers its buttons, its error replies and its part of resuming tables.
-        await self.load_extension("cogs.nlk")
-        await self.load_extension("cogs.translator")  # commands in Hungarian and French
+        await self.load_extension("cogs.commands.nlk")
+        await self.load_extension("cogs.i18n.translator")  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):
             # A development server gets the commands there, instantly, and only there: a

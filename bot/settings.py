@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .shards import Shards
+from bot.cluster.shards import Shards
 
 TOKEN_HELP = (
     "DISCORD_TOKEN is not set. Create a bot at https://discord.com/developers/applications "

@@ -3,11 +3,11 @@
 Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 """
 
-from .actions import DRAW, KEEP, TAKE, Action
-from .cards import Card, lowest_rank, pack
-from .deal import commitment, shuffled_deck
-from .engine import Game
-from .errors import (
+from rules.actions import DRAW, KEEP, TAKE, Action
+from rules.cards import Card, lowest_rank, pack
+from rules.deal import commitment, shuffled_deck
+from rules.engine import Game
+from rules.errors import (
     CardError,
     CardNotHeld,
     DealError,
@@ -21,10 +21,10 @@ from .errors import (
     ReplayError,
     WrongStep,
 )
-from .events import Event, Outcome
-from .phase import Phase
-from .variant import Variant
-from .views import SeatView, observe
+from rules.events import Event, Outcome
+from rules.phase import Phase
+from rules.variant import Variant
+from rules.views import SeatView, observe
 
 __all__ = [
     "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",

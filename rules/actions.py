@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .cards import Card, pack
-from .errors import ReplayError
+from rules.cards import Card, pack
+from rules.errors import ReplayError
 
 ACTS = ("draw", "give", "keep", "play", "take")
 

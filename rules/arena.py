@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from .ai import DEFAULT_BUDGET_MS, LEVELS, choose
-from .ai.base import seeded
-from .ai.random_player import pick
-from .cards import check_players
-from .cli import add_deal_arguments, variant_of
-from .engine import Game
-from .variant import Variant
-from .views import observe
+from rules.ai import DEFAULT_BUDGET_MS, LEVELS, choose
+from rules.ai.base import seeded
+from rules.ai.random_player import pick
+from rules.cards import check_players
+from rules.cli import add_deal_arguments, variant_of
+from rules.engine import Game
+from rules.variant import Variant
+from rules.views import observe
 
 # A guard against a hand that never ends; the AIs break loops long before this.
 MAX_HAND_ACTIONS = 100_000

@@ -13,7 +13,7 @@ Card.parse('TD')
 
 from __future__ import annotations
 
-from .errors import CardError, DealError
+from rules.errors import CardError, DealError
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"

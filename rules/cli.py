@@ -7,12 +7,12 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .cards import check_players
-from .deal import commitment, shuffled_deck
-from .errors import NLKError
-from .replay import read_records
-from .simulate import simulate
-from .variant import LAST_CARD_VALUES, Variant
+from rules.cards import check_players
+from rules.deal import commitment, shuffled_deck
+from rules.errors import NLKError
+from rules.replay import read_records
+from rules.simulate import simulate
+from rules.variant import LAST_CARD_VALUES, Variant
 
 EXIT_OK, EXIT_REFUSED, EXIT_MALFORMED = 0, 1, 2
 

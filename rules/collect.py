@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import _GIVE, DRAW, KEEP, Action
-from .cards import MAX_PLAYERS, MIN_PLAYERS, RANK, SUIT, Card, lowest_rank
+from rules.actions import _GIVE, DRAW, KEEP, Action
+from rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK, SUIT, Card, lowest_rank
 
 if TYPE_CHECKING:
-    from .engine import Game
+    from rules.engine import Game
 
 
 def need_table(n: int) -> tuple[int, ...]:

@@ -18,8 +18,8 @@ import hashlib
 import random
 from collections.abc import Sequence
 
-from .cards import MAX_PLAYERS, MIN_PLAYERS, Card, check_players, lowest_rank, pack
-from .errors import DealError
+from rules.cards import MAX_PLAYERS, MIN_PLAYERS, Card, check_players, lowest_rank, pack
+from rules.errors import DealError
 
 
 def shuffled_deck(players: int, seed: object) -> list[Card]:

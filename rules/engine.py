@@ -17,15 +17,15 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .actions import _PLAY, TAKE, Action
-from .cards import SUITS, TEXT, Card, check_players, pack
-from .collect import collect_legal, draw, give, keep, need_table
-from .deal import check_cards, check_seat, players_for
-from .errors import DealError, IllegalAction
-from .events import Event, Outcome
-from .explain import refusal
-from .phase import COLLECT, OVER, SHED, Phase
-from .variant import Variant
+from rules.actions import _PLAY, TAKE, Action
+from rules.cards import SUITS, TEXT, Card, check_players, pack
+from rules.collect import collect_legal, draw, give, keep, need_table
+from rules.deal import check_cards, check_seat, players_for
+from rules.errors import DealError, IllegalAction
+from rules.events import Event, Outcome
+from rules.explain import refusal
+from rules.phase import COLLECT, OVER, SHED, Phase
+from rules.variant import Variant
 
 __all__ = ["Event", "Game", "Outcome"]
 

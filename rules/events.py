@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .cards import Card
+from rules.cards import Card
 
 
 class Event(NamedTuple):

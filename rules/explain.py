@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import Action
-from .cards import RANK, SUIT, Card, lowest_rank
-from .errors import (
+from rules.actions import Action
+from rules.cards import RANK, SUIT, Card, lowest_rank
+from rules.errors import (
     CardNotHeld,
     DoesNotBeat,
     DoesNotFit,
@@ -37,11 +37,11 @@ from .errors import (
     NotYourTurn,
     WrongStep,
 )
-from .i18n import DEFAULT, N_, normalise, translator
-from .phase import Phase
+from rules.i18n import DEFAULT, N_, normalise, translator
+from rules.phase import Phase
 
 if TYPE_CHECKING:
-    from .engine import Game
+    from rules.engine import Game
 
 
 # --- the engine's English ------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Protocol
 from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
-from .cards import SUIT_SYMBOLS, Card
+from rules.cards import SUIT_SYMBOLS, Card
 
 DOMAIN = "nlk"
 LOCALES = Path(__file__).with_name("locales")

@@ -15,14 +15,14 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from .actions import Action
-from .ai import LEVELS, choose
-from .cards import Card, check_players
-from .cli import add_deal_arguments, variant_of
-from .engine import Game
-from .errors import CardError, IllegalAction, InputError, NLKError
-from .explain import explain
-from .i18n import (
+from rules.actions import Action
+from rules.ai import LEVELS, choose
+from rules.cards import Card, check_players
+from rules.cli import add_deal_arguments, variant_of
+from rules.engine import Game
+from rules.errors import CardError, IllegalAction, InputError, NLKError
+from rules.explain import explain
+from rules.i18n import (
     DEFAULT,
     Lang,
     card_text,
@@ -33,9 +33,9 @@ from .i18n import (
     translator,
     variant_text,
 )
-from .phase import Phase
-from .variant import Variant
-from .views import SeatView, observe
+from rules.phase import Phase
+from rules.variant import Variant
+from rules.views import SeatView, observe
 
 QUIT = ("q", "quit", "exit")
 EXIT_INTERRUPTED = 130  # what shells report for a program stopped by Ctrl-C (128 + SIGINT)

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import Action
-from .cards import Card, check_players, parse_suit
-from .engine import Game
-from .errors import CardError, DealError, IllegalAction, ReplayError
-from .phase import Phase
-from .variant import Variant
-from .views import state_json
+from rules.actions import Action
+from rules.cards import Card, check_players, parse_suit
+from rules.engine import Game
+from rules.errors import CardError, DealError, IllegalAction, ReplayError
+from rules.phase import Phase
+from rules.variant import Variant
+from rules.views import state_json
 
 FORMAT = "nlk-replay/1"
 

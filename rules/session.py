@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from .cards import check_players
-from .engine import Game
-from .errors import DealError
-from .events import Outcome
-from .variant import Variant
+from rules.cards import check_players
+from rules.engine import Game
+from rules.errors import DealError
+from rules.events import Outcome
+from rules.variant import Variant
 
 
 def first_dealer(players: int, randbelow: Callable[[int], int]) -> int:

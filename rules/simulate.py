@@ -6,8 +6,8 @@ import random
 import time
 from typing import Any
 
-from .engine import Game
-from .variant import Variant
+from rules.engine import Game
+from rules.variant import Variant
 
 
 def simulate(players: int, games: int, seed: object, variant: Variant | None = None

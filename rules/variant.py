@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import DealError
+from rules.errors import DealError
 
 LAST_CARD_VALUES = ("keep", "free")
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .actions import Action
-from .cards import SUITS, Card
-from .engine import Game
-from .events import Event
-from .phase import Phase
-from .variant import Variant
+from rules.actions import Action
+from rules.cards import SUITS, Card
+from rules.engine import Game
+from rules.events import Event
+from rules.phase import Phase
+from rules.variant import Variant
 
 
 @dataclass(frozen=True, slots=True)

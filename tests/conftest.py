@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from bot.repository import Repository
-from bot.storage import open_database
-from bot.tables import TableService
+from bot.db.repository import Repository
+from bot.db.storage import open_database
+from bot.tables.service import TableService
 from tests.backends import BACKENDS, database_target
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401
 from tests.nlk_driver import Driver, running_bot

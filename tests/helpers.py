@@ -6,8 +6,8 @@ import dataclasses
 import random
 import re
 
-from bot.records import TableStatus
-from bot.tables import Seat, Table
+from bot.db.records import TableStatus
+from bot.tables.service import Seat, Table
 from cogs import render
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang

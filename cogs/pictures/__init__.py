@@ -23,12 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.tables import Table
-from rules import Card
-from rules.i18n import Lang
-
-from .cache import ByteLRU
-from .draw import (
+from bot.tables.service import Table
+from cogs.pictures.cache import ByteLRU
+from cogs.pictures.draw import (
     FONTS,
     Box,
     HandScene,
@@ -39,11 +36,13 @@ from .draw import (
     draw_hand,
     draw_table,
 )
-from .scenes import hand_scene, table_scene
-from .turns import Turns
+from cogs.pictures.scenes import hand_scene, table_scene
+from cogs.pictures.turns import Turns
+from rules import Card
+from rules.i18n import Lang
 
 if TYPE_CHECKING:
-    from bot.guilds import GuildService
+    from bot.guilds.service import GuildService
 
 log = logging.getLogger(__name__)
 

@@ -20,13 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cogs.pictures import CACHE_BYTES, Pictures
+from cogs.pictures.draw import HandScene, TableScene, _tile
+from cogs.pictures.scenes import hand_scene, table_scene
 from rules import Card, Phase, SeatView, Variant
 from rules.cards import SUITS
 from rules.i18n import Lang
-
-from . import CACHE_BYTES, Pictures
-from .draw import HandScene, TableScene, _tile
-from .scenes import hand_scene, table_scene
 
 DECK = [Card.parse(r + s) for s in SUITS for r in "AKQJT98765432"]
 NAMES = ("Ann", "Bob", "Csilla", "Dani", "Eszter", "Feri", "Gábor", "Hanna", "István")

@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rules import Card, Phase, SeatView
-from rules.cards import SUITS
-from rules.i18n import Lang, rank_text, suit_name, translator
-
-from .draw import (
+from cogs.pictures.draw import (
     MUTED,
     PER_ROW,
     PER_TABLE_ROW,
@@ -23,6 +19,9 @@ from .draw import (
     Shown,
     TableScene,
 )
+from rules import Card, Phase, SeatView
+from rules.cards import SUITS
+from rules.i18n import Lang, rank_text, suit_name, translator
 
 ALT_LIMIT = 1024  # Discord's limit on an attachment's description
 NAME_CHARS = 14

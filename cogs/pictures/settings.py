@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from cogs.i18n.translator import L_, lang_of
+from cogs.pictures import FOLLOW_SERVER, SERVER_DEFAULT
 from rules.i18n import N_, Lang, translator
 
-from ..translator import L_, lang_of
-from . import FOLLOW_SERVER, SERVER_DEFAULT
-
 if TYPE_CHECKING:
-    from bot.guilds import GuildService
-
-    from . import Pictures
+    from bot.guilds.service import GuildService
+    from cogs.pictures import Pictures
 
 COLOUR = discord.Colour(0x2E7D32)  # the bot's colour (render.COLOUR)
 

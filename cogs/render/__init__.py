@@ -6,12 +6,14 @@ anyone can look up privately (``info``: the moves log, the fair deal, the rules)
 pieces they share (``text``: names, cards; ``history``: moves folded into turns).
 """
 
-from .hand import hand_message
-from .history import Turn as Turn  # (a class: not in __all__, whose words the i18n test reads)
-from .history import log_lines, turn_text, turns
-from .info import fair_message, moves_message, rules_text, seed_revealed
-from .ping import ping_message
-from .table import (
+from cogs.render.hand import hand_message
+from cogs.render.history import (
+    Turn as Turn,  # (a class: not in __all__, whose words the i18n test reads)
+)
+from cogs.render.history import log_lines, turn_text, turns
+from cogs.render.info import fair_message, moves_message, rules_text, seed_revealed
+from cogs.render.ping import ping_message
+from cogs.render.table import (
     embed_size,
     end_confirmation,
     next_dealer_sentence,
@@ -19,7 +21,7 @@ from .table import (
     table_embed,
     table_view,
 )
-from .text import (
+from cogs.render.text import (
     COLOUR,
     FORCED_SYMBOL,
     MARKS,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.records import Mark
-from bot.tables import Table
+from bot.db.records import Mark
+from bot.tables.service import Table
+from cogs.render.text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
 from rules import SeatView
 from rules.cards import SUITS
 from rules.engine import Event
 from rules.i18n import DEFAULT, Lang, translator
-
-from .text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import discord
 
-from bot.records import TableStatus
-from bot.tables import Table
+from bot.db.records import TableStatus
+from bot.tables.service import Table
+from cogs.render.history import log_lines, log_pages
+from cogs.render.text import COLOUR, FINGERPRINT
+from cogs.widgets.buttons import Buttons, NLKButton
+from cogs.widgets.ids import Look, button_id
 from rules import Variant, commitment
 from rules.i18n import DEFAULT, Lang, translator
-
-from ..components import Buttons, NLKButton
-from ..ids import Look, button_id
-from .history import log_lines, log_pages
-from .text import COLOUR, FINGERPRINT
 
 
 def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT

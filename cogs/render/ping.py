@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import discord
 
-from bot.tables import Table
+from bot.tables.service import Table
+from cogs.render.table import collect_button, to_act_legal
+from cogs.render.text import countdown, jump_url
+from cogs.widgets.buttons import Buttons, NLKButton
+from cogs.widgets.ids import Look, button_id
 from rules import Phase
 from rules.i18n import DEFAULT, Lang, translator
-
-from ..components import Buttons, NLKButton
-from ..ids import Look, button_id
-from .table import collect_button, to_act_legal
-from .text import countdown, jump_url
 
 
 def ping_message(table: Table, user_id: int, *, deadline: float | None = None,

@@ -6,16 +6,10 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.records import TableStatus
-from bot.tables import AILevel, Table
-from rules import Action, Phase, SeatView, commitment
-from rules.cards import MIN_PLAYERS, SUITS
-from rules.i18n import DEFAULT, Lang, translator
-
-from ..components import Buttons, NLKButton
-from ..ids import Look, Move, Seating, button_id
-from .history import last_round, turn_text
-from .text import (
+from bot.db.records import TableStatus
+from bot.tables.service import AILevel, Table
+from cogs.render.history import last_round, turn_text
+from cogs.render.text import (
     COLOUR,
     FINGERPRINT,
     NAME_LIMIT,
@@ -32,6 +26,11 @@ from .text import (
     suit_mark,
     timer_line,
 )
+from cogs.widgets.buttons import Buttons, NLKButton
+from cogs.widgets.ids import Look, Move, Seating, button_id
+from rules import Action, Phase, SeatView, commitment
+from rules.cards import MIN_PLAYERS, SUITS
+from rules.i18n import DEFAULT, Lang, translator
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from contextvars import ContextVar
 
 import discord
 
-from bot.records import Mark
-from bot.tables import Table
+from bot.db.records import Mark
+from bot.tables.service import Table
 from rules import Card, Variant, commitment
 from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text

@@ -7,12 +7,12 @@ arguments, safe to run in a process pool away from the bot's event loop.
 
 from __future__ import annotations
 
-from ..actions import Action
-from ..views import SeatView
-from .base import check_turn, rng_for
-from .heuristic import choose_heuristic, in_loop
-from .random_player import choose_random
-from .strong import choose_strong
+from rules.actions import Action
+from rules.ai.base import check_turn, rng_for
+from rules.ai.heuristic import choose_heuristic, in_loop
+from rules.ai.random_player import choose_random
+from rules.ai.strong import choose_strong
+from rules.views import SeatView
 
 LEVELS = ("random", "heuristic", "strong")
 DEFAULT_BUDGET_MS = {"random": 0, "heuristic": 50, "strong": 1000}

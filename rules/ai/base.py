@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import time
 
-from ..actions import Action
-from ..views import SeatView
+from rules.actions import Action
+from rules.views import SeatView
 
 
 def rng_for(view: SeatView, level: str, seed: int | str) -> random.Random:

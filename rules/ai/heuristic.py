@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import random
 
-from ..actions import Action
-from ..cards import RANK, SUIT
-from ..engine import Game
-from ..phase import Phase
-from ..views import SeatView
-from .knowledge import read, sample_game
+from rules.actions import Action
+from rules.ai.knowledge import read, sample_game
+from rules.cards import RANK, SUIT
+from rules.engine import Game
+from rules.phase import Phase
+from rules.views import SeatView
 
 # Past this many phase-two actions per card in the pack a hand is going round in circles
 # (players can pass the same cards around forever), so a little randomness breaks the loop.

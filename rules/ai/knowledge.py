@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..cards import SUITS, Card, pack
-from ..engine import Game
-from ..phase import Phase
-from ..views import SeatView
+from rules.cards import SUITS, Card, pack
+from rules.engine import Game
+from rules.phase import Phase
+from rules.views import SeatView
 
 
 @dataclass(frozen=True, slots=True)

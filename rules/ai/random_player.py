@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..actions import Action
-from ..views import SeatView
+from rules.actions import Action
+from rules.views import SeatView
 
 
 def choose_random(view: SeatView, rng: random.Random) -> Action:

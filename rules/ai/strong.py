@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import random
 
-from ..actions import Action
-from ..engine import Game
-from ..views import SeatView
-from .base import Budget
-from .heuristic import decide, loop_noise, shed_steps
-from .knowledge import read, sample_game
+from rules.actions import Action
+from rules.ai.base import Budget
+from rules.ai.heuristic import decide, loop_noise, shed_steps
+from rules.ai.knowledge import read, sample_game
+from rules.engine import Game
+from rules.views import SeatView
 
 # Simulated engine steps per millisecond of budget. The search simulates about 500 steps per
 # millisecond on one idle core, so the step cap (reproducible) normally ends the search at

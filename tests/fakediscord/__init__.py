@@ -26,12 +26,12 @@ channel (``set_channel_rate_limit``) and 5 message deletes per 5 s per channel
 last GUILD_CREATE before firing ``on_ready``.
 """
 
-from .client import DiscordPatch, FakeDiscord
-from .clock import Clock
-from .errors import RateLimitHit, Violation
-from .gateway import BotSession
-from .interactions import Edit, Interaction, Response
-from .models import (
+from tests.fakediscord.client import DiscordPatch, FakeDiscord
+from tests.fakediscord.clock import Clock
+from tests.fakediscord.errors import RateLimitHit, Violation
+from tests.fakediscord.gateway import BotSession
+from tests.fakediscord.interactions import Edit, Interaction, Response
+from tests.fakediscord.models import (
     ALL_PERMISSIONS,
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_MEMBER_PERMISSIONS,
@@ -47,7 +47,7 @@ from .models import (
     Perm,
     User,
 )
-from .state import CommandSync
+from tests.fakediscord.state import CommandSync
 
 __all__ = [
     "ALL_PERMISSIONS",

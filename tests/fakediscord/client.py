@@ -13,19 +13,19 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from . import payloads
-from .clock import Clock
-from .errors import RateLimitHit, Violation
-from .gateway import BotSession, Gateway
-from .interactions import (
+from tests.fakediscord import payloads
+from tests.fakediscord.clock import Clock
+from tests.fakediscord.errors import RateLimitHit, Violation
+from tests.fakediscord.gateway import BotSession, Gateway
+from tests.fakediscord.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
     MESSAGE_COMPONENT,
     MODAL_SUBMIT,
     Interaction,
 )
-from .models import LOCALES, Channel, ChannelType, Guild, Member, Message, User
-from .ratelimit import (
+from tests.fakediscord.models import LOCALES, Channel, ChannelType, Guild, Member, Message, User
+from tests.fakediscord.ratelimit import (
     DELETE_LIMIT,
     DELETE_PER,
     GLOBAL_LIMIT,
@@ -35,8 +35,8 @@ from .ratelimit import (
     ChannelRateLimiter,
     GlobalRateLimiter,
 )
-from .server import API, Failure, Hold, RestAPI
-from .state import CommandSync, State
+from tests.fakediscord.server import API, Failure, Hold, RestAPI
+from tests.fakediscord.state import CommandSync, State
 
 log = logging.getLogger("fakediscord")
 

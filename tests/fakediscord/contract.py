@@ -19,8 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import APIError, FormErrors
-from .schema import Check, Compiler
+from tests.fakediscord.errors import APIError, FormErrors
+from tests.fakediscord.schema import Check, Compiler
 
 SPEC = Path(__file__).parent / "openapi" / "discord-openapi.json"
 API_PREFIX = "/api/v10"

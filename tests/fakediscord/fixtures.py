@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from .client import FakeDiscord
+from tests.fakediscord.client import FakeDiscord
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
-from . import payloads
-from .errors import Violation
+from tests.fakediscord import payloads
+from tests.fakediscord.errors import Violation
 
 if TYPE_CHECKING:
-    from .state import State
+    from tests.fakediscord.state import State
 
 log = logging.getLogger("fakediscord.gateway")
 

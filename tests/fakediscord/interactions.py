@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import limits
-from .errors import (
+from tests.fakediscord import limits
+from tests.fakediscord.errors import (
     FormErrors,
     Violation,
     already_acknowledged,
@@ -24,7 +24,7 @@ from .errors import (
     unknown_message,
     unknown_webhook,
 )
-from .models import (
+from tests.fakediscord.models import (
     COMPONENTS_V2,
     EPHEMERAL,
     LOADING,
@@ -35,10 +35,10 @@ from .models import (
     Message,
     User,
 )
-from .wire import UploadedFile
+from tests.fakediscord.wire import UploadedFile
 
 if TYPE_CHECKING:
-    from .state import State
+    from tests.fakediscord.state import State
 
 APPLICATION_COMMAND = 2
 MESSAGE_COMPONENT = 3

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import FormErrors, Path
-from .models import COMPONENTS_V2, LOCALES
+from tests.fakediscord.errors import FormErrors, Path
+from tests.fakediscord.models import COMPONENTS_V2, LOCALES
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10

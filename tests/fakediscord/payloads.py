@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .models import Channel, Guild, Role, User
+from tests.fakediscord.models import Channel, Guild, Role, User
 
 if TYPE_CHECKING:
-    from .interactions import Interaction
-    from .state import State
+    from tests.fakediscord.interactions import Interaction
+    from tests.fakediscord.state import State
 
 API_VERSION = 10
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024

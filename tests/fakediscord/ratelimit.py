@@ -27,8 +27,8 @@ from collections.abc import Callable, Hashable
 
 from aiohttp import web
 
-from .errors import RateLimitHit
-from .wire import json_response
+from tests.fakediscord.errors import RateLimitHit
+from tests.fakediscord.wire import json_response
 
 GLOBAL_LIMIT, GLOBAL_PER = 50, 1.0
 MESSAGE_LIMIT, MESSAGE_PER = 5, 5.0

@@ -10,8 +10,8 @@ from typing import Any
 
 from aiohttp import web
 
-from . import contract, interactions
-from .errors import (
+from tests.fakediscord import contract, interactions
+from tests.fakediscord.errors import (
     APIError,
     FormErrors,
     RateLimitHit,
@@ -22,9 +22,9 @@ from .errors import (
     unknown,
     unknown_message,
 )
-from .gateway import DAILY_IDENTIFIES, Gateway
-from .limits import bad_length
-from .models import (
+from tests.fakediscord.gateway import DAILY_IDENTIFIES, Gateway
+from tests.fakediscord.limits import bad_length
+from tests.fakediscord.models import (
     COMPONENTS_V2,
     SUPPRESS_EMBEDS,
     SUPPRESS_NOTIFICATIONS,
@@ -33,10 +33,10 @@ from .models import (
     Message,
     Perm,
 )
-from .payloads import guild_create
-from .ratelimit import ChannelRateLimiter, GlobalRateLimiter
-from .state import State
-from .wire import Body, json_response, no_content, read_body
+from tests.fakediscord.payloads import guild_create
+from tests.fakediscord.ratelimit import ChannelRateLimiter, GlobalRateLimiter
+from tests.fakediscord.state import State
+from tests.fakediscord.wire import Body, json_response, no_content, read_body
 
 log = logging.getLogger("fakediscord.rest")
 

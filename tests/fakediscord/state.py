@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import limits
-from .clock import Clock
-from .errors import (
+from tests.fakediscord import limits
+from tests.fakediscord.clock import Clock
+from tests.fakediscord.errors import (
     APIError,
     FormErrors,
     Path,
@@ -23,7 +23,7 @@ from .errors import (
     empty_message,
     unknown_channel,
 )
-from .models import (
+from tests.fakediscord.models import (
     ALL_PERMISSIONS,
     COMPONENTS_V2,
     DEFAULT_BOT_PERMISSIONS,
@@ -44,10 +44,10 @@ from .models import (
     User,
     iso_now,
 )
-from .wire import UploadedFile
+from tests.fakediscord.wire import UploadedFile
 
 if TYPE_CHECKING:
-    from .interactions import Interaction
+    from tests.fakediscord.interactions import Interaction
 
 # Gateway intents that gate the events the fake emits.
 GUILDS = 1 << 0

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from .errors import APIError, FormErrors
+from tests.fakediscord.errors import APIError, FormErrors
 
 
 def json_response(

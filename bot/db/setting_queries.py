@@ -1,0 +1,79 @@
+"""The repository's settings: a server's defaults, a player's own choices, and values the
+bot keeps between starts."""
+
+from __future__ import annotations
+
+from bot.db.queries import Queries
+from bot.db.records import GuildSettings
+
+
+class SettingQueries(Queries):
+    """Server settings, player settings and the bot's own state."""
+
+    # --- server settings -------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int | None) -> GuildSettings:
+        """The server's defaults for new tables."""
+        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        if row is None:
+            return GuildSettings()
+        return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
+                             row["turn_seconds"], bool(row["allow_ai"]), row["language"],
+                             row["pictures"])
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
+                "turn_seconds, allow_ai, language, pictures) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id) DO "
+                "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
+                "must_beat_in_suit = excluded.must_beat_in_suit, "
+                "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
+                "language = excluded.language, pictures = excluded.pictures",
+                (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
+                 settings.turn_seconds, int(settings.allow_ai), settings.language,
+                 settings.pictures))
+
+    # --- a player's own choices ------------------------------------------------------------
+
+    async def card_style(self, user_id: int) -> str | None:
+        """How a player chose to see their own cards (None: as the server shows them)."""
+        row = await self._one("SELECT cards FROM player_settings WHERE user_id = ?",
+                              (user_id,))
+        return str(row["cards"]) if row and row["cards"] is not None else None
+
+    async def save_card_style(self, user_id: int, style: str | None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO player_settings (user_id, cards) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET cards = excluded.cards",
+                (user_id, style))
+
+    # --- the bot's own state ---------------------------------------------------------------
+
+    async def state_value(self, key: str) -> str | None:
+        """A value the bot kept between starts, or None."""
+        row = await self._one("SELECT value FROM bot_state WHERE key = ?", (key,))
+        return str(row["value"]) if row else None
+
+    async def set_state_value(self, key: str, value: str) -> None:
+        async with self.transaction() as db:
+            await db.execute("INSERT INTO bot_state (key, value) VALUES (?, ?) "
+                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             (key, value))
+
+    async def state_values(self, prefix: str) -> dict[str, str]:
+        """Every value kept between starts whose key starts with ``prefix``."""
+        rows = await self._all("SELECT key, value FROM bot_state WHERE substr(key, 1, ?) = ?",
+                               (len(prefix), prefix))
+        return {str(row["key"]): str(row["value"]) for row in rows}
+
+    async def set_state_values(self, values: dict[str, str | None]) -> None:
+        """Keep (or, for None, forget) several values in one transaction."""
+        kept = [(k, v) for k, v in values.items() if v is not None]
+        gone = [(k,) for k, v in values.items() if v is None]
+        async with self.transaction() as db:
+            await db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?) "
+                                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", kept)
+            await db.executemany("DELETE FROM bot_state WHERE key = ?", gone)

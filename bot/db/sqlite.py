@@ -1,0 +1,259 @@
+"""The SQLite connection and the forward-only migrations runner.
+
+Start-up problems with the database file (missing folder, read-only disk, full disk, damaged
+file, …) become one ``DatabaseUnusable`` whose message says what is wrong, in a sentence, and
+the connection is always closed again, so a failed start-up never leaves a thread running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+
+from bot.errors import StorageUnavailable
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+_NAME = re.compile(r"^(\d{4})-[a-z0-9-]+\.sql$")
+
+# Primary SQLite result codes that mean "the storage is the problem", not the SQL.
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
+SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
+SQLITE_PERM = 3
+STORAGE_CODES = frozenset({SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY,
+                           SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
+                           SQLITE_NOTADB})
+
+
+class DatabaseUnusable(Exception):
+    """The database file can't be used; ``str()`` is one line saying why, for the operator."""
+
+
+class DatabaseTooNew(DatabaseUnusable):
+    """The database was written by a newer version of the bot than this one."""
+
+
+class MigrationsBroken(Exception):
+    """The bot's own migrations folder is missing, empty or out of order: a broken install."""
+
+
+def primary_code(error: sqlite3.Error) -> int | None:
+    """The primary SQLite result code of ``error`` (extended codes folded), if known."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_storage_error(error: BaseException) -> bool:
+    """True when ``error`` says the disk or the file failed (read-only, full, I/O, damaged,
+    locked) rather than the SQL: constraint violations and SQL mistakes are not."""
+    if not isinstance(error, sqlite3.Error):
+        return False
+    if isinstance(error, sqlite3.IntegrityError | sqlite3.ProgrammingError
+                  | sqlite3.InterfaceError):
+        return False
+    code = primary_code(error)
+    if code is not None:
+        return code in STORAGE_CODES
+    # Errors raised by the sqlite3 module itself carry no code: go by the wording.
+    text = str(error).lower()
+    return any(words in text for words in (
+        "readonly database", "disk i/o error", "disk is full", "not a database", "malformed",
+        "unable to open database file", "database is locked"))
+
+
+async def rollback_quietly(db: aiosqlite.Connection) -> None:
+    """Roll back an open transaction, if any; a disk that fails the writes may fail this
+    too, and SQLite then rolls back by itself on the next read."""
+    with contextlib.suppress(sqlite3.Error, ValueError):
+        if db.in_transaction:
+            await db.rollback()
+
+
+def storage_refusal(error: BaseException) -> StorageUnavailable | None:
+    """The player's polite refusal for a write the disk refused (the real error is logged
+    here, once), or None if ``error`` is anything else."""
+    if not is_storage_error(error):
+        return None
+    log.warning("the database refused a write, so the request was refused: %s", error)
+    return StorageUnavailable()
+
+
+def _reason(path: str, error: sqlite3.Error) -> str:
+    """Why ``path`` can't be used, in a few words, followed by SQLite's own wording."""
+    code = primary_code(error)
+    said = f"(SQLite: {error})"
+    target = Path(path)
+    if code == SQLITE_FULL:
+        return f"the disk is full {said}"
+    if code == SQLITE_NOTADB:
+        return f"the file is not an SQLite database (it may be damaged) {said}"
+    if code == SQLITE_CORRUPT:
+        return f"the file is damaged: restore it from a backup {said}"
+    if code in (SQLITE_READONLY, SQLITE_PERM):
+        return f"it is read-only: the bot needs to write to the file and its folder {said}"
+    if code in (SQLITE_BUSY, SQLITE_LOCKED):
+        return f"another program holds it locked (is another copy of the bot running?) {said}"
+    if code == SQLITE_IOERR:
+        return f"the disk refused to read or write it {said}"
+    # SQLITE_CANTOPEN, or anything else: look at the path to say what is wrong.
+    with contextlib.suppress(OSError):
+        if target.is_dir():
+            return f"it is a directory, not a file {said}"
+        folder = target.parent
+        if not folder.exists():
+            return f"its folder {folder} does not exist {said}"
+        if not folder.is_dir():
+            return f"{folder} is not a folder {said}"
+        if (target.exists() and not os.access(target, os.W_OK)) \
+                or not os.access(folder, os.W_OK):
+            return (f"it is read-only: the bot needs to write to the file and its folder "
+                    f"{folder} {said}")
+    return f"SQLite can't use it {said}"
+
+
+def unusable(path: str, error: sqlite3.Error) -> DatabaseUnusable:
+    return DatabaseUnusable(f"can't open the database {path}: {_reason(path, error)}")
+
+
+def migration_files(folder: Path | None = None) -> list[tuple[int, Path]]:
+    """``(number, path)`` for every ``NNNN-name.sql``, in order; numbers must run 1, 2, …"""
+    folder = MIGRATIONS if folder is None else folder
+    try:
+        names = list(folder.iterdir())
+    except FileNotFoundError:
+        raise MigrationsBroken(
+            f"the migrations folder {folder} is missing: reinstall the bot") from None
+    except NotADirectoryError:
+        raise MigrationsBroken(
+            f"the migrations folder {folder} is not a folder: reinstall the bot") from None
+    except OSError as error:
+        raise MigrationsBroken(
+            f"can't read the migrations folder {folder} ({error.strerror}): check its "
+            "permissions, or reinstall the bot") from None
+    found = sorted((int(m.group(1)), p) for p in names if (m := _NAME.match(p.name)))
+    if not found:
+        raise MigrationsBroken(
+            f"the migrations folder {folder} has no migrations: reinstall the bot")
+    for expected, (number, path) in enumerate(found, 1):
+        if number != expected:
+            raise MigrationsBroken(f"migration {path.name} in {folder} is out of sequence "
+                                   f"(expected {expected}): reinstall the bot")
+    return found
+
+
+async def _close_quietly(db: aiosqlite.Connection) -> None:
+    """Close ``db`` whatever state it is in: its thread must not outlive a failed start."""
+    with contextlib.suppress(Exception):
+        await db.close()
+
+
+async def connect(path: str, *, check: bool = True) -> aiosqlite.Connection:
+    """Open the database in WAL mode with foreign keys on, ready to be written.
+
+    With ``check``, the file is also checked for damage (``PRAGMA quick_check``, about a
+    second per few hundred MB) and for being writable. Raises ``DatabaseUnusable`` with the
+    reason; the connection is closed again on any failure.
+    """
+    try:
+        # Opened here rather than by aiosqlite.connect(), which leaves its worker thread
+        # calling into a closed event loop when the open fails.
+        raw = await asyncio.to_thread(sqlite3.connect, path, isolation_level=None,
+                                      check_same_thread=False)
+    except sqlite3.Error as error:
+        raise unusable(path, error) from None
+    db = await aiosqlite.Connection(lambda: raw, 64)
+    try:
+        db.row_factory = aiosqlite.Row
+        await db.execute("PRAGMA busy_timeout = 5000")
+        await db.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode: a commit survives the bot crashing or being killed; a power cut
+        # or OS crash can lose the last commits, never the database (see README, Operations).
+        await db.execute("PRAGMA synchronous = NORMAL")
+        await db.execute("PRAGMA foreign_keys = ON")
+        if check:
+            await _check(db, path)
+    except sqlite3.Error as error:
+        await _close_quietly(db)
+        if is_storage_error(error):
+            raise unusable(path, error) from None
+        raise
+    except BaseException:
+        await _close_quietly(db)
+        raise
+    return db
+
+
+async def _check(db: aiosqlite.Connection, path: str) -> None:
+    """Raise ``DatabaseUnusable`` if the file is damaged, or if it can't be written."""
+    async with db.execute("PRAGMA quick_check") as cursor:
+        problems = [str(row[0]) for row in await cursor.fetchall()]
+    if problems != ["ok"]:
+        raise DatabaseUnusable(
+            f"can't open the database {path}: the file is damaged: restore it from a backup "
+            f"(SQLite's quick_check: {problems[0] if problems else 'no answer'})")
+    # A read-only file opens without complaint and fails at the first move: write something
+    # now, without keeping it, so a refusing disk is found before the bot goes online.
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        version = await schema_version(db)
+        await db.execute(f"PRAGMA user_version = {version}")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            await db.execute("ROLLBACK")
+        raise
+    await db.execute("ROLLBACK")
+
+
+async def schema_version(db: aiosqlite.Connection) -> int:
+    async with db.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _database_path(db: aiosqlite.Connection) -> str:
+    with contextlib.suppress(Exception):
+        async with db.execute("PRAGMA database_list") as cursor:
+            for row in await cursor.fetchall():
+                if row[1] == "main" and row[2]:
+                    return str(row[2])
+    return "(unknown)"
+
+
+async def migrate(db: aiosqlite.Connection, folder: Path | None = None) -> int:
+    """Apply every migration newer than the database; each script is one transaction.
+
+    Raises ``MigrationsBroken`` if ``folder`` (default: the bot's own) is missing or empty,
+    ``DatabaseTooNew`` for a database from a newer bot, and ``DatabaseUnusable`` when the
+    disk refuses the writes.
+    """
+    files = migration_files(folder)
+    latest = files[-1][0]
+    try:
+        current = await schema_version(db)
+        if current > latest:
+            raise DatabaseTooNew(
+                f"The database is at schema version {current}, but this bot only knows up to "
+                f"{latest}. It was written by a newer version of the bot: upgrade the bot, or "
+                "point NLK_DATABASE at another file."
+            )
+        for number, path in files:
+            if number <= current:
+                continue
+            # executescript() commits first; the script's own BEGIN/COMMIT keeps it atomic.
+            await db.executescript(path.read_text(encoding="utf-8"))
+            if await schema_version(db) != number:
+                raise RuntimeError(f"migration {path.name} did not set user_version to {number}")
+    except sqlite3.Error as error:
+        if not is_storage_error(error):
+            raise
+        await rollback_quietly(db)
+        raise unusable(await _database_path(db), error) from None
+    return latest

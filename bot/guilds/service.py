@@ -1,0 +1,150 @@
+"""A server's side of NLK: its defaults for new tables, its leaderboard, its exports."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.db.records import GuildSettings, HandRecord, RatingRecord, SizeRecord, StoredHand
+from bot.db.repository import Repository
+from bot.errors import BadSetting, HandInPlay, NoSuchHand, NoTable, NotAllowed
+from bot.tables.service import check_timer
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = ("en", "hu", "fr")
+PICTURES = ("on", "four-colour", "off")  # /nlk settings pictures
+CARD_STYLES = ("pictures", "four-colour", "text")  # /nlk cards; "server": none of its own
+FOLLOW_SERVER = "server"
+SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server's own locale
+
+PAGE_SIZE = 10
+RECENT_RESULTS = 20  # /nlk stats user: the latest results shown
+RECENT_HANDS = 25  # /nlk export: the hands offered (Discord shows 25 choices at most)
+
+
+def check_language(value: str | None) -> str | None:
+    """A server language setting: one NLK speaks, or None for the server's own locale."""
+    if value is None or value == SERVER_LOCALE:
+        return None
+    if value not in LANGUAGES:
+        raise BadSetting("language", value=value)
+    return value
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    rows: list[RatingRecord]
+    page: int  # from 0
+    pages: int
+    first_place: int  # the place of the first row
+    players: int = 0  # the table size shown (0: no rated hand on the server yet)
+    sizes: dict[int, int] = field(default_factory=dict)  # rated hands at each table size
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    rating: RatingRecord | None  # all sizes together; None: no rated hand on this server
+    sizes: list[SizeRecord]
+    recent: list[tuple[int, int]]  # the latest (place, players), oldest first
+
+
+class GuildService:
+    """Server settings, ratings and finished hands; reads only, apart from the settings."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    async def rate_old_results_by_size(self) -> int:
+        """The start-up step after migration 0006: give every stored result that has none
+        its per-size rating, by recomputing them all from the stored results (no hand is
+        lost). Does nothing once every result is rated, so it runs once; returns how many
+        results it rated."""
+        if not await self.repo.results_to_rate():
+            return 0
+        rated = await self.repo.rate_results_by_size()
+        log.info("ratings by table size: recomputed from %d stored result(s)", rated)
+        return rated
+
+    async def settings(self, guild_id: int | None) -> GuildSettings:
+        """The server's defaults for new tables."""
+        return await self.repo.guild_settings(guild_id)
+
+    async def change_settings(self, guild_id: int, changes: dict[str, Any], *,
+                              can_manage: bool) -> GuildSettings:
+        """Save changed defaults (needs Manage Server); no changes just reads them."""
+        current = await self.repo.guild_settings(guild_id)
+        if not changes:
+            return current
+        if not can_manage:
+            raise NotAllowed("settings")
+        check_timer(changes.get("turn_seconds", 0))
+        if "language" in changes:
+            changes = {**changes, "language": check_language(changes["language"])}
+        if changes.get("pictures") not in (None, *PICTURES):
+            raise BadSetting("pictures", value=changes["pictures"])
+        current = replace(current, **changes)
+        await self.repo.save_guild_settings(guild_id, current)
+        return current
+
+    async def card_style(self, user_id: int) -> str | None:
+        """How a player sees their own cards (None: as the server shows them)."""
+        return await self.repo.card_style(user_id)
+
+    async def set_card_style(self, user_id: int, style: str) -> str | None:
+        """Save a player's choice ("server" drops their own); returns what is saved."""
+        if style != FOLLOW_SERVER and style not in CARD_STYLES:
+            raise BadSetting("cards", value=style)
+        chosen = None if style == FOLLOW_SERVER else style
+        await self.repo.save_card_style(user_id, chosen)
+        return chosen
+
+    async def leaderboard(self, guild_id: int, page: int, players: int | None = None
+                          ) -> LeaderboardPage:
+        """One page of the rated players at one table size, best first: ``players``, or
+        the size with the most rated hands (the page is clamped to those that exist)."""
+        sizes = await self.repo.table_sizes(guild_id)
+        if players not in sizes:
+            players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
+        assert players is not None
+        total = await self.repo.rated_players(guild_id, players)
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = min(max(page, 0), pages - 1)
+        rows = await self.repo.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
+        return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes)
+
+    async def player(self, guild_id: int, user_id: int) -> PlayerStats:
+        """One player's numbers at each table size and their latest results."""
+        rating = await self.repo.rating(guild_id, user_id)
+        if rating is None:
+            return PlayerStats(None, [], [])
+        return PlayerStats(rating, await self.repo.results_by_size(guild_id, user_id),
+                           await self.repo.recent_places(guild_id, user_id, RECENT_RESULTS))
+
+    async def hand_to_export(self, channel_id: int, which: str | None) -> StoredHand:
+        """A finished hand of this channel, for export: ``which`` is its number at the
+        channel's latest table that has one (``3``), or its table and number (``42.3``, or
+        any text with those two numbers, as "Table 42 · hand 3"); None: the newest finished
+        hand. A hand in play is refused: its export would reveal the hidden hands."""
+        if which is None or not which.strip():
+            stored = await self.repo.last_finished_hand_in(channel_id)
+            if stored is None:
+                raise NoTable("export")
+            return stored
+        numbers = [int(n) for n in re.findall(r"[0-9]{1,18}", which)]
+        if len(numbers) not in (1, 2):
+            raise NoSuchHand(which.strip()[:40])
+        table_id, number = (None, numbers[0]) if len(numbers) == 1 else numbers
+        stored = await self.repo.hand_in_channel(channel_id, number, table_id)
+        if stored is None:
+            raise NoSuchHand(which.strip()[:40])
+        if not stored.hand.finished:
+            raise HandInPlay(stored.hand.number, stored.hand.table_id)
+        return stored
+
+    async def finished_hands(self, channel_id: int, limit: int = RECENT_HANDS
+                             ) -> list[HandRecord]:
+        """The channel's latest finished hands, newest first (the export's choices)."""
+        return await self.repo.finished_hands_in(channel_id, limit)

@@ -1,0 +1,71 @@
+"""Small facts about an interaction that every handler asks, answered once."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.errors import InputError
+from cogs.i18n.translator import t
+from cogs.transport.posts import ChannelPosts
+from rules.i18n import N_
+
+log = logging.getLogger(__name__)
+
+
+def display_name(user: discord.abc.User) -> str:
+    return (getattr(user, "display_name", None) or user.name)[:64]
+
+
+def is_moderator(interaction: discord.Interaction[Any]) -> bool:
+    perms = interaction.permissions
+    return bool(perms.manage_channels or perms.administrator)
+
+
+def is_ephemeral(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the tap was on a message only its player sees (their hand, the moves)."""
+    message = interaction.message
+    return message is not None and message.flags.ephemeral
+
+
+def guild_of(interaction: discord.Interaction[Any]) -> int:
+    """The server the interaction came from; NLK is not played in direct messages."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        raise InputError("dm")
+    return interaction.guild_id
+
+
+def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
+    """What the bot lacks to run a table in this channel (it posts pings and exports)."""
+    perms = interaction.app_permissions
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needed = {N_("Send Messages in Threads") if in_thread else N_("Send Messages"):
+              perms.send_messages_in_threads if in_thread else perms.send_messages,
+              N_("Embed Links"): perms.embed_links, N_("Attach Files"): perms.attach_files}
+    return [name for name, has in needed.items() if not has]
+
+
+async def tell_refusal(interaction: discord.Interaction[Any], posts: ChannelPosts) -> None:
+    """If Discord refused one of the bot's posts in this channel since (a permission was
+    taken away), tell whoever uses the table next, once, what the bot needs."""
+    said = posts.untold_refusal(interaction.channel_id)
+    if said is None or not interaction.response.is_done():
+        return
+    missing = missing_permissions(interaction)
+    if missing and missing[0].startswith("Send Messages"):
+        missing = missing[:1]  # Discord takes the others away with it: it alone is missing
+    if not interaction.app_permissions.view_channel:
+        missing = [N_("View Channel")]
+    _ = t(interaction).gettext  # only this person reads it
+    needs = (_("It needs **{missing}** here: ask someone who can manage this channel to "
+               "allow it.").format(missing=", ".join(_(name) for name in missing))
+             if missing else _("It seems to have them again now."))
+    try:
+        await interaction.followup.send(
+            _("The bot couldn't post in this channel ({said}), so turn pings or table "
+              "updates may be missing. {needs}").format(said=said, needs=needs),
+            ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not tell about a refused post", exc_info=True)

@@ -1,0 +1,173 @@
+"""The one place that turns errors into replies: polite refusals, and a code for the rest.
+
+``REPLIES`` maps each refusal (its class, and its ``reason`` where one class has several
+wordings) to a sentence; the refusal's details fill it in, names escaped.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+import discord
+
+from bot import errors
+from bot.tables.service import MIN_TURN_SECONDS
+from cogs.i18n.mentions import linked
+from cogs.i18n.translator import lang_of
+from cogs.render import safe_name
+from rules.explain import refusal_text
+from rules.i18n import DEFAULT, N_, Lang, translator
+
+log = logging.getLogger(__name__)
+
+Key = type[errors.Refusal] | tuple[type[errors.Refusal], str]
+
+REPLIES: dict[Key, str] = {
+    errors.InputError: N_("That button or option doesn't make sense any more; nothing changed."),
+    (errors.InputError, "dm"): N_("NLK is played in server channels: use this command in a "
+                                  "server's channel, not in a direct message."),
+    (errors.NoTable, "here"): N_("There is no NLK table in this channel. Start one with `/nlk "
+                                 "new`."),
+    (errors.NoTable, "gone"): N_("That table no longer exists."),
+    (errors.NoTable, "export"): N_("No hand has finished in this channel yet: a hand is exported "
+                                   "only once it is over."),
+    errors.TableExists: N_("This channel already has an NLK table. Join that one, or its host "
+                           "can cancel it."),
+    errors.NotSeated: N_("You're not playing at this table."),
+    (errors.NotSeated, "next"): N_("Only the players at this table can deal the next hand: tap "
+                                   "**Join** first to play it."),
+    (errors.NotSeated, "leaving"): N_("You're already leaving: your seat goes when this hand "
+                                      "ends."),
+    (errors.NotSeated, "remove"): N_("That player isn't staying at this table (or is already "
+                                     "leaving), so there is no seat to remove."),
+    (errors.NotAllowed, "add_ai"): N_("Only the host can add AI players."),
+    (errors.NotAllowed, "remove_ai"): N_("Only the host can remove AI players."),
+    (errors.NotAllowed, "start"): N_("Only the host can start the table."),
+    (errors.NotAllowed, "cancel"): N_("Only the host can cancel the table."),
+    (errors.NotAllowed, "remove"): N_("Only the host, or someone who can manage this channel, "
+                                      "can remove a player's seat."),
+    (errors.NotAllowed, "end"): N_("Only the host, or someone who can manage this channel, can "
+                                   "end the table."),
+    (errors.NotAllowed, "settings"): N_("Changing the server's NLK settings needs the Manage "
+                                        "Server permission."),
+    (errors.NotAllowed, "ai_off"): N_("AI players are switched off on this server (`/nlk "
+                                      "settings`)."),
+    (errors.NotAllowed, "away"): N_("An AI is playing your seat while you're away: tap **I'm "
+                                    "back** on the table message first."),
+    errors.TableFull: N_("This table is full ({seats} seats)."),
+    errors.AlreadySeated: N_("You're already seated at this table."),
+    errors.AlreadyStarted: N_("This table's hand has already started: watch, or join the next "
+                              "table."),
+    (errors.AlreadyStarted, "join"): N_("A hand is under way: tap **Join** when it ends to play "
+                                        "the next one."),
+    (errors.AlreadyStarted, "start"): N_("This table has already started."),
+    (errors.AlreadyStarted, "cancel"): N_("The table has started: use `/nlk end` to stop it."),
+    (errors.AlreadyStarted, "ai"): N_("A hand is under way: add or remove AI players when it "
+                                      "ends."),
+    errors.TooFewPlayers: N_("NLK needs at least two players: wait for someone to join, or add "
+                             "an AI player."),
+    (errors.TooFewPlayers, "next"): N_("The next hand needs at least two players: wait for "
+                                       "someone to tap **Join**, or end the table."),
+    errors.NoAIToRemove: N_("There is no AI player to remove."),
+    errors.SeatStays: N_("The hand is under way and nobody else stays for the next one, so this "
+                         "seat stays until the hand ends. The host (or a moderator) can stop the "
+                         "table with `/nlk end`."),
+    errors.HandNotOver: N_("The current hand isn't over yet."),
+    errors.HandInPlay: N_("Hand {number} of table {table} is still being played: exporting it "
+                          "now would reveal the players' hidden hands. Export it once it is "
+                          "over."),
+    errors.NoSuchHand: N_("No hand “{hand}” was played in this channel: choose one of the "
+                          "finished hands the list offers."),
+    (errors.NotPlaying, "lobby"): N_("The hand hasn't started yet."),
+    (errors.NotPlaying, "over"): N_("This hand is over."),
+    (errors.NotPlaying, "ended"): N_("This table has ended."),
+    errors.NotAway: N_("You're not away: your seat is yours."),
+    (errors.NotAway, "remove"): N_("{name} isn't away: only a seat the AI is playing for a "
+                                   "player who missed their turns can be removed."),
+    (errors.BadSetting, "seats"): N_("A table has 2 to 9 seats, not {value}."),
+    (errors.BadSetting, "timer"): N_("A turn timer needs at least {minimum} seconds, and at most "
+                                     "3600 (or 0 for none)."),
+    (errors.BadSetting, "ai"): N_("There is no AI level called {value}."),
+    (errors.BadSetting, "language"): N_("There is no language called {value}: choose en, hu or "
+                                        "fr."),
+    (errors.BadSetting, "pictures"): N_("There is no picture setting called {value}: choose "
+                                        "on, four-colour or off."),
+    (errors.BadSetting, "cards"): N_("There is no card style called {value}: choose server, "
+                                     "pictures, four-colour or text."),
+    errors.WaitYourTurn: N_("It's {name}'s turn."),
+    errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
+                     "Use the buttons as they are now."),
+    errors.WrongChannel: N_("That button belongs to a table in another channel, so nothing "
+                            "changed."),
+    errors.AgainstTheRules: N_("{message} ({rule})"),
+    errors.BotLacksPermissions: N_("I can't run a table in this channel: I'm missing {missing}. "
+                                   "Ask a moderator to give me these permissions here."),
+    errors.StorageUnavailable: N_("The bot can't save moves right now (its disk refuses writes), "
+                                  "so nothing changed. Please try again in a while."),
+}
+
+NAMES = ("name", "turn_of", "hand")  # details players named or typed: escaped before use
+FALLBACK = N_("That can't be done now; nothing changed.")
+
+
+def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
+    """The refusal as the sentence a player reads, in their language ``lang``."""
+    _ = translator(lang).gettext
+    if isinstance(refusal, errors.AgainstTheRules):
+        # Shared with the terminal game: English keeps the engine's own, more particular
+        # sentence; the other languages say the rule in their words.
+        return refusal_text(refusal.rule, refusal.message, lang)
+    template = REPLIES.get((type(refusal), refusal.reason)) or REPLIES.get(type(refusal))
+    if template is None:  # a subclass: look up its parents
+        template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES), FALLBACK)
+    details = {k: safe_name(v) if k in NAMES else v for k, v in refusal.details.items()}
+    try:
+        text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
+    except (KeyError, IndexError, ValueError):
+        # A refusal built without a fact its sentence needs: still answer, never crash
+        # (the refusal classes' constructors make this a programming error).
+        log.error("refusal %s lacks a detail its sentence needs", refusal)
+        text = _(FALLBACK)
+    turn_of = details.get("turn_of")
+    if isinstance(refusal, errors.NotSeated) and turn_of:
+        text += " " + _(REPLIES[errors.WaitYourTurn]).format(name=turn_of)
+    return text
+
+
+async def say(interaction: discord.Interaction[Any], text: str) -> None:
+    """An ephemeral sentence, as the first answer or as a follow-up; the commands it names
+    become mentions."""
+    text = linked(interaction, text, lang_of(interaction))
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not tell user %s: %s", interaction.user.id, text, exc_info=True)
+
+
+def describe(error: BaseException, lang: Lang = DEFAULT) -> tuple[str, bool]:
+    """``(sentence, expected)`` in ``lang``: refusals speak for themselves; anything else
+    gets a code."""
+    _ = translator(lang).gettext
+    if isinstance(error, errors.Refusal):
+        return sentence(error, lang), True
+    if isinstance(error, discord.app_commands.NoPrivateMessage):
+        return _(REPLIES[(errors.InputError, "dm")]), True
+    if isinstance(error, discord.app_commands.CheckFailure):
+        return _("You can't use that command here."), True
+    code = secrets.token_hex(3).upper()
+    log.error("unexpected error, code %s", code, exc_info=error)
+    return (_("Sorry — something went wrong on our side (code {code}). Please try again; if "
+              "it keeps happening, give that code to the bot's admin.").format(code=code),
+            False)
+
+
+async def reply_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """The command tree's error handler: the reply for whatever a command raised, in the
+    language of whoever sent the command."""
+    text, _expected = describe(getattr(error, "original", error), lang_of(interaction))
+    await say(interaction, text)

@@ -1,0 +1,386 @@
+"""The ``/nlk`` commands: parse → table service → publish (buttons: ``cogs/clicks.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.db.records import TableRecord, TableStatus
+from bot.errors import BotLacksPermissions, NoTable, TableExists
+from bot.tables.service import Change, Table
+from cogs import render
+from cogs.answers.interaction import (
+    display_name,
+    guild_of,
+    is_moderator,
+    missing_permissions,
+    tell_refusal,
+)
+from cogs.answers.replies import describe, reply_error, say
+from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
+from cogs.i18n.mentions import link_commands
+from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
+from cogs.live.publisher import Publisher
+from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
+from cogs.render import stats
+from cogs.routes.clicks import Clicks, seated
+from cogs.routes.families import FAMILIES
+from rules import Variant
+from rules.i18n import Lang, translator
+
+if TYPE_CHECKING:
+    from bot.client import NLKBot
+
+log = logging.getLogger(__name__)
+
+
+
+class NLK(commands.Cog):
+    """NLK tables in channels."""
+
+    nlk = app_commands.Group(name=NC_("command", "nlk"),
+                             description=L_("Play NLK, the Hungarian card game."),
+                             guild_only=True)
+
+    def __init__(self, bot: NLKBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.servers = bot.servers
+        self.languages = Languages(bot.servers, bot)
+        self.publisher = Publisher(bot, self.service, bot.clocks, self.languages,
+                                   edits_per_window=bot.channel_edits,
+                                   rest_share=bot.shard_range.share)
+        self.pictures = self.publisher.pictures  # card pictures (cogs/pictures)
+        self.clicks = Clicks(bot, self.publisher)
+
+    async def public(self, interaction: discord.Interaction[Any]) -> Lang:
+        """The language of what everyone in the channel sees: the server's."""
+        return await self.languages.public(interaction.guild_id, interaction)
+
+    async def cog_load(self) -> None:
+        """Register the buttons, the error replies and the notifier of the clocks."""
+        self.bot.add_dynamic_items(*FAMILIES)
+        self.bot.tree.error(reply_error)
+        self.bot.clocks.notifier = self.publisher
+        self.bot.on_stop(self.publisher.close)
+        # Load the pictures' font in a thread now rather than in the first player's tap.
+        self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(*FAMILIES)
+        self.bot.clocks.notifier = None
+        await self.publisher.close()
+
+    @commands.Cog.listener()
+    async def on_tables_resumed(self, tables: list[Table]) -> None:
+        """After a restart: bring the table messages that are out of date up to date."""
+        await self.publisher.resume(tables)
+
+    @commands.Cog.listener()
+    async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
+        """Tell each set-aside table's channel why its table stopped (the log has the
+        reason)."""
+        for record, _reason in quarantined:
+            lang = await self.languages.public(record.guild_id)
+            _ = translator(lang).gettext
+            await self.publisher.posts.post(
+                record.channel_id, record.guild_id, link_commands(
+                    _("NLK table {table} was stopped: its saved moves could not be read back "
+                      "after a restart. Start a new table with `/nlk new`.").format(
+                          table=record.id), self.bot.command_ids, record.guild_id, lang))
+
+    # --- slash commands --------------------------------------------------------------------
+
+    @nlk.command(name=NC_("command", "new"),
+                 description=L_("Open an NLK table in this channel."))
+    @app_commands.describe(
+        seats=L_("How many seats (2–9; six is best). Default: the server's setting"),
+        last_card=L_("Whether whoever draws the last talon card must keep it, or may give it "
+                     "away"),
+        must_beat_in_suit=L_("Forbid trumping while you can beat in suit (the French rule)"),
+        turn_timer=L_("Time per turn before a stand-in plays it"),
+    )
+    @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
+                         must_beat_in_suit=NC_("command", "must_beat_in_suit"),
+                         turn_timer=NC_("command", "turn_timer"))
+    @app_commands.choices(last_card=LAST_CARD_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
+    async def new(self, interaction: discord.Interaction[Any],
+                  seats: app_commands.Range[int, 2, 9] | None = None,
+                  last_card: str | None = None, must_beat_in_suit: bool | None = None,
+                  turn_timer: int | None = None) -> None:
+        """Open an NLK table in this channel."""
+        guild_id = guild_of(interaction)
+        assert interaction.channel_id is not None
+        missing = missing_permissions(interaction)
+        if missing:
+            _ = t(interaction).gettext
+            raise BotLacksPermissions(missing=", ".join(_(name) for name in missing))
+        defaults = await self.servers.settings(guild_id)
+        variant = Variant(last_card or defaults.last_card,
+                          defaults.must_beat_in_suit if must_beat_in_suit is None
+                          else must_beat_in_suit)
+        timer = defaults.turn_seconds if turn_timer is None else turn_timer
+        try:
+            change = await self.service.create(
+                guild_id, interaction.channel_id, interaction.user.id,
+                display_name(interaction.user), seats or defaults.seats, variant, timer,
+                moderator=is_moderator(interaction))
+        except TableExists as exists:
+            if exists.message_id is not None and exists.table_id and \
+                    not await self.publisher.messages.exists(
+                        await self.service.get(exists.table_id)):
+                # Its message was deleted: bring it back rather than point at nothing.
+                table = await self.service.get(exists.table_id)
+                await self.publisher.publish(Change(table, None, None), interaction,
+                                             retire_old=False)
+                await self._tell_refusal(interaction)
+                return
+            link = render.message_url(guild_id, interaction.channel_id, exists.message_id)
+            text, _expected = describe(exists, lang_of(interaction))
+            await say(interaction, t(interaction).gettext("{refusal} It's here: {link}").format(
+                refusal=text, link=link))
+            await self._tell_refusal(interaction)
+            return
+        await self.publisher.publish(change, interaction)
+
+    @nlk.command(name=NC_("command", "hand"),
+                 description=L_("Show your cards (only you see them)."))
+    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+        """Show your cards (only you see them)."""
+        table = await self._table_here(interaction)
+        seated(table, interaction.user.id)
+        letters = await self.public(interaction)
+        await self.publisher.hands.show(interaction, table, letters=letters)
+        self.publisher.messages.check(table)
+        await self._tell_refusal(interaction)
+
+    @nlk.command(name=NC_("command", "table"),
+                 description=L_("Post this channel's table message again, at the bottom (the "
+                                "old one goes)."))
+    async def table_command(self, interaction: discord.Interaction[Any]) -> None:
+        """Post this channel's table message again, at the bottom (the old one goes)."""
+        table = await self._table_here(interaction)
+        await self.publisher.publish(Change(table, None, None), interaction)
+        await self._tell_refusal(interaction)
+
+    async def _tell_refusal(self, interaction: discord.Interaction[Any]) -> None:
+        await tell_refusal(interaction, self.publisher.posts)
+
+    @nlk.command(name=NC_("command", "leave"),
+                 description=L_("Leave this channel's table (during a hand: when the hand "
+                                "ends)."))
+    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+        """Leave this channel's table (during a hand: when the hand ends)."""
+        table = await self._table_here(interaction)
+        change = await self.service.leave(table.id, interaction.user.id,
+                                          channel_id=interaction.channel_id)
+        _ = t(interaction).gettext
+        text = _("You left the table.")
+        if change.table.status is TableStatus.PLAYING:
+            text = _("You'll leave when this hand ends: until then the seat is yours, so keep "
+                     "playing your turns.")
+        await interaction.response.send_message(text, ephemeral=True)
+        await self.publisher.publish(change, interaction)
+        await self._tell_refusal(interaction)
+
+    @nlk.command(name=NC_("command", "end"),
+                 description=L_("End this channel's table (host, or anyone who can manage the "
+                                "channel)."))
+    async def end(self, interaction: discord.Interaction[Any]) -> None:
+        """End this channel's table (host, or anyone who can manage the channel)."""
+        table = await self._table_here(interaction)
+        await self.clicks.end_table(interaction, table.id)
+
+    @nlk.command(name=NC_("command", "remove"),
+                 description=L_("Remove an away player's seat (host, or anyone who can manage "
+                                "the channel)."))
+    @app_commands.describe(player=L_("The away player (the AI is playing their seat)"))
+    @app_commands.rename(player=NC_("command", "player"))
+    async def remove(self, interaction: discord.Interaction[Any],
+                     player: discord.User | discord.Member) -> None:
+        """Remove an away player's seat (host, or anyone who can manage the channel)."""
+        table = await self._table_here(interaction)
+        change = await self.service.remove(table.id, interaction.user.id, player.id,
+                                           moderator=is_moderator(interaction),
+                                           channel_id=interaction.channel_id)
+        _ = translator(await self.public(interaction)).gettext
+        if change.table.status is TableStatus.PLAYING:
+            text = _("{name}'s seat at NLK table {table} is removed when this hand ends: the AI "
+                     "plays it until then (by {by}).")
+        else:
+            text = _("{name}'s seat at NLK table {table} is removed (by {by}).")
+        await interaction.response.send_message(
+            text.format(name=render.safe_name(display_name(player)), table=table.id,
+                        by=render.safe_name(display_name(interaction.user))),
+            allowed_mentions=discord.AllowedMentions.none())
+        await self.publisher.publish(change, interaction)
+
+    @nlk.command(name=NC_("command", "rules"),
+                 description=L_("A short summary of the rules at this channel's table."))
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        """A short summary of the rules at this channel's table."""
+        try:
+            variant = (await self._table_here(interaction)).variant
+        except NoTable:
+            variant = Variant()
+        lang = lang_of(interaction)
+        embed = discord.Embed(title=translator(lang).gettext("How to play NLK"),
+                              colour=render.COLOUR, description=render.rules_text(variant, lang))
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "stats"),
+                 description=L_("The server's NLK leaderboard for one table size, or one "
+                                "player's numbers at each size."))
+    @app_commands.describe(user=L_("Show one player's numbers instead of the leaderboard"),
+                           size=L_("The table size whose leaderboard to show (default: the "
+                                   "size played most)"))
+    @app_commands.rename(user=NC_("command", "user"), size=NC_("command", "size"))
+    async def stats(self, interaction: discord.Interaction[Any],
+                    user: discord.User | discord.Member | None = None,
+                    size: app_commands.Range[int, 2, 9] | None = None) -> None:
+        """The server's NLK leaderboard for one table size, or one player's numbers at each
+        size; only the reader sees it, in their language."""
+        guild_id = guild_of(interaction)
+        lang = lang_of(interaction)
+        if user is not None:
+            numbers = await self.servers.player(guild_id, user.id)
+            await interaction.response.send_message(
+                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
+            return
+        embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
+                                        lang)
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "export"),
+                 description=L_("Attach a finished hand of this channel as an nlk-replay/1 "
+                                "file (default: the last one)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"))
+    @app_commands.rename(hand=NC_("command", "hand"))
+    async def export(self, interaction: discord.Interaction[Any],
+                     hand: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
+        sees it, in their language."""
+        guild_of(interaction)
+        assert interaction.channel_id is not None
+        stored = await self.servers.hand_to_export(interaction.channel_id, hand)
+        record = stored.hand
+        replay = stored.replay().to_json()
+        replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
+        data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
+        filename = f"nlk-table{record.table_id}-hand{record.number}.json"
+        _ = translator(lang_of(interaction)).gettext
+        await interaction.response.send_message(
+            _("Hand {number} of table {table}. Replay it with `python -m rules replay "
+              "{filename}`.").format(number=record.number, table=record.table_id,
+                                     filename=filename),
+            file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
+
+    @export.autocomplete("hand")
+    async def export_choices(self, interaction: discord.Interaction[Any], current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The channel's latest finished hands, newest first, those matching what is typed."""
+        if interaction.channel_id is None:
+            return []
+        _ = translator(lang_of(interaction)).gettext
+        choices = []
+        for record in await self.servers.finished_hands(interaction.channel_id):
+            value = f"{record.table_id}.{record.number}"
+            name = _("Table {table} · hand {number} · {players}").format(
+                table=record.table_id, number=record.number, players=", ".join(record.names))
+            if current.strip() in value or current.strip().lower() in name.lower():
+                choices.append(app_commands.Choice(name=name[:100], value=value))
+        return choices[:25]
+
+    @nlk.command(name=NC_("command", "settings"),
+                 description=L_("This server's defaults for new NLK tables (needs Manage "
+                                "Server to change)."))
+    @app_commands.describe(
+        seats=L_("Default seats for new tables (2–9)"),
+        last_card=L_("Default for the last talon card"),
+        must_beat_in_suit=L_("Default for the must-beat-in-suit rule"),
+        turn_timer=L_("Default time per turn"),
+        allow_ai=L_("Whether hosts may add AI players"),
+        language=L_("The language of the bot's public messages in this server"),
+        pictures=L_("Cards as pictures on the table message (and hands, unless a player "
+                    "chose otherwise)"),
+    )
+    @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
+                         must_beat_in_suit=NC_("command", "must_beat_in_suit"),
+                         turn_timer=NC_("command", "turn_timer"),
+                         allow_ai=NC_("command", "allow_ai"),
+                         language=NC_("command", "language"),
+                         pictures=NC_("command", "pictures"))
+    @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
+                          pictures=PICTURES_CHOICES)
+    @app_commands.choices(turn_timer=TIMER_CHOICES)
+    async def settings(self, interaction: discord.Interaction[Any],
+                       seats: app_commands.Range[int, 2, 9] | None = None,
+                       last_card: str | None = None, must_beat_in_suit: bool | None = None,
+                       turn_timer: int | None = None,
+                       allow_ai: bool | None = None, language: str | None = None,
+                       pictures: str | None = None) -> None:
+        """This server's defaults for new NLK tables (needs Manage Server to change)."""
+        guild_id = guild_of(interaction)
+        changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
+                                     "must_beat_in_suit": must_beat_in_suit,
+                                     "turn_seconds": turn_timer, "allow_ai": allow_ai,
+                                     "language": language, "pictures": pictures}.items()
+                   if v is not None}
+        perms = interaction.permissions
+        before = await self.public(interaction)
+        current = await self.servers.change_settings(
+            guild_id, changes, can_manage=perms.manage_guild or perms.administrator)
+        if "language" in changes:
+            self.languages.changed(guild_id, current.language)
+            if await self.public(interaction) != before:  # the open tables follow, paced
+                self.publisher.messages.relanguage(guild_id)
+        if "pictures" in changes:
+            self.pictures.styles.server_changed(guild_id, current.pictures)
+            self.publisher.messages.relanguage(guild_id)  # the open tables redraw in the new style
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
+                              description=_("Saved.") if changes else _("Current defaults:"))
+        embed.add_field(name=_("Seats"), value=str(current.seats))
+        embed.add_field(name=_("Rules"), value=render.rules_line(
+            Variant(current.last_card, current.must_beat_in_suit), lang))
+        embed.add_field(name=_("Turn timer"), value=render.timer_line(current.turn_seconds,
+                                                                      lang))
+        embed.add_field(name=_("AI players"), value=_("allowed") if current.allow_ai
+                        else _("off"))
+        public = await self.public(interaction)
+        spoken = _(LANGUAGE_NAMES[public])
+        embed.add_field(name=_("Language"), value=spoken if current.language else
+                        _("{language} (the server's language)").format(language=spoken))
+        embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "cards"),
+                 description=L_("How you see your own cards: pictures, four colours, or "
+                                "text."))
+    @app_commands.describe(style=L_("Your cards' style (everyone else keeps theirs)"))
+    @app_commands.rename(style=NC_("command", "style"))
+    @app_commands.choices(style=CARDS_CHOICES)
+    async def cards(self, interaction: discord.Interaction[Any],
+                    style: str | None = None) -> None:
+        """How you see your own cards: pictures, four colours, or text."""
+        await cards_command(interaction, self.servers, self.pictures, style)
+
+    async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
+        guild_of(interaction)
+        assert interaction.channel_id is not None
+        return await self.service.in_channel(interaction.channel_id)
+
+
+async def setup(bot: NLKBot) -> None:
+    """Loaded by the bot's ``setup_hook``."""
+    await bot.add_cog(NLK(bot))

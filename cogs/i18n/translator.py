@@ -1,0 +1,163 @@
+"""The bot in English, Hungarian and French: slash commands through discord.py's
+``Translator``, every other sentence through the ``nlk`` gettext catalogue (``rules.i18n``).
+
+How strings are wrapped in the cogs (a test scans every cogs module for sentences that
+bypass the catalogue):
+
+* **Which language.** A reply only one person sees (their hand, a refusal, ``/nlk rules``,
+  ``/nlk stats``, Moves, Fair deal, help) follows that person: ``lang_of(interaction)``
+  (``interaction.locale``). A message everyone in the channel sees (the table message, turn
+  pings, the end of a hand, ``/nlk end``, a quarantine notice) follows the server:
+  ``await languages.public(guild_id, interaction)``, where ``GuildSettings.language`` is the
+  ``/nlk settings language`` choice and ``None`` means "the server's own locale"
+  (``interaction.guild_locale``, remembered for redraws outside interactions, else
+  ``guild.preferred_locale``). Anything but ``hu`` and ``fr`` reads English.
+* **Sentences.** ``_ = translator(lang).gettext`` then ``_("It's {name}'s turn.").format(
+  name=...)``: English text with *named* brace placeholders, formatted after translating,
+  never f-strings or ``+`` pieces (word order differs: Hungarian puts the verb elsewhere).
+  Names are escaped (``render.safe_name``) before they are put in.
+* **Counts.** ``ngettext("{count} card", "{count} cards", n).format(count=n)``. The
+  Hungarian catalogue gives the same singular noun for both forms ("{count} lap"), as
+  Hungarian does after a number; French has its own two forms.
+* **Cards.** ``render.card_text(card, lang)``: the language's letters with the bot's suit
+  colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``). A
+  private message draws its cards inside ``render.table_letters(public)``, so they show the
+  server's letters, as on the table, while its sentences follow the reader.
+* **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
+  ``sentence(refusal, lang)``). The engine's refusals are translated by rule number
+  (``rules.explain``, shared with the terminal game), the rule number kept; the engine's
+  English is the fallback.
+* **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
+  ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context
+  ``"command"`` (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` →
+  ``új`` and ``nouvelle``. Discord's naming rules are checked for every name in the catalogue
+  and again by the fake Discord when the tree is synced.
+* **The catalogue.** After changing a sentence: extract, update, translate and compile as
+  docs/translating.md says.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from rules.i18n import DEFAULT, Lang, Translator, normalise, translator
+
+if TYPE_CHECKING:
+    from discord.ext import commands
+
+    from bot.guilds.service import GuildService
+
+NAME_CONTEXT = "command"  # msgctxt of command, group and option names
+NAMES = (app_commands.TranslationContextLocation.command_name,
+         app_commands.TranslationContextLocation.group_name,
+         app_commands.TranslationContextLocation.parameter_name)
+LOCALES = {discord.Locale.hungarian: Lang.HU, discord.Locale.french: Lang.FR}
+
+
+def NC_(context: str, message: str) -> app_commands.locale_str:
+    """A command, group or option name (``context`` "command"), marked for extraction and
+    translated by ``NLKTranslator`` when the tree is synced."""
+    return app_commands.locale_str(message, context=context)
+
+
+def L_(message: str) -> app_commands.locale_str:
+    """A command's description or choice name, marked for extraction (``-k L_``)."""
+    return app_commands.locale_str(message)
+
+
+class NLKTranslator(app_commands.Translator):
+    """Slash commands' names, descriptions and choices in Hungarian and French."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        lang = LOCALES.get(locale)
+        if lang is None:
+            return None  # Discord shows the English default
+        return translate_command_text(string.message, lang, context.location)
+
+
+def translate_command_text(message: str, lang: Lang,
+                           location: app_commands.TranslationContextLocation) -> str | None:
+    """The catalogue's translation of a command's text, or None when it has none."""
+    catalogue = translator(lang)
+    if location in NAMES:
+        found = catalogue.pgettext(NAME_CONTEXT, message)
+    else:
+        found = catalogue.gettext(message)
+    return found if found != message or lang == Lang.EN else None
+
+
+def lang_of(where: discord.Interaction[Any] | discord.Locale | str | None) -> Lang:
+    """The language of a private reply: an interaction's user locale, or a locale."""
+    if isinstance(where, discord.Interaction):
+        return normalise(where.locale)
+    return normalise(where) if where is not None else DEFAULT
+
+
+def server_language(setting: str | None,
+                    where: discord.Interaction[Any] | discord.Guild | None) -> Lang:
+    """The language of public messages: the server's ``/nlk settings language``, else its
+    own locale, else English."""
+    if setting:
+        return normalise(setting)
+    if isinstance(where, discord.Interaction):
+        return normalise(where.guild_locale)
+    if isinstance(where, discord.Guild):
+        return normalise(where.preferred_locale)
+    return DEFAULT
+
+
+class Languages:
+    """The language of each server's public messages, known without an interaction.
+
+    The table message is also redrawn by the publisher after AI moves and restarts, where no
+    interaction says the server's locale: so the ``/nlk settings language`` choice is kept
+    here once read, and each server's locale is remembered whenever an interaction shows it
+    (``guild.preferred_locale`` from the gateway otherwise).
+    """
+
+    def __init__(self, servers: GuildService | None,
+                 client: discord.Client | None = None) -> None:
+        self.servers = servers
+        self.client = client
+        self._settings: dict[int, str | None] = {}
+        self._locales: dict[int, Lang] = {}
+
+    def seen(self, interaction: discord.Interaction[Any]) -> None:
+        """Remember the server's locale that an interaction carries."""
+        if interaction.guild_id is not None and interaction.guild_locale is not None:
+            self._locales[interaction.guild_id] = normalise(interaction.guild_locale)
+
+    def changed(self, guild_id: int, setting: str | None) -> None:
+        """``/nlk settings language`` saved a new choice (None: the server's own locale)."""
+        self._settings[guild_id] = setting
+
+    async def public(self, guild_id: int | None,
+                     interaction: discord.Interaction[Any] | None = None) -> Lang:
+        """The language everyone in the server's channels reads."""
+        if interaction is not None:
+            self.seen(interaction)
+        if guild_id is None:
+            return DEFAULT
+        if guild_id not in self._settings and self.servers is not None:
+            self._settings[guild_id] = (await self.servers.settings(guild_id)).language
+        setting = self._settings.get(guild_id)
+        if setting:
+            return normalise(setting)
+        if guild_id in self._locales:
+            return self._locales[guild_id]
+        guild = self.client.get_guild(guild_id) if self.client is not None else None
+        return server_language(None, guild)
+
+
+def t(where: discord.Interaction[Any] | discord.Locale | str | None) -> Translator:
+    """The catalogue for a private reply: ``_ = t(interaction).gettext``."""
+    return translator(lang_of(where))
+
+
+async def setup(bot: commands.Bot) -> None:
+    """Loaded by the bot's ``setup_hook`` after the NLK cog, before any sync."""
+    await bot.tree.set_translator(NLKTranslator())

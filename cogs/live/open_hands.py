@@ -1,0 +1,279 @@
+"""Open hands: a player's private hand message follows the table while it stays open.
+
+Discord lets the bot edit an ephemeral message only through the interaction that made (or
+last updated) it, for 15 minutes. So for each player who opened their hand — ``/nlk hand``,
+**My hand**, or any tap on the hand itself — we keep that interaction, and after every change
+to the table redraw the hand in place when what it shows has changed: the turn comes to them
+with its controls, the turn moves on, the hand ends. Someone who keeps their hand open then
+plays every shed turn with one tap. These are webhook edits of the interaction's
+``@original``: Discord does not count them against the channel's rate limit.
+
+Only the owner's own view is ever drawn into their hand (``render.hand_message`` for their
+user id). Entries are dropped when the token is about to lapse, when Discord says the
+message is gone (dismissed), when the table closes, and on shutdown. They live in the
+table's ``LiveTable``; this is the job that keeps them current.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import discord
+
+from bot.tables.service import Table
+from cogs import render
+from cogs.i18n.translator import lang_of
+from cogs.live.owner import LiveTable, LiveTables, OpenHand
+from cogs.live.pings import TOKEN_SECONDS
+from cogs.pictures import (
+    HAND_FILE,
+    Late,
+    Picture,
+    Pictures,
+    edit_files,
+    kept_files,
+    key_of,
+    send_files,
+)
+from cogs.widgets.buttons import Buttons
+from rules.i18n import DEFAULT, Lang, translator
+
+log = logging.getLogger(__name__)
+
+LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
+# The longest a tap on a hand waits for a redraw of it already on its way (Discord wants a
+# first answer within 3 s; a redraw through a token is one request).
+ANSWER_WAIT = 1.0
+
+Drawn = tuple[discord.Embed, discord.ui.View]
+
+
+class OpenHands:
+    """Keeps every open hand current after each change."""
+
+    def __init__(self, tables: LiveTables, pictures: Pictures | None = None,
+                 clock: Callable[[], float] = time.monotonic, lifetime: float = LIFETIME
+                 ) -> None:
+        self.tables = tables
+        self.pictures = pictures or Pictures()
+        self.clock = clock
+        self.lifetime = lifetime
+        self.closed = False
+
+    def held(self, table_id: int) -> dict[int, OpenHand]:
+        """The table's open hands by user id."""
+        live = self.tables.get(table_id)
+        return live.hands if live is not None else {}
+
+    def tracked(self) -> int:
+        """How many hands are followed, over all tables."""
+        return sum(len(live.hands) for live in self.tables)
+
+    def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+               drawn: Drawn, letters: Lang | None = None) -> None:
+        """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
+        ``table`` with the table's ``letters``."""
+        if self.closed or not table.is_open or table.seat_of(user_id) is None:
+            return
+        live = self.tables.of(table)
+        current = live.hands.get(user_id)
+        if current is not None and current.pending:
+            # A redraw through the old token may land after this tap's answer: draw once
+            # more through the new one, from the newest state.
+            live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None, letters)
+        else:
+            lang = lang_of(interaction)
+            style = self.pictures.styles.known_private(user_id, table.guild_id)
+            live.hands[user_id] = OpenHand(
+                interaction, self.clock(), table.revision,
+                _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
+                letters)
+        live.redraws.keep(table)
+
+    def newest(self, table: Table) -> Table:
+        """``table``, or the newer snapshot a redraw may already have drawn."""
+        live = self.tables.get(table.id)
+        latest = live.redraws.latest(table.id) if live is not None else None
+        return latest if latest is not None and latest.revision > table.revision else table
+
+    async def show(self, interaction: discord.Interaction[Any], table: Table, *,
+                   letters: Lang) -> None:
+        """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
+        private message, its cards in the table's ``letters``, followed from then on."""
+        user_id = interaction.user.id
+        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters)
+        await interaction.response.send_message(
+            embed=drawn[0], view=drawn[1], ephemeral=True,
+            **send_files(drawn[0], None if isinstance(picture, Late) else picture))
+        self._follow(table, user_id, interaction, drawn, letters, picture)
+
+    async def answer(self, interaction: discord.Interaction[Any], table: Table, *,
+                     letters: Lang, note: str | None = None) -> None:
+        """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
+        the newest state, its cards in the table's ``letters`` (with ``note``: as it is,
+        with the note, and not followed anew)."""
+        user_id = interaction.user.id
+        async with self.answering(table, user_id):
+            if note is None:
+                table = self.newest(table)  # never older than a redraw that just landed
+            drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
+                                               note)
+            if isinstance(picture, Late):
+                files = kept_files(drawn[0], interaction.message, HAND_FILE)
+            else:
+                files = edit_files(drawn[0], picture)
+            await interaction.response.edit_message(embed=drawn[0], view=drawn[1], **files)
+            if note is None:
+                self._follow(table, user_id, interaction, drawn, letters, picture)
+
+    async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
+                     note: str | None = None) -> tuple[Drawn, Picture | Late | None]:
+        """The hand as an answer shows it, and its picture if drawn within the answer's
+        wait (``Late``: it follows in a redraw)."""
+        drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
+        return drawn, await self.pictures.within(
+            self.pictures.own(table, user_id, lang, letters))
+
+    def _follow(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+                drawn: Drawn, letters: Lang, picture: Picture | Late | None) -> None:
+        """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
+        it with its picture if the picture was late."""
+        self.opened(table, user_id, interaction, drawn, letters)
+        if isinstance(picture, Late):
+            self.picture_late(table, user_id)
+
+    def picture_late(self, table: Table, user_id: int) -> None:
+        """``user_id``'s hand was answered without its new picture: redraw it (the picture
+        is drawn by then, or the redraw waits for it)."""
+        live = self.tables.get(table.id)
+        hand = live.hands.get(user_id) if live is not None else None
+        if live is None or hand is None:
+            return
+        hand.looks, hand.revision = None, -1
+        live.redraws.put(table)
+
+    @asynccontextmanager
+    async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:
+        """Hold while answering a tap on ``user_id``'s hand: a redraw of it on its way
+        lands first, and none starts until the answer is sent (then ``opened`` has
+        recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
+        live = self.tables.of(table)
+        lock = live.hand_locks.setdefault(user_id, asyncio.Lock())
+        held = False
+        with suppress(asyncio.TimeoutError):
+            held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
+        try:
+            yield
+        finally:
+            if held:
+                lock.release()
+            self._free_lock(live, user_id)
+
+    def _free_lock(self, live: LiveTable, user_id: int) -> None:
+        """Drop a lock nobody holds for a hand no longer kept (the table closed, say)."""
+        lock = live.hand_locks.get(user_id)
+        if lock is None or lock.locked() or user_id in live.hands:
+            return
+        del live.hand_locks[user_id]
+        live.settle()
+
+    def changed(self, table: Table) -> None:
+        """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
+        live = self.tables.get(table.id)
+        if self.closed or live is None or not live.hands:
+            return
+        live.redraws.put(table)
+
+    # --- the redrawing -------------------------------------------------------------------
+
+    async def run(self, table_id: int) -> None:
+        """Redraw the table's open hands until they all show its newest snapshot (an error
+        is logged by the coalescer, and the table's hands forgotten)."""
+        live = self.tables.get(table_id)
+        while live is not None:
+            table = live.redraws.latest(table_id)
+            if table is None:
+                break
+            now = self.clock()
+            hands = live.hands
+            for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
+                del hands[user_id]  # its token is about to lapse
+            due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
+            if due:
+                await asyncio.gather(*(self._redraw(live, table, u, h) for u, h in due))
+                continue  # the table may have changed meanwhile
+            if not table.is_open or not hands:
+                live.forget_hands()
+            break
+
+    async def _redraw(self, live: LiveTable, table: Table, user_id: int,
+                      hand: OpenHand) -> None:
+        """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
+        is being answered (then its answer draws the newest state)."""
+        async with live.hand_locks.setdefault(user_id, asyncio.Lock()):
+            if live.hands.get(user_id) is not hand or hand.revision >= table.revision:
+                return  # answered meanwhile: ``opened`` replaced it
+            await self._edit(live, table, user_id, hand)
+        self._free_lock(live, user_id)
+
+    async def _edit(self, live: LiveTable, table: Table, user_id: int,
+                    hand: OpenHand) -> None:
+        lang = lang_of(hand.interaction)  # the owner's language, the table's letters
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
+        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
+        key = key_of(found)
+        looks = _looks(embed, view, key)
+        if looks == hand.looks:
+            hand.revision = table.revision
+            return
+        picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
+        files = edit_files(embed, picture)
+        if hand.looks is not None and picture is not None and hand.looks[2] == key:
+            del files["attachments"]  # the same picture: the message keeps its file
+        hand.pending = True
+        try:
+            await hand.interaction.edit_original_response(embed=embed, view=view, **files)
+        except discord.NotFound:
+            self._drop(live, user_id, hand)  # dismissed, or the token has lapsed
+            return
+        except discord.HTTPException:
+            log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
+            self._drop(live, user_id, hand)
+            return
+        finally:
+            hand.pending = False
+        hand.revision, hand.looks = table.revision, looks
+
+    def _drop(self, live: LiveTable, user_id: int, hand: OpenHand) -> None:
+        if live.hands.get(user_id) is hand:
+            del live.hands[user_id]
+
+
+def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
+              letters: Lang | None = None) -> Drawn:
+    """The owner's hand as it is now, in their language, with ``note``, its cards in the
+    table's ``letters`` (``render.table_letters``); once the table is closed, saying so and
+    without controls (every drawing of a hand goes through here, so a redraw, a tap and
+    **Refresh** show the same)."""
+    with render.table_letters(letters or lang):
+        if table.is_open:
+            return render.hand_message(table, user_id, note=note, lang=lang)
+        closed = translator(lang).gettext("This table is closed.")
+        embed, _controls = render.hand_message(
+            table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang)
+    return embed, Buttons()
+
+
+def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:
+    """What a hand shows that matters: its embed less the footer (which only counts moves),
+    its controls and what its picture shows. Equal looks need no edit."""
+    shown = embed.to_dict()
+    shown.pop("footer", None)
+    shown.pop("image", None)
+    return shown, view.to_components(), picture

@@ -1,0 +1,178 @@
+"""Each live table's runtime state, held by one owner, and the one registry of owners.
+
+A ``LiveTable`` holds everything the bot keeps for a table while it runs, besides the table
+itself (the service's): what its message shows and the edit on its way, its turn ping, its
+players' open hands, and its background work. ``LiveTables`` creates an owner on a table's
+first use and drops it once the table is closed and its last edit, ping deletion and hand
+redraw are done; ``close`` stops everything at shutdown. So "nothing leaks" reads: no owner
+for a closed table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.tables.service import Table
+from cogs.live.coalesce import Coalescer
+from rules.i18n import Lang
+
+log = logging.getLogger(__name__)
+
+Drain = Callable[[int], Coroutine[Any, Any, None]]
+
+
+@dataclass
+class Ping:
+    """A table's live turn ping (``message`` None: cleared at ``revision``)."""
+
+    revision: int
+    message: discord.Message | discord.Object | None  # an Object: posted before a restart
+    sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
+
+
+@dataclass
+class OpenHand:
+    """One player's open hand: the interaction that can edit it, and what it shows."""
+
+    interaction: discord.Interaction[Any]
+    since: float  # when that interaction arrived (its token's age counts from then)
+    revision: int  # the table revision the hand was last drawn from
+    looks: Any  # what the hand shows, less its footer; None: unsure
+    letters: Lang | None = None  # the table's language, whose letters its cards show
+    pending: bool = False  # an edit through its token is on its way
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A table message as it was sent: the fingerprint of what was shown is taken from
+    this, never from drawing it again."""
+
+    embed: discord.Embed
+    view: discord.ui.View
+
+
+class LiveTable:
+    """The owner of one running table's state on the Discord side."""
+
+    def __init__(self, table_id: int, channel_id: int, *, edit: Drain, redraw: Drain,
+                 settle: Callable[[LiveTable], None]) -> None:
+        self.id = table_id
+        self.channel_id = channel_id
+        self.closed = False  # the table is closed: let go once the last work is done
+        # The table message: the revision it shows, the newest snapshot to show and the one
+        # task that edits it (paced), and why it must be drawn though its state is shown.
+        self.shown_revision = -1
+        self.edits: Coalescer[Table] = Coalescer(edit, log)
+        self.restyle = False  # draw it though its state is shown (language, late picture)
+        self.gone = False  # the message was found deleted: post it anew
+        self.checked_at = -float("inf")  # when the message was last looked for
+        self.ping: Ping | None = None
+        # The newest interaction answered at the table, and when it came: a change made
+        # without one (an AI's move) posts its turn ping through this one's token.
+        self.recent: tuple[discord.Interaction[Any], float] | None = None
+        # Open hands by user id; one lock per hand, so a redraw and a tap's answer never
+        # cross; the newest snapshot to redraw them from and the one task doing it.
+        self.hands: dict[int, OpenHand] = {}
+        self.hand_locks: dict[int, asyncio.Lock] = {}
+        self.redraws: Coalescer[Table] = Coalescer(redraw, log, failed=self._drop_hands)
+        self.tasks: set[asyncio.Task[None]] = set()  # deletes, checks and other short work
+        self._settle = settle
+
+    def borrow(self, now: float, max_age: float) -> tuple[discord.Interaction[Any], float] | None:
+        """The newest interaction at the table, while it is at most ``max_age`` seconds old."""
+        if self.recent is not None and now - self.recent[1] > max_age:
+            self.recent = None
+        return self.recent
+
+    def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``work`` as this table's own background task."""
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        self.settle()
+
+    def _drop_hands(self, _table_id: int) -> None:
+        self.forget_hands()
+
+    def forget_hands(self) -> None:
+        """Stop following the open hands."""
+        self.hands.clear()
+        self.hand_locks = {u: lock for u, lock in self.hand_locks.items() if lock.locked()}
+        self.redraws.discard(self.id)
+        self.settle()
+
+    def settle(self) -> None:
+        """Tell the registry to let go of a closed table with nothing left to do."""
+        self._settle(self)
+
+    def idle(self) -> bool:
+        """Nothing on its way: no edit, hand redraw, open hand or background task."""
+        return self.edits.latest(self.id) is None and self.redraws.latest(self.id) is None \
+            and not self.hands and not self.tasks and not self.hand_locks
+
+    async def close(self) -> None:
+        """Stop every task this table holds and free its state (shutting down)."""
+        tasks = [task for task in self.tasks if not task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.edits.close()
+        await self.redraws.close()
+        self.hands.clear()
+        self.hand_locks.clear()
+
+
+class LiveTables:
+    """The registry: one ``LiveTable`` per running table."""
+
+    def __init__(self, *, edit: Drain, redraw: Drain,
+                 released: Callable[[LiveTable], None]) -> None:
+        self._tables: dict[int, LiveTable] = {}
+        self._edit = edit
+        self._redraw = redraw
+        self._released = released
+        self.closed = False
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def __iter__(self) -> Any:
+        return iter(list(self._tables.values()))
+
+    def get(self, table_id: int) -> LiveTable | None:
+        return self._tables.get(table_id)
+
+    def of(self, table: Table) -> LiveTable:
+        """The table's owner, made on first use (a closed table's too: its last edit and
+        ping deletion are still to come)."""
+        live = self._tables.get(table.id)
+        if live is None:
+            live = self._tables[table.id] = LiveTable(
+                table.id, table.channel_id, edit=self._edit, redraw=self._redraw,
+                settle=self._settle)
+        if not table.is_open:
+            live.closed = True
+        return live
+
+    def _settle(self, live: LiveTable) -> None:
+        if live.closed and live.idle() and self._tables.get(live.id) is live:
+            del self._tables[live.id]
+            self._released(live)
+
+    async def close(self) -> None:
+        """Close every owner (shutting down)."""
+        self.closed = True
+        tables = list(self._tables.values())
+        await asyncio.gather(*(live.close() for live in tables), return_exceptions=True)
+        self._tables.clear()

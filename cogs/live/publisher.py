@@ -1,0 +1,196 @@
+"""The one way out: every change reaches Discord through ``Publisher.publish``.
+
+A handler hands over the service's ``Change`` and the interaction that caused it (None for
+the clocks); the publisher decides everything that follows, in this order:
+
+1. the answer: an unanswered tap edits the message it was on (the table message, the
+   player's own hand, or a turn ping), and an unanswered command posts the table message;
+   otherwise, or for a message the answer did not draw, a paced edit of the table message;
+2. the open hands are redrawn;
+3. the table's clock is woken (AI moves, reminders, stand-ins);
+4. the next player is pinged, or the end of the hand announced, or the ping cleared.
+
+It also implements the clocks' ``Notifier``, and owns the registry of live tables.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.tables.clocks import Clocks
+from bot.tables.service import Change, Table, TableService
+from cogs import render
+from cogs.i18n.translator import Languages
+from cogs.live.open_hands import OpenHands
+from cogs.live.owner import LiveTable, LiveTables
+from cogs.live.pings import Pings
+from cogs.live.shown import draw
+from cogs.live.table_message import TableMessages
+from cogs.pictures import TABLE_FILE, Attached, Late, Pictures, kept_files, send_files
+from cogs.transport.pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
+from cogs.transport.posts import ChannelPosts
+
+log = logging.getLogger(__name__)
+
+
+class Publisher:
+    """Decides and makes every follow-up of a change; holds every live table's owner."""
+
+    def __init__(self, client: discord.Client, service: TableService, clocks: Clocks,
+                 languages: Languages, *, edits_per_window: int = EDITS_PER_WINDOW,
+                 rest_share: float = 1.0) -> None:
+        self.service = service
+        self.clocks = clocks
+        self.languages = languages
+        self.tables = LiveTables(edit=self._edit, redraw=self._redraw, released=self._released)
+        # Discord's global budget is the bot's, across all its processes: each takes the
+        # part of it that its shards are of the bot.
+        self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
+        # Card pictures (the servers' and players' styles come from the languages' store),
+        # and the picture each table message carries now.
+        self.pictures = Pictures(languages.servers)
+        self.attached = Attached()
+        self.posts = ChannelPosts(client, self.pacer)
+        self.messages = TableMessages(client, service, languages, self.pacer, self.posts,
+                                      self.tables, self.pictures, self.attached)
+        self.hands = OpenHands(self.tables, self.pictures)
+        self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables)
+        self.closed = False
+
+    def held(self) -> int:
+        """Tables, channels and chores the bot holds state for besides the pacer's
+        time-based windows: zero once every table is closed and its last work done."""
+        return len(self.tables) + self.posts.tracked() + self.pings.tracked()
+
+    async def publish(self, change: Change, interaction: discord.Interaction[Any] | None = None,
+                      *, retire_old: bool = True) -> None:
+        """Show ``change`` everywhere it shows, and do what it calls for next.
+
+        An unanswered command's answer is the table message, posted afresh (``retire_old``:
+        the previous table message is deleted)."""
+        table = change.table
+        if interaction is not None and not interaction.response.is_done():
+            if interaction.type is discord.InteractionType.component:
+                await self._answer_tap(table, interaction)
+            else:
+                await self._post_table(table, interaction, retire_old=retire_old)
+        else:
+            self.messages.request(table)
+        if interaction is not None:
+            self.pings.heard(table, interaction)
+        self.hands.changed(table)
+        self.clocks.poke(table)
+        await self.pings.after(change, interaction)
+
+    async def _answer_tap(self, table: Table, interaction: discord.Interaction[Any]) -> None:
+        """Edit the message tapped: the table message, the player's own hand, or a turn ping
+        (which keeps the controls while the turn lasts). The table message's id may not be
+        stored yet if a tap beat ``/nlk new``'s answer."""
+        message = interaction.message
+        ephemeral = message is not None and message.flags.ephemeral
+        lang = await self.languages.public(table.guild_id, interaction)
+        try:
+            if not ephemeral and (message is None or table.message_id in (None, message.id)):
+                drawing = draw(table, lang)
+                picture = await self.pictures.within(
+                    self.messages.picture(table, lang, urgent=True))
+                if isinstance(picture, Late):
+                    # The answer goes now with the picture the message has; a paced edit
+                    # brings the new one.
+                    files = kept_files(drawing.embed, message, TABLE_FILE)
+                    await interaction.response.edit_message(
+                        embed=drawing.embed, view=drawing.view, **files)
+                    if files:  # no picture to keep: the message now has none
+                        self.attached.sent(table.id, None)
+                    self.messages.shown(table, drawing)
+                    self.messages.redraw(table)
+                    return
+                await interaction.response.edit_message(
+                    embed=drawing.embed, view=drawing.view,
+                    **self.attached.edit(table.id, drawing.embed, picture))
+                self.attached.sent(table.id, picture)
+                self.messages.shown(table, drawing)
+                return
+            if ephemeral:
+                await self.hands.answer(interaction, table, letters=lang)
+            else:
+                content, view = render.ping_message(table, interaction.user.id, lang=lang)
+                await interaction.response.edit_message(content=content, view=view)
+        except discord.HTTPException as error:
+            # The move stands, but Discord refused its answer: during a hand-over another
+            # process answered this click first. The table message is edited instead.
+            log.info("table %s: the answer to a move was refused (%s); editing instead",
+                     table.id, error)
+        self.messages.request(table)
+
+    async def _post_table(self, table: Table, interaction: discord.Interaction[Any], *,
+                          retire_old: bool) -> None:
+        """Post the table message as the answer to a command (so it costs no channel
+        request), record it, and bring it up to date if the table changed meanwhile."""
+        lang = await self.languages.public(table.guild_id, interaction)
+        drawing = draw(table, lang)
+        picture = await self.messages.picture(table, lang, urgent=True)
+        callback = await interaction.response.send_message(
+            embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
+        self.attached.sent(table.id, picture)
+        message_id = callback.message_id or (await interaction.original_response()).id
+        old = await self.service.set_message(table.id, message_id)
+        if old is None:  # the table's first message (taps on it may have drawn newer states)
+            self.messages.shown(table, drawing)
+            return
+        self.messages.replaced(table, drawing, old if retire_old else None)
+        self.messages.request(await self.service.get(table.id))
+
+    # --- the clocks' notifier --------------------------------------------------------------
+
+    async def table_changed(self, change: Change) -> None:
+        """A change made without an interaction (an AI move, a stand-in, the idle sweep)."""
+        await self.publish(change)
+
+    async def remind(self, table: Table, user_id: int, deadline: float) -> None:
+        await self.pings.remind(table, user_id, deadline)
+
+    # --- the owners' work ------------------------------------------------------------------
+
+    async def _edit(self, table_id: int) -> None:
+        await self.messages.run(table_id)
+
+    async def _redraw(self, table_id: int) -> None:
+        await self.hands.run(table_id)
+
+    def _released(self, live: LiveTable) -> None:
+        """A closed table's owner was let go: forget its channel's refusals too."""
+        self.posts.forget(live.channel_id)
+        self.attached.forget(live.id)
+        self.pacer.prune()
+
+    # --- start and stop --------------------------------------------------------------------
+
+    async def resume(self, tables: list[Table]) -> None:
+        """After a restart: redraw the table messages that are out of date (only those),
+        keep the pings of turns still being played and delete the others."""
+        shown, active = await self.messages.read_records()
+        # Read before waiting: players may already be playing meanwhile, and what this run
+        # posts and deletes is its own business, not the last run's.
+        left = await self.pings.read_left()
+        self.pacer.spend({table.channel_id for table in tables})
+        if tables:
+            tables = await self.messages.current(tables)
+        self.pings.resume(tables, left)
+        await self.messages.resume(tables, shown, active)
+
+    async def close(self) -> None:
+        """Stop every table's work, then write down what the table messages show and the
+        pings still live, so the next start redraws and deletes only what it must."""
+        if self.closed:
+            return
+        self.closed = True
+        self.hands.closed = True
+        self.messages.closed = True
+        await self.pings.close()
+        await self.tables.close()
+        await self.messages.close()
+        await self.pings.write_down()

@@ -1,0 +1,271 @@
+"""Every NLK button and select, one handler per family: parse → service → publish.
+
+The ``DynamicItem`` families (``cogs/components.py``) parse the custom id once and call
+here with typed values. A change goes to the publisher, which answers the tap and does
+everything that follows; a refusal is worded by ``cogs/replies.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
+from bot.tables.service import Change, Table, check_end
+from cogs import render
+from cogs.answers.interaction import (
+    display_name,
+    guild_of,
+    is_ephemeral,
+    is_moderator,
+    tell_refusal,
+)
+from cogs.answers.replies import describe, say
+from cogs.i18n.mentions import linked
+from cogs.i18n.translator import lang_of, t
+from cogs.render import stats
+from cogs.widgets.ids import Look, Move, Seating, Target
+from rules import Action, Card, CardError
+from rules.i18n import translator
+
+if TYPE_CHECKING:
+    from bot.client import NLKBot
+    from cogs.live.publisher import Publisher
+
+
+class Clicks:
+    """The handlers of every NLK button and select."""
+
+    def __init__(self, bot: NLKBot, publisher: Publisher) -> None:
+        self.service = bot.service
+        self.servers = bot.servers
+        self.publisher = publisher
+
+    async def move(self, interaction: discord.Interaction[Any], target: Target, move: Move,
+                   values: list[str]) -> None:
+        """A move in the game, at the version the button was drawn at."""
+        async def work() -> None:
+            guild_of(interaction)
+            if target.version is None:
+                raise Stale()
+            change = await self.service.act(
+                target.table_id, interaction.user.id, target.version,
+                move_action(move, target.arg, values), channel_id=interaction.channel_id)
+            await self.publisher.publish(change, interaction)
+        await self._handle(interaction, target, work)
+
+    async def seat(self, interaction: discord.Interaction[Any], target: Target,
+                   act: Seating) -> None:
+        """The lobby, the seats, the table (**End table** asks first, privately)."""
+        async def work() -> None:
+            guild_of(interaction)
+            if act is Seating.END:
+                await self._ask_end(interaction, target.table_id)
+            elif act is Seating.END_YES:
+                await self.end_table(interaction, target.table_id)
+            elif act is Seating.END_NO:
+                await interaction.response.edit_message(
+                    content=t(interaction).gettext("The table goes on."), view=None)
+            else:
+                change = await self._seating(interaction, target, act)
+                await self.publisher.publish(change, interaction)
+        # A refusal on a private hand redraws the hand; the End table question is no hand.
+        await self._handle(interaction, target, work,
+                           on_hand=act not in (Seating.END_YES, Seating.END_NO))
+
+    async def end_table(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """End the table and announce it in the channel: as ``/nlk end``'s answer, or, from
+        the confirmation of **End table**, as a public follow-up."""
+        change = await self.service.end(table_id, interaction.user.id,
+                                        moderator=is_moderator(interaction),
+                                        channel_id=interaction.channel_id)
+        lang = await self.publisher.languages.public(interaction.guild_id, interaction)
+        _ = translator(lang).gettext
+        text = _("NLK table {table} was ended by {name}.").format(
+            table=table_id, name=render.safe_name(display_name(interaction.user)))
+        ended = change.table
+        hand = ended.public_view()
+        if ended.seed is not None and hand is not None and not hand.is_over:
+            # The unfinished hand's seed is public now, so its deal can still be checked.
+            unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
+            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
+        none = discord.AllowedMentions.none()
+        if interaction.type is discord.InteractionType.application_command:
+            await interaction.response.send_message(text, allowed_mentions=none)
+        else:
+            mine = t(interaction).gettext("You ended the table.")
+            await interaction.response.edit_message(content=mine, embed=None, view=None)
+            await interaction.followup.send(text, allowed_mentions=none)
+        await self.publisher.publish(change, interaction)
+
+    async def _ask_end(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """**End table** asks first, privately: it sits beside **Next hand**."""
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        check_end(table, interaction.user.id, moderator=is_moderator(interaction))
+        _ = t(interaction).gettext
+        await interaction.response.send_message(
+            _("End NLK table {table} for everyone? Its seats go, and it can't be undone.")
+            .format(table=table_id), view=render.end_confirmation(table_id, lang_of(interaction)),
+            ephemeral=True)
+
+    async def look(self, interaction: discord.Interaction[Any], target: Target,
+                   look: Look) -> None:
+        """Something seen privately: nothing changes."""
+        async def work() -> None:
+            if look is Look.HAND:
+                await self._show_hand(interaction, target.table_id)
+            elif look is Look.MOVES:
+                await self._show_moves(interaction, target.table_id, target.arg)
+            else:
+                await self._show_fair(interaction, target.table_id)
+        await self._handle(interaction, target, work)
+
+    async def page(self, interaction: discord.Interaction[Any], target: Target) -> None:
+        """Turn a page of the leaderboard."""
+        async def work() -> None:
+            guild_id = guild_of(interaction)
+            asked = stats.parse_stats_arg(target.arg)
+            if asked is None:
+                raise InputError("page")
+            size, page = asked
+            embed, view = stats.leaderboard(
+                await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
+            await interaction.response.edit_message(embed=embed, view=view)
+        await self._handle(interaction, target, work)
+
+    async def unknown(self, interaction: discord.Interaction[Any], target: Target) -> None:
+        async def work() -> None:
+            raise InputError("action")
+        await self._handle(interaction, target, work)
+
+    async def _handle(self, interaction: discord.Interaction[Any], target: Target,
+                      work: Callable[[], Awaitable[None]], *, on_hand: bool = True) -> None:
+        """Run a click's work; refuse politely whatever goes wrong."""
+        table_id = target.table_id if target.valid else None
+        try:
+            if table_id is None:
+                raise InputError("id")
+            await work()
+        except Exception as error:
+            await self._refuse(interaction, table_id, error, on_hand=on_hand)
+        if table_id is not None:
+            await tell_refusal(interaction, self.publisher.posts)
+
+    async def _seating(self, interaction: discord.Interaction[Any], target: Target,
+                       act: Seating) -> Change:
+        """The change a lobby or seat button asks for, made by the table service."""
+        service, table_id, user = self.service, target.table_id, interaction.user
+        where = interaction.channel_id
+        match act:
+            case Seating.JOIN:
+                return await service.join(table_id, user.id, display_name(user),
+                                          channel_id=where)
+            case Seating.LEAVE:
+                return await service.leave(table_id, user.id, channel_id=where)
+            case Seating.START:
+                return await service.start(table_id, user.id, channel_id=where)
+            case Seating.CANCEL:
+                return await service.cancel(table_id, user.id, channel_id=where)
+            case Seating.NEXT:
+                return await service.next_hand(table_id, user.id, channel_id=where)
+            case Seating.ADD_AI:
+                allowed = (await self.servers.settings(interaction.guild_id)).allow_ai
+                return await service.add_ai(table_id, user.id, target.arg.lower(),
+                                            allowed=allowed, channel_id=where)
+            case Seating.REMOVE_AI:
+                return await service.remove_ai(table_id, user.id, channel_id=where)
+            case Seating.BACK:
+                return await service.back(table_id, user.id, channel_id=where)
+            case Seating.REMOVE:
+                if not target.arg.isdigit():
+                    raise InputError("action")
+                return await service.remove(table_id, user.id, int(target.arg),
+                                            moderator=is_moderator(interaction),
+                                            channel_id=where)
+            case Seating.END | Seating.END_YES | Seating.END_NO:
+                raise InputError("action")  # answered by ``seat`` itself
+
+    async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        seated(table, interaction.user.id)
+        hands = self.publisher.hands
+        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
+        if is_ephemeral(interaction):  # Refresh on the hand itself
+            await hands.answer(interaction, table, letters=letters)
+        else:
+            await hands.show(interaction, table, letters=letters)
+        if interaction.message is None or interaction.message.id != table.message_id:
+            # Opened from a ping or a hand: is the table message still there?
+            self.publisher.messages.check(table)
+
+    async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
+                          arg: str) -> None:
+        """The hand's public log, to anyone in the channel, privately; page buttons on the
+        log turn its pages in place."""
+        guild_of(interaction)
+        if arg and not arg.isdigit():
+            raise InputError("page")
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        if table.public_view() is None:
+            raise NotPlaying("lobby")
+        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
+        with render.table_letters(letters):
+            embed, view = render.moves_message(table, int(arg) if arg else None,
+                                               lang_of(interaction))
+        if is_ephemeral(interaction):
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    async def _show_fair(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+        """The hand's full commitment (and its seed once that is public), privately."""
+        guild_of(interaction)
+        table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        if table.seed is None or table.game is None:
+            raise NotPlaying("lobby")
+        await interaction.response.send_message(
+            embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
+
+    async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
+                      error: Exception, *, on_hand: bool = True) -> None:
+        """Refuse politely; on a player's own hand message, redraw it as it is now."""
+        lang = lang_of(interaction)
+        text, expected = describe(error, lang)
+        text = linked(interaction, text, lang)
+        if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
+                not interaction.response.is_done():
+            try:
+                table = await self.service.get(table_id, channel_id=interaction.channel_id)
+                letters = await self.publisher.languages.public(interaction.guild_id,
+                                                                interaction)
+                await self.publisher.hands.answer(interaction, table, letters=letters,
+                                                  note=text)
+                return
+            except Refusal:
+                pass
+        await say(interaction, text)
+
+
+def move_action(move: Move, arg: str, values: list[str]) -> Action:
+    """The engine action a move button or select stands for."""
+    try:
+        if move is Move.GIVE:
+            card, _, to = arg.partition(".")
+            return Action.give(Card.parse(card), int(to))
+        if move is Move.PLAY:
+            return Action.play(Card.parse(values[0] if values else arg))
+        return Action.parse(move.value)
+    except (CardError, ValueError, IndexError):
+        raise InputError("action") from None
+
+
+def seated(table: Table, user_id: int) -> None:
+    """Refuse someone with no seat at ``table``: a closed table says so; an open one says
+    whose turn it is, if anyone's."""
+    if table.seat_of(user_id) is not None:
+        return
+    if not table.is_open:
+        raise NotPlaying("ended")
+    raise NotSeated(turn_of=table.name_to_act())

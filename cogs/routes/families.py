@@ -1,0 +1,146 @@
+"""Buttons and selects that survive restarts: their custom ids carry the table and version.
+
+Sending: ``NLKButton`` and ``NLKSelect`` in a ``Buttons`` view. Receiving: one
+``DynamicItem`` class per family of actions (``cogs/ids.py``), registered when the NLK cog
+loads, so any NLK button ever sent — before or after a restart — is parsed once by its
+family's template and handed to the cog's ``Clicks`` with typed values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord.ext import commands
+
+from cogs.widgets import ids
+from cogs.widgets.ids import Look, Move, Page, Seating, Target
+
+if TYPE_CHECKING:
+    from cogs.routes.clicks import Clicks
+
+
+ROUTER_COG = "NLK"
+
+
+def clicks_of(interaction: discord.Interaction[Any]) -> Clicks:
+    client = interaction.client
+    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
+    if cog is None:
+        raise RuntimeError("the NLK cog is not loaded")
+    clicks: Clicks = cog.clicks  # type: ignore[attr-defined]
+    return clicks
+
+
+class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Move)):
+    """A move: draw, keep, give, play a card, take."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, move: Move) -> None:
+        super().__init__(item)
+        self.target, self.move = target, move
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> MoveButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Move(match["action"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).move(interaction, self.target, self.move, [])
+
+
+class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
+                 template=ids.template([Move.PLAY], ids.SELECT)):
+    """A card chosen from a menu of one suit's plays."""
+
+    def __init__(self, item: discord.ui.Select[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> CardSelect:
+        assert isinstance(item, discord.ui.Select)
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).move(interaction, self.target, Move.PLAY,
+                                          list(self.item.values))
+
+
+class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Seating)):
+    """The lobby, the seats and the table: join, leave, start, AI seats, end …"""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, act: Seating) -> None:
+        super().__init__(item)
+        self.target, self.act = target, act
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> SeatButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Seating(match["action"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).seat(interaction, self.target, self.act)
+
+
+class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Look)):
+    """Something to see privately: my hand, the moves, the fair deal."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target, look: Look) -> None:
+        super().__init__(item)
+        self.target, self.look = target, look
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> LookButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match), Look(match["action"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).look(interaction, self.target, self.look)
+
+
+class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=ids.template(Page)):
+    """A page of the leaderboard."""
+
+    def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).page(interaction, self.target)
+
+
+class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
+                  template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page],
+                                                 ids.SELECT: [Move.PLAY]})):
+    """An NLK-shaped id no family knows (from a future or a forged message): refused."""
+
+    def __init__(self, item: discord.ui.Item[Any], target: Target) -> None:
+        super().__init__(item)
+        self.target = target
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> UnknownItem:
+        return cls(item, Target.of(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await clicks_of(interaction).unknown(interaction, self.target)
+
+
+FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    MoveButton, CardSelect, SeatButton, LookButton, PageButton, UnknownItem)

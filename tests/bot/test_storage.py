@@ -1,0 +1,84 @@
+"""A disk that refuses writes while the bot runs: the player gets a polite refusal, and
+nothing changes.
+
+Every write of the repository goes through ``Repository.transaction()``; these tests write
+through it to a table of their own, so they hold whatever the bot's tables look like.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import pytest
+
+from bot.db.repository import Repository
+from bot.db.storage import Duplicate, SQLiteDatabase
+from bot.errors import Refusal, StorageUnavailable
+from cogs.answers.replies import sentence
+
+
+@pytest.fixture
+async def repo(tmp_path):
+    db = await SQLiteDatabase.open(str(tmp_path / "nlk.sqlite3"))
+    await db.migrate()
+    await db.writer.execute("CREATE TABLE moves (n INTEGER PRIMARY KEY, what TEXT NOT NULL UNIQUE)")
+    try:
+        yield Repository(db)
+    finally:
+        await db.close()
+
+
+async def play(repo: Repository, *moves: str) -> None:
+    async with repo.transaction() as db:
+        for move in moves:
+            await db.execute("INSERT INTO moves (what) VALUES (?)", (move,))
+
+
+async def moves(repo: Repository) -> list[str]:
+    return [row[0] for row in await repo.db.all("SELECT what FROM moves ORDER BY n")]
+
+
+async def test_a_read_only_disk_refuses_politely_and_changes_nothing(repo, caplog):
+    await play(repo, "a")
+    # What a disk that turned read-only under the bot looks like to SQLite: every write
+    # fails with "attempt to write a readonly database".
+    await repo.db.writer.execute("PRAGMA query_only = ON")
+    with caplog.at_level(logging.WARNING), pytest.raises(StorageUnavailable) as refused:
+        await play(repo, "b", "c")
+    assert isinstance(refused.value, Refusal)
+    assert sentence(refused.value) == (
+        "The bot can't save moves right now (its disk refuses writes), so nothing changed. "
+        "Please try again in a while.")
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "readonly database" in warnings[0].getMessage()
+    assert not repo.db.writer.in_transaction
+    assert await moves(repo) == ["a"]
+
+    # The disk comes back: writes work again, on the same connection.
+    await repo.db.writer.execute("PRAGMA query_only = OFF")
+    await play(repo, "b")
+    assert await moves(repo) == ["a", "b"]
+
+
+async def test_a_full_disk_refuses_politely_and_keeps_nothing_of_the_transaction(repo):
+    await play(repo, "a")
+    async with repo.db.writer.execute("PRAGMA page_count") as cursor:
+        pages = (await cursor.fetchone())[0]
+    # SQLite's own size limit gives a real SQLITE_FULL ("database or disk is full").
+    await repo.db.writer.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StorageUnavailable):
+        await play(repo, "b", *(f"{n} " + "x" * 1000 for n in range(200)))
+    assert not repo.db.writer.in_transaction
+    assert await moves(repo) == ["a"]
+
+
+async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        async with repo.transaction() as db:
+            await db.execute("UPDATE nowhere SET x = 1")
+    await play(repo, "a")
+    with pytest.raises(Duplicate):  # callers rely on seeing a repeated key for what it is
+        await play(repo, "b", "a")
+    assert not repo.db.writer.in_transaction
+    assert await moves(repo) == ["a"]

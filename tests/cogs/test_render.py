@@ -1,0 +1,51 @@
+"""Rendering stays within Discord's limits for nine players and huge hands."""
+
+import json
+
+from cogs import render
+from rules import Game, Variant
+from tests.helpers import table_for
+from tests.rules.rules_helpers import cards
+
+
+def shed_table(hands, trump="H", to_act=0):
+    game = Game.from_shed_position([cards(h) for h in hands], "SHDC".index(trump), to_act,
+                                   names=[f"player-{i}-with-a-rather-long-name" for i in
+                                          range(len(hands))])
+    return table_for(game, id=7, next_seats=[], variant=Variant(), hand_number=1)
+
+
+def components(view):
+    return view.to_components()
+
+
+def test_a_43_card_lead_offers_every_card_within_five_rows():
+    from rules import pack
+
+    everything = [str(c) for c in pack(9)]
+    big = " ".join(everything[:43])
+    others = [everything[43 + i] for i in range(8)] + [""]
+    table = shed_table([big, *others[:8]])
+    embed, view = render.hand_message(table, 1000)
+    rows = components(view)
+    assert len(rows) <= 5
+    offered = set()
+    for row in rows:
+        for item in row["components"]:
+            assert len(item.get("custom_id", "")) <= 100
+            if item["type"] == 3:
+                assert len(item["options"]) <= 25
+                offered |= {o["value"] for o in item["options"]}
+            elif item["label"] != "Refresh":
+                offered.add(item["custom_id"].rsplit(".", 1)[-1])
+    assert offered == set(everything[:43])
+    assert len(json.dumps(embed.to_dict())) < 6000
+
+
+def test_nine_seats_fit_in_one_embed():
+    table = shed_table([f"{r}S" for r in "AKQJT98765"][:9], to_act=0)
+    embed = render.table_embed(table)
+    total = len(embed.title or "") + len(embed.description or "") + sum(
+        len(f.name) + len(f.value) for f in embed.fields) + len(embed.footer.text or "")
+    assert total <= 6000 and len(embed.fields) <= 25
+    assert all(len(f.value) <= 1024 for f in embed.fields)
