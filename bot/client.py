@@ -111,7 +111,7 @@ class NLKBot(commands.Bot):
             # needs it); SQLite serves one process, whose own lock suffices.
             pool = getattr(self.db, "pool", None)
             self.identify_gate = IdentifyGate(
-                repo.state_value, repo.set_state_value, limit["max_concurrency"],
+                repo.settings.state_value, repo.settings.set_state_value, limit["max_concurrency"],
                 lock=advisory_lock(pool) if self.db.dialect == "postgresql" else None)
         self.service = TableService(repo)
         self.service.shards = self.shard_range
@@ -167,11 +167,11 @@ class NLKBot(commands.Bot):
         remembers: every sync counts against Discord's daily limit, and restarts are common."""
         key = f"command_tree:{guild.id}"
         digest = await self._command_tree_hash(guild)
-        if not force and await repo.state_value(key) == digest:
+        if not force and await repo.settings.state_value(key) == digest:
             log.info("commands for guild %s unchanged: not synced", guild.id)
             return
         synced = await self.tree.sync(guild=guild)
-        await repo.set_state_value(key, digest)
+        await repo.settings.set_state_value(key, digest)
         log.info("synced %d command(s) to server %s", len(synced), guild.id)
 
     async def _warn_if_unpublished(self) -> None:

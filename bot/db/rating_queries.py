@@ -16,7 +16,7 @@ RATINGS_LOCK = 19
 class RatingQueries(Queries):
     """Ratings, results and the leaderboards."""
 
-    async def _rate(self, db: Transaction, hand_id: int, finished: Finish) -> None:
+    async def rate(self, db: Transaction, hand_id: int, finished: Finish) -> None:
         """Rate a finished hand's players (overall and at its table size), in its
         transaction; unrated hands and hands outside a server change nothing."""
         outcome = finished.outcome

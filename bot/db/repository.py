@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
 from bot.db.records import (
     OPEN,
@@ -25,7 +26,7 @@ from bot.db.records import (
     TableStatus,
 )
 from bot.db.setting_queries import SettingQueries
-from bot.db.storage import Duplicate, Row, Transaction
+from bot.db.storage import Database, Duplicate, Row, Transaction
 from rules import Action, Variant
 
 
@@ -65,9 +66,14 @@ def action_record(row: Row) -> ActionRecord:
     return ActionRecord(row["seat"], action, By(row["by"]), bool(row["forced"]))
 
 
-class Repository(RatingQueries, SettingQueries):
-    """Tables, seats, hands and the action log; ratings and stats (``RatingQueries``),
-    server and player settings and the bot's own state (``SettingQueries``)."""
+class Repository(Queries):
+    """Tables, seats, hands and the action log; with ``ratings`` (ratings and stats) and
+    ``settings`` (server and player settings, the bot's own state) on the same database."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.ratings = RatingQueries(db)
+        self.settings = SettingQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -286,7 +292,7 @@ class Repository(RatingQueries, SettingQueries):
             (outcome.loser, json.dumps(list(outcome.order)), int(finished.rated), _now_text(),
              hand_id))
         await db.execute("UPDATE tables SET status = 'over' WHERE id = ?", (table_id,))
-        await self._rate(db, hand_id, finished)
+        await self.ratings.rate(db, hand_id, finished)
 
     async def active_times(self) -> dict[int, float]:
         """When each open table last changed (unix time)."""

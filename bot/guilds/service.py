@@ -62,20 +62,20 @@ class GuildService:
         its per-size rating, by recomputing them all from the stored results (no hand is
         lost). Does nothing once every result is rated, so it runs once; returns how many
         results it rated."""
-        if not await self.repo.results_to_rate():
+        if not await self.repo.ratings.results_to_rate():
             return 0
-        rated = await self.repo.rate_results_by_size()
+        rated = await self.repo.ratings.rate_results_by_size()
         log.info("ratings by table size: recomputed from %d stored result(s)", rated)
         return rated
 
     async def settings(self, guild_id: int | None) -> GuildSettings:
         """The server's defaults for new tables."""
-        return await self.repo.guild_settings(guild_id)
+        return await self.repo.settings.guild_settings(guild_id)
 
     async def change_settings(self, guild_id: int, changes: dict[str, Any], *,
                               can_manage: bool) -> GuildSettings:
         """Save changed defaults (needs Manage Server); no changes just reads them."""
-        current = await self.repo.guild_settings(guild_id)
+        current = await self.repo.settings.guild_settings(guild_id)
         if not changes:
             return current
         if not can_manage:
@@ -86,42 +86,42 @@ class GuildService:
         if changes.get("pictures") not in (None, *PICTURES):
             raise BadSetting("pictures", value=changes["pictures"])
         current = replace(current, **changes)
-        await self.repo.save_guild_settings(guild_id, current)
+        await self.repo.settings.save_guild_settings(guild_id, current)
         return current
 
     async def card_style(self, user_id: int) -> str | None:
         """How a player sees their own cards (None: as the server shows them)."""
-        return await self.repo.card_style(user_id)
+        return await self.repo.settings.card_style(user_id)
 
     async def set_card_style(self, user_id: int, style: str) -> str | None:
         """Save a player's choice ("server" drops their own); returns what is saved."""
         if style != FOLLOW_SERVER and style not in CARD_STYLES:
             raise BadSetting("cards", value=style)
         chosen = None if style == FOLLOW_SERVER else style
-        await self.repo.save_card_style(user_id, chosen)
+        await self.repo.settings.save_card_style(user_id, chosen)
         return chosen
 
     async def leaderboard(self, guild_id: int, page: int, players: int | None = None
                           ) -> LeaderboardPage:
         """One page of the rated players at one table size, best first: ``players``, or
         the size with the most rated hands (the page is clamped to those that exist)."""
-        sizes = await self.repo.table_sizes(guild_id)
+        sizes = await self.repo.ratings.table_sizes(guild_id)
         if players not in sizes:
             players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
         assert players is not None
-        total = await self.repo.rated_players(guild_id, players)
+        total = await self.repo.ratings.rated_players(guild_id, players)
         pages = max(1, -(-total // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
-        rows = await self.repo.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
+        rows = await self.repo.ratings.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
         return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes)
 
     async def player(self, guild_id: int, user_id: int) -> PlayerStats:
         """One player's numbers at each table size and their latest results."""
-        rating = await self.repo.rating(guild_id, user_id)
+        rating = await self.repo.ratings.rating(guild_id, user_id)
         if rating is None:
             return PlayerStats(None, [], [])
-        return PlayerStats(rating, await self.repo.results_by_size(guild_id, user_id),
-                           await self.repo.recent_places(guild_id, user_id, RECENT_RESULTS))
+        return PlayerStats(rating, await self.repo.ratings.results_by_size(guild_id, user_id),
+                           await self.repo.ratings.recent_places(guild_id, user_id, RECENT_RESULTS))
 
     async def hand_to_export(self, channel_id: int, which: str | None) -> StoredHand:
         """A finished hand of this channel, for export: ``which`` is its number at the

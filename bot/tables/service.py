@@ -7,17 +7,21 @@ Each change returns a ``Change``: a snapshot of the table afterwards and what ha
 acts now and who acted before, whether the hand ended or the table closed). The cogs publish
 from it and the clocks schedule from it; nothing else takes a table lock.
 
-The model is in ``bot/table.py``, the lock and cache in ``bot/table_store.py``, moves in
-``bot/play.py``; this module has the lobby, the seats and the table's life.
+The model is in ``bot/tables/table.py``, the lock and cache in ``bot/tables/store.py``;
+this module decides every change: the lobby, the seats, the table's life and the moves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import secrets
+from collections.abc import Awaitable, Callable, Iterable
 
-from bot.db.records import TableStatus
+from bot.cluster.shards import Shards
+from bot.db.records import By, Finish, HandState, Mark, TableRecord, TableStatus
+from bot.db.repository import Outdated, Repository
 from bot.db.storage import Duplicate
 from bot.errors import (
+    AgainstTheRules,
     AlreadySeated,
     AlreadyStarted,
     BadSetting,
@@ -28,14 +32,18 @@ from bot.errors import (
     NotPlaying,
     NotSeated,
     SeatStays,
+    Stale,
     TableExists,
     TableFull,
     TooFewPlayers,
+    WaitYourTurn,
 )
-from bot.tables.play import Play
+from bot.tables.store import Behind, TableStore
 from bot.tables.table import (
     MAX_TURN_SECONDS,
     MIN_TURN_SECONDS,
+    MISSES_BEFORE_AWAY,
+    STAND_IN_LEVEL,
     AILevel,
     AITurn,
     Change,
@@ -45,7 +53,7 @@ from bot.tables.table import (
     check_timer,
     host_only,
 )
-from rules import Variant
+from rules import Action, Card, Game, Phase, Variant, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 from rules.session import first_dealer
 
@@ -53,8 +61,78 @@ __all__ = ["MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "AILevel", "AITurn", "Change"
            "Table", "TableService", "check_end", "check_timer"]
 
 
-class TableService(Play):
-    """Creates, loads and changes tables; raises a ``Refusal`` for anything not allowed."""
+class TableService:
+    """Creates, loads and changes tables; raises a ``Refusal`` for anything not allowed.
+
+    It holds the ``TableStore`` (the cache, the locks, the one way a table changes) and
+    decides each change: the lobby, the seats, the table's life and the moves of a hand."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+        self.store = TableStore(repo)
+        # How a new hand is dealt; tests may swap these.
+        self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
+        self.choose_dealer: Callable[[int], int] = secrets.randbelow
+
+    # --- what the store holds, read through the service ----------------------------------
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """What time it is (tests move it)."""
+        return self.store.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        self.store.clock = clock
+
+    @property
+    def shards(self) -> Shards:
+        """The shards this process owns: it resumes, times and sweeps only their tables."""
+        return self.store.shards
+
+    @shards.setter
+    def shards(self, shards: Shards) -> None:
+        self.store.shards = shards
+
+    @property
+    def quarantined(self) -> list[tuple[TableRecord, str]]:
+        return self.store.quarantined
+
+    async def get(self, table_id: int, *, channel_id: int | None = None) -> Table:
+        """A snapshot of the table (refused if it is not in ``channel_id``, when given)."""
+        return await self.store.get(table_id, channel_id=channel_id)
+
+    async def in_channel(self, channel_id: int) -> Table:
+        return await self.store.in_channel(channel_id)
+
+    async def open_tables(self) -> list[Table]:
+        return await self.store.open_tables()
+
+    async def owned(self, table_ids: Iterable[int]) -> set[int]:
+        return await self.store.owned(table_ids)
+
+    def cached(self) -> list[Table]:
+        return self.store.cached()
+
+    def tracked(self) -> int:
+        return self.store.tracked()
+
+    async def set_message(self, table_id: int, message_id: int) -> int | None:
+        return await self.store.set_message(table_id, message_id)
+
+    async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
+        return await self.store.shown_records(prefix)
+
+    async def remembered(self, prefix: str) -> dict[str, str]:
+        return await self.store.remembered(prefix)
+
+    async def remember(self, values: dict[str, str | None]) -> None:
+        await self.store.remember(values)
+
+    async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
+        await self.store.record_shown(prefix, shown)
+
+    # --- the lobby, the seats and the table's life ---------------------------------------
 
     async def create(self, guild_id: int | None, channel_id: int, user_id: int, name: str,
                      seats: int, variant: Variant, turn_seconds: int = 90, *,
@@ -75,7 +153,7 @@ class TableService(Play):
         if existing is not None and existing.status is TableStatus.OVER and bad is None:
             old = await self.get(existing.id)
             if old.seat_of(user_id) is not None or moderator:
-                await self._change(existing.id, None, self._closer(TableStatus.ENDED))
+                await self.store.change(existing.id, None, self._closer(TableStatus.ENDED))
                 existing = None
         if existing is not None:  # said first: no setting matters in a channel that has one
             raise TableExists(existing.id, existing.message_id)
@@ -86,7 +164,7 @@ class TableService(Play):
                                                     variant, turn_seconds, self.clock())
         except Duplicate:
             raise TableExists(0, None) from None
-        async with self._locked(table_id, None) as table:
+        async with self.store.locked(table_id, None) as table:
             return Change(table.snapshot(), None, None)
 
     async def join(self, table_id: int, user_id: int, name: str, *,
@@ -97,7 +175,7 @@ class TableService(Play):
             if table.in_next_hand(user_id):
                 raise AlreadySeated()
             await self._seat(table, Seat(user_id, name))
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def add_ai(self, table_id: int, user_id: int, level: str, *, allowed: bool,
                      channel_id: int | None = None) -> Change:
@@ -113,7 +191,7 @@ class TableService(Play):
             # Never an id the last hand used: the next dealer is found by id (R5.1).
             ai_id = -min([0, *(s.user_id for s in [*table.next_seats, *table.seats])]) + 1
             await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def remove_ai(self, table_id: int, user_id: int, *,
                         channel_id: int | None = None) -> Change:
@@ -127,7 +205,7 @@ class TableService(Play):
             await self.repo.remove_seat(table.id, ai[-1].user_id, self.clock())
             table.next_seats = [s for s in table.next_seats if s is not ai[-1]]
             table.revision += 1
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def _seat(self, table: Table, seat: Seat) -> None:
         if len(table.next_seats) >= table.max_seats:
@@ -146,7 +224,7 @@ class TableService(Play):
                     table.seat_of(user_id) is not None
                 raise NotSeated("leaving" if leaving else "")
             await self._unseat(table, user_id)
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def remove(self, table_id: int, user_id: int, target_id: int, *, moderator: bool,
                      channel_id: int | None = None) -> Change:
@@ -165,7 +243,7 @@ class TableService(Play):
             if table.seat_of(target_id) not in table.away:
                 raise NotAway("remove", name=staying.name)
             await self._unseat(table, target_id)
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def _unseat(self, table: Table, user_id: int) -> None:
         """Free a seat for the next hand. Hosting passes to the next person in seat order
@@ -177,7 +255,7 @@ class TableService(Play):
                 raise SeatStays()
             await self.repo.remove_seat(table.id, user_id, self.clock())
             table.next_seats = rest
-            await self._close(table, table.closing_status)
+            await self.store.close(table, table.closing_status)
             return
         host = _next_person(table.next_seats, user_id) if user_id == table.host_id else None
         await self.repo.remove_seat(table.id, user_id, self.clock(), host_id=host)
@@ -198,7 +276,7 @@ class TableService(Play):
                 raise TooFewPlayers()
             await self._deal(table, list(table.next_seats),
                              first_dealer(len(table.next_seats), self.choose_dealer))
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,
                         channel_id: int | None = None) -> Change:
@@ -217,7 +295,7 @@ class TableService(Play):
             if dealer is None:
                 dealer = first_dealer(len(seats), self.choose_dealer)
             await self._deal(table, seats, dealer)
-        return await self._change(table_id, channel_id, apply)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def cancel(self, table_id: int, user_id: int, *,
                      channel_id: int | None = None) -> Change:
@@ -225,16 +303,16 @@ class TableService(Play):
             if table.status is not TableStatus.LOBBY:
                 raise AlreadyStarted("cancel")
             host_only(table, user_id, "cancel")
-            await self._close(table, TableStatus.CANCELLED)
-        return await self._change(table_id, channel_id, apply)
+            await self.store.close(table, TableStatus.CANCELLED)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def end(self, table_id: int, user_id: int, *, moderator: bool,
                   channel_id: int | None = None) -> Change:
         """Stop the table for good (host, or anyone who can manage the channel)."""
         async def apply(table: Table) -> None:
             check_end(table, user_id, moderator=moderator)
-            await self._close(table, table.closing_status)
-        return await self._change(table_id, channel_id, apply)
+            await self.store.close(table, table.closing_status)
+        return await self.store.change(table_id, channel_id, apply)
 
     async def end_idle(self, idle_seconds: float) -> list[Change]:
         """Close this process's tables nobody touched for ``idle_seconds``; their results
@@ -244,17 +322,176 @@ class TableService(Play):
         for table_id in sorted(await self.owned(idle)):
             async def apply(table: Table) -> None:
                 if table.is_open:
-                    await self._close(table, table.closing_status)
-            change = await self._change(table_id, None, apply)
+                    await self.store.close(table, table.closing_status)
+            change = await self.store.change(table_id, None, apply)
             if change.closed:
                 changes.append(change)
         return changes
 
     def _closer(self, status: TableStatus) -> Callable[[Table], Awaitable[None]]:
         async def apply(table: Table) -> None:
-            await self._close(table, status)
+            await self.store.close(table, status)
         return apply
 
+    # --- the moves of a hand ----------------------------------------------------------
+
+
+    async def act(self, table_id: int, user_id: int, version: int, action: Action,
+                  by: By = By.PLAYER, *, channel_id: int | None = None) -> Change:
+        """Apply an action: checked, then written, then shown (never the reverse).
+
+        ``by`` is ``PLAYER`` for a person's tap, ``AI`` for an AI seat or an away seat, and
+        ``STAND_IN`` for the AI taking one turn whose timer ran out.
+        """
+        async def apply(table: Table) -> By:
+            await self._act(table, user_id, version, action, by)
+            return by
+        return await self.store.change(table_id, channel_id, apply)
+
+    async def _act(self, table: Table, user_id: int, version: int, action: Action,
+                   by: By) -> None:
+        game = table.game
+        if not table.is_open:
+            raise NotPlaying("ended")
+        if table.status is TableStatus.LOBBY or game is None:
+            raise NotPlaying("lobby")
+        if version > game.version:
+            raise Behind()
+        if game.is_over:
+            raise NotPlaying("over")
+        seat = table.seat_of(user_id)
+        assert game.to_act is not None
+        if seat is None:
+            raise NotSeated(turn_of=table.seats[game.to_act].name)
+        if seat != game.to_act:
+            raise WaitYourTurn(name=table.seats[game.to_act].name)
+        if by is By.PLAYER and seat in table.away:
+            raise NotAllowed("away")
+        if version != game.version:
+            raise Stale()
+        refusal = game.check(action, seat)
+        if refusal is not None:
+            raise AgainstTheRules(refusal.rule, refusal.message)
+        await self._commit(table, seat, user_id, action, by)
+        await self._play_forced(table)
+
+    async def _play_forced(self, table: Table) -> None:
+        """Phase-one moves with no choice play themselves, in the open: a draw when no stack
+        give is possible, the keep of a drawn card that fits nowhere. Everything in phase
+        one is public, so this tells nobody anything. Phase two is hidden (an instant take
+        would tell everyone a hand has nothing that beats), so nothing plays itself there."""
+        while True:
+            game = table.game
+            if game is None or game.is_over or game.to_act is None or \
+                    game.phase is not Phase.COLLECT or table.ai_to_act():
+                return
+            legal = game.legal_actions()
+            if len(legal) != 1:
+                return
+            seat = game.to_act
+            try:
+                await self._commit(table, seat, table.seats[seat].user_id, legal[0],
+                                   By.PLAYER, forced=True)
+            except Outdated:
+                # Another process played it already (a hand-over): the move asked for is
+                # stored; the next change reloads the table from the database.
+                self.store.forget(table.id)
+                return
+
+    async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
+                      *, forced: bool = False) -> None:
+        """Write the action, then apply it to the table (never the reverse)."""
+        game = table.game
+        assert game is not None and table.hand_id is not None
+        version = game.version
+        trial = game.copy()
+        trial.apply(action, seat)
+        now = self.clock()
+        away, missed, stand_in = set(table.away), list(table.missed), table.stand_in
+        lapsed = table.lapsed
+        if by is By.PLAYER and not forced:
+            missed[seat] = 0
+        elif by is By.STAND_IN and lapsed != seat:
+            # The timer is per turn: a lapse is one missed turn, however many moves the
+            # stand-in then makes to finish it.
+            stand_in, lapsed = True, seat
+            missed[seat] += 1
+            if missed[seat] >= MISSES_BEFORE_AWAY:
+                away.add(seat)
+        turn_moved = trial.to_act != seat
+        if turn_moved:
+            lapsed = None
+        # The clock runs per turn: it starts again only when someone else is to act.
+        started = now if turn_moved else table.turn_started
+        state = HandState(sorted(away), missed, stand_in, started)
+        outcome = trial.outcome()
+        finished = None
+        if outcome is not None:
+            rated = not stand_in and not any(s.ai for s in table.seats)
+            finished = Finish(outcome, rated, table.guild_id, [s.user_id for s in table.seats],
+                              [s.name for s in table.seats])
+        await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
+                                      by, state, finished, now, forced=forced)
+        mark = Mark.of(by, forced=forced)
+        if mark is not None:
+            table.marks = {**table.marks, len(game.events): mark}
+        table.game = trial
+        table.away, table.missed, table.stand_in, table.turn_started = frozenset(away), \
+            tuple(missed), stand_in, started
+        table.lapsed = lapsed
+        if trial.is_over:
+            table.status = TableStatus.OVER
+        table.revision += 1
+
+    async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
+        seed = secrets.token_hex(16)
+        number = table.hand_number + 1
+        names = [s.name for s in seats]
+        deck = self.shuffle(len(seats), seed)
+        game = Game.from_deck(deck, dealer, variant=table.variant, names=names)
+        now = self.clock()
+        hand_id = await self.repo.start_hand(
+            table.id, number, seed, [str(c) for c in deck], dealer,
+            [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now)
+        table.status = TableStatus.PLAYING
+        table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
+        table.game = game
+        table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
+        table.turn_started = now
+        table.marks = {}
+        table.revision += 1
+        await self._play_forced(table)
+
+    async def ai_turn(self, table_id: int, *, stand_in: bool = False) -> AITurn | None:
+        """The seat the AI should play now, or None (nobody, or a person's turn)."""
+        async with self.store.locked(table_id, None) as table:
+            game = table.game
+            level = STAND_IN_LEVEL if stand_in else table.ai_to_act()
+            if game is None or game.to_act is None or level is None or \
+                    table.status is not TableStatus.PLAYING:
+                return None
+            seat = game.to_act
+            by = By.AI if table.seats[seat].ai or seat in table.away else By.STAND_IN
+            return AITurn(table.snapshot(), seat, game.version, level, by)
+
+    async def back(self, table_id: int, user_id: int, *,
+                   channel_id: int | None = None) -> Change:
+        """The owner of an away seat takes it back from the AI."""
+        async def apply(table: Table) -> None:
+            seat = table.seat_of(user_id)
+            if seat is None:
+                raise NotSeated()
+            if seat not in table.away:
+                raise NotAway()
+            assert table.hand_id is not None
+            missed = list(table.missed)
+            missed[seat] = 0
+            now = self.clock()
+            state = HandState(sorted(table.away - {seat}), missed, table.stand_in, now)
+            await self.repo.set_hand_state(table.id, table.hand_id, state, now)
+            table.away, table.missed, table.turn_started = table.away - {seat}, tuple(missed), now
+            table.revision += 1
+        return await self.store.change(table_id, channel_id, apply)
 
 def _between_hands(table: Table, what: str) -> None:
     """Seats change in the lobby or between hands, never under a running hand."""

@@ -1,4 +1,4 @@
-"""The one way in: every change to a table goes through ``TableStore._change``.
+"""The one way in: every change to a table goes through ``TableStore.change``.
 
 It takes the table's lock, loads the table (from the cache, or rebuilt from the database by
 replaying its hand), lets the caller check and write the change (database first) and returns
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -21,7 +20,7 @@ from bot.db.records import By, TableRecord, TableStatus
 from bot.db.repository import Outdated, Repository
 from bot.errors import NoTable, Stale, WrongChannel
 from bot.tables.table import Change, Seat, Table
-from rules import Card, NLKError, shuffled_deck
+from rules import NLKError
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +51,7 @@ class TableStore:
         self.repo = repo
         self._cache: dict[int, Table] = {}
         self._locks: dict[int, _TableLock] = {}
-        # How a new hand is dealt and what time it is; tests may swap these.
-        self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
-        self.choose_dealer: Callable[[int], int] = secrets.randbelow
+        # What time it is; tests may swap it.
         self.clock: Callable[[], float] = time.time
         # The shards this process owns (all by default): it resumes, times and sweeps only
         # their servers' tables.
@@ -64,7 +61,7 @@ class TableStore:
 
     async def get(self, table_id: int, *, channel_id: int | None = None) -> Table:
         """A snapshot of the table (refused if it is not in ``channel_id``, when given)."""
-        async with self._locked(table_id, channel_id) as table:
+        async with self.locked(table_id, channel_id) as table:
             return table.snapshot()
 
     async def in_channel(self, channel_id: int) -> Table:
@@ -107,6 +104,10 @@ class TableStore:
                 owned.add(table_id)
         return owned
 
+    def forget(self, table_id: int) -> None:
+        """Drop the cached table: the next use loads it from the database."""
+        self._cache.pop(table_id, None)
+
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
 
@@ -115,7 +116,7 @@ class TableStore:
         return len(self._cache) + len(self._locks)
 
     @asynccontextmanager
-    async def _locked(self, table_id: int, channel_id: int | None
+    async def locked(self, table_id: int, channel_id: int | None
                         ) -> AsyncIterator[Table]:
         """Lock the table and load it; the caller changes it (database first)."""
         entry = self._locks.get(table_id)
@@ -124,7 +125,7 @@ class TableStore:
         entry.users += 1
         try:
             async with entry.lock:
-                table = await self._load(table_id)
+                table = await self.load(table_id)
                 if channel_id is not None and table.channel_id != channel_id:
                     raise WrongChannel()
                 yield table
@@ -133,9 +134,9 @@ class TableStore:
             if entry.users == 0 and table_id not in self._cache:
                 del self._locks[table_id]  # closed or never open, and nobody waits: free it
 
-    async def _change(self, table_id: int, channel_id: int | None,
+    async def change(self, table_id: int, channel_id: int | None,
                       apply: Callable[[Table], Awaitable[By | None]]) -> Change:
-        async with self._locked(table_id, channel_id) as table:
+        async with self.locked(table_id, channel_id) as table:
             try:
                 return await self._applied(table, apply)
             except Outdated:
@@ -143,13 +144,13 @@ class TableStore:
                 # played first (two sessions during a hand-over may both get one click).
                 # Nothing was written; load what the database holds for the next request.
                 self._cache.pop(table_id, None)
-                await self._load(table_id)
+                await self.load(table_id)
                 raise Stale() from None
             except Behind:
                 # A button from a state this process has not seen: its cache is behind the
                 # database. Load what the database holds and judge the request again.
                 self._cache.pop(table_id, None)
-                table = await self._load(table_id)
+                table = await self.load(table_id)
                 try:
                     return await self._applied(table, apply)
                 except (Outdated, Behind):
@@ -167,7 +168,7 @@ class TableStore:
             closed=status.is_open and not table.is_open,
             phase_changed=table.game is not None and table.game.phase != phase)
 
-    async def _load(self, table_id: int) -> Table:
+    async def load(self, table_id: int) -> Table:
         table = self._cache.get(table_id)
         if table is not None:
             return table
@@ -197,7 +198,7 @@ class TableStore:
             self._cache[table_id] = table
         return table
 
-    async def _close(self, table: Table, status: TableStatus) -> None:
+    async def close(self, table: Table, status: TableStatus) -> None:
         await self.repo.set_status(table.id, status, self.clock())
         table.status = status
         table.revision += 1
@@ -206,7 +207,7 @@ class TableStore:
     async def set_message(self, table_id: int, message_id: int) -> int | None:
         """Remember the table message (posted, or posted again); returns the one it
         replaces, so whoever re-posted it can retire the old one."""
-        async with self._locked(table_id, None) as table:
+        async with self.locked(table_id, None) as table:
             old = table.message_id
             await self.repo.set_message(table.id, message_id)
             table.message_id = message_id
@@ -215,19 +216,19 @@ class TableStore:
     async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
         """What each table message last showed, as the publisher recorded it (kept under
         ``prefix`` + table id), and when each open table last changed."""
-        values = await self.repo.state_values(prefix)
+        values = await self.repo.settings.state_values(prefix)
         shown = {int(k[len(prefix):]): v for k, v in values.items()
                  if k[len(prefix):].isdigit()}
         return shown, await self.repo.active_times()
 
     async def remembered(self, prefix: str) -> dict[str, str]:
         """The bot's own notes kept under ``prefix`` (such as turn pings not yet deleted)."""
-        return await self.repo.state_values(prefix)
+        return await self.repo.settings.state_values(prefix)
 
     async def remember(self, values: dict[str, str | None]) -> None:
         """Keep (None: forget) the bot's own notes, by key."""
-        await self.repo.set_state_values(values)
+        await self.repo.settings.set_state_values(values)
 
     async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
         """Record (None: forget) what table messages show, by table id."""
-        await self.repo.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})
+        await self.repo.settings.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})

@@ -34,14 +34,14 @@ async def test_a_read_during_a_write_transaction_never_sees_its_rows_rolled_back
     task = asyncio.create_task(move_that_fails())
     await asyncio.wait_for(written.wait(), 5)
     # Another coroutine reads while the transaction is open: only committed data.
-    assert await asyncio.wait_for(repo.state_value("k"), 5) is None
-    assert await repo.state_values("") == {}
+    assert await asyncio.wait_for(repo.settings.state_value("k"), 5) is None
+    assert await repo.settings.state_values("") == {}
     release.set()
     with pytest.raises(RolledBack):
         await task
-    assert await repo.state_value("k") is None
-    await repo.set_state_value("k", "kept")  # and what is committed, a read sees at once
-    assert await repo.state_value("k") == "kept"
+    assert await repo.settings.state_value("k") is None
+    await repo.settings.set_state_value("k", "kept")  # and what is committed, a read sees at once
+    assert await repo.settings.state_value("k") == "kept"
 
 
 async def two_processes(database_url: str) -> tuple[TableService, TableService, int]:

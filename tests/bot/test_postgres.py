@@ -127,8 +127,9 @@ async def community(path: str) -> None:
             await service.next_hand(table.id, 10)
         await play_out(service, table.id, rng, moves=5)  # open, mid-hand
     await service.create(2, 200, 30, "Zed", 4, Variant())  # a lobby on another server
-    await Repository(db).save_guild_settings(1, (await Repository(db).guild_settings(1)))
-    await Repository(db).set_state_value("command_tree:1", "abc")
+    settings = Repository(db).settings
+    await settings.save_guild_settings(1, await settings.guild_settings(1))
+    await settings.set_state_value("command_tree:1", "abc")
     await db.close()
 
 
@@ -145,12 +146,12 @@ async def snapshot(target: str) -> tuple[list, list, list]:
     try:
         await db.migrate()
         repo = Repository(db)
-        boards = [await repo.leaderboard(guild, size, 50, 0) for guild in (1, 2)
-                  for size in await repo.table_sizes(guild)]
+        boards = [await repo.ratings.leaderboard(guild, size, 50, 0) for guild in (1, 2)
+                  for size in await repo.ratings.table_sizes(guild)]
         tables = await TableService(repo).open_tables()
         return boards, [(t.id, t.channel_id, t.status, [s.user_id for s in t.seats],
                          state_json(t.game) if t.game else None) for t in tables], \
-            [await repo.state_value("command_tree:1")]
+            [await repo.settings.state_value("command_tree:1")]
     finally:
         await db.close()
 

@@ -84,7 +84,7 @@ async def test_migration_0006_then_the_start_up_step_rate_every_stored_hand_by_s
     assert (await db.one("SELECT COUNT(*) FROM results WHERE mu IS NULL"))[0] == 0
     # Idempotent: a second start finds nothing to do, and recomputing changes nothing.
     assert await servers.rate_old_results_by_size() == 0
-    await servers.repo.rate_results_by_size()
+    await servers.repo.ratings.rate_results_by_size()
     assert await size_rows(db) == rows
 
 

@@ -151,7 +151,7 @@ async def test_a_closing_table_keeps_its_one_lock_while_others_wait(service):
     freed only when the last of them is done."""
     table_id = await lobby(service, 2)
     inside, most = 0, 0
-    load = service._load
+    load = service.store.load
 
     async def slow_load(tid):
         nonlocal inside, most
@@ -163,7 +163,7 @@ async def test_a_closing_table_keeps_its_one_lock_while_others_wait(service):
         finally:
             inside -= 1
 
-    service._load = slow_load
+    service.store.load = slow_load
     closing = asyncio.create_task(service.cancel(table_id, 10))
     await asyncio.sleep(0)
     waiting = [asyncio.create_task(service.get(table_id)) for _ in range(5)]

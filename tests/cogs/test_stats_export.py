@@ -145,7 +145,7 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
     try:
         kept = await size_rows(db)
         assert {row[0] for row in kept} == {2, 3} and len(kept) == 5
-        await Repository(db).rate_results_by_size()
+        await Repository(db).ratings.rate_results_by_size()
         again = await size_rows(db)
         assert [r[:2] + r[4:] for r in again] == [r[:2] + r[4:] for r in kept]
         assert [r[2:4] for r in again] == [pytest.approx(r[2:4]) for r in kept]
