@@ -11,12 +11,12 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from bot.cluster.shards import Shards
-from bot.db.records import By, TableRecord, TableStatus
+from bot.db.records import ActionRecord, By, TableRecord, TableStatus
 from bot.db.repository import Outdated, Repository
 from bot.errors import NoTable, Stale, WrongChannel
 from bot.tables.table import Change, Seat, Table
@@ -194,6 +194,7 @@ class TableStore:
             # The clock restarts on resume: time while the bot was down is nobody's fault.
             table.turn_started = self.clock()
             table.game, table.marks = stored.replay_marked()
+            table.lapsed = _lapsed(stored.actions, table.game.to_act)
         if table.is_open:
             self._cache[table_id] = table
         return table
@@ -232,3 +233,14 @@ class TableStore:
     async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
         """Record (None: forget) what table messages show, by table id."""
         await self.repo.settings.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})
+
+
+def _lapsed(actions: Sequence[ActionRecord], to_act: int | None) -> int | None:
+    """The seat whose current turn a stand-in is playing, read from the action log: a
+    restart in the middle of a lapsed turn lets the stand-in finish it."""
+    for record in reversed(actions):
+        if record.seat != to_act:
+            return None
+        if record.by is By.STAND_IN:
+            return to_act
+    return None

@@ -171,6 +171,23 @@ class Table:
             return AILevel(seat.ai)
         return STAND_IN_LEVEL if game.to_act in self.away else None
 
+    def turn_key(self) -> tuple[int, int] | None:
+        """The turn being played: the hand's number and the game version it began at
+        (None: no turn). A turn is one seat's run of moves, however many it makes."""
+        game = self.game
+        if game is None or game.to_act is None or self.status is not TableStatus.PLAYING:
+            return None
+        start = game.version
+        actions = game.actions
+        while start > 0 and actions[start - 1][0] == game.to_act:
+            start -= 1
+        return self.hand_number, start
+
+    def covered(self) -> bool:
+        """A stand-in is playing the current turn for its person (their timer ran out)."""
+        game = self.game
+        return game is not None and game.to_act is not None and self.lapsed == game.to_act
+
     def deadline(self) -> float | None:
         """When the person to act runs out of time (None: no timer, or not a person's turn)."""
         if self.turn_seconds <= 0 or self.user_to_act() is None or self.ai_to_act():

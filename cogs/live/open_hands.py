@@ -28,8 +28,7 @@ import discord
 from bot.tables.service import Table
 from cogs import render
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import LiveTable, LiveTables, OpenHand
-from cogs.live.pings import TOKEN_SECONDS
+from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, OpenHand
 from cogs.pictures import (
     HAND_FILE,
     Late,

@@ -28,13 +28,34 @@ log = logging.getLogger(__name__)
 Drain = Callable[[int], Coroutine[Any, Any, None]]
 
 
+TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
+
+
+@dataclass(frozen=True)
+class PingWant:
+    """What a turn ping shows: whose turn, which turn, the version its buttons were drawn
+    at, the deadline it counts down to, and whether it is a reminder."""
+
+    user_id: int
+    hand: int
+    turn: int  # the game version the turn began at
+    version: int
+    deadline: float | None
+    reminder: bool
+
+
 @dataclass
 class Ping:
-    """A table's live turn ping (``message`` None: cleared at ``revision``)."""
+    """A table's live turn ping and what it shows (``want`` None: it says "Done.", or it
+    is not known)."""
 
-    revision: int
-    message: discord.Message | discord.Object | None  # an Object: posted before a restart
+    message: discord.Message | discord.Object  # an Object: posted before a restart
+    want: PingWant | None
     sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
+
+    def fresh(self) -> bool:
+        """Whether the token that posted it can still edit and delete it."""
+        return time.monotonic() - self.sent < TOKEN_SECONDS
 
 
 @dataclass
@@ -62,7 +83,7 @@ class LiveTable:
     """The owner of one running table's state on the Discord side."""
 
     def __init__(self, table_id: int, channel_id: int, *, edit: Drain, redraw: Drain,
-                 settle: Callable[[LiveTable], None]) -> None:
+                 ping: Drain, settle: Callable[[LiveTable], None]) -> None:
         self.id = table_id
         self.channel_id = channel_id
         self.closed = False  # the table is closed: let go once the last work is done
@@ -73,7 +94,11 @@ class LiveTable:
         self.restyle = False  # draw it though its state is shown (language, late picture)
         self.gone = False  # the message was found deleted: post it anew
         self.checked_at = -float("inf")  # when the message was last looked for
+        # The live turn ping, the turn the clock reminded its person of, and the newest
+        # snapshot the ping task brings it to.
         self.ping: Ping | None = None
+        self.reminded: tuple[int, int] | None = None
+        self.pinging: Coalescer[Table] = Coalescer(ping, log)
         # The newest interaction answered at the table, and when it came: a change made
         # without one (an AI's move) posts its turn ping through this one's token.
         self.recent: tuple[discord.Interaction[Any], float] | None = None
@@ -90,6 +115,16 @@ class LiveTable:
         if self.recent is not None and now - self.recent[1] > max_age:
             self.recent = None
         return self.recent
+
+    def heard(self, interaction: discord.Interaction[Any]) -> None:
+        """``interaction`` was answered at the table: pings may go through its token."""
+        if interaction.response.is_done() and interaction.channel_id == self.channel_id:
+            self.recent = (interaction, time.monotonic())
+
+    def forget_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Discord refused ``interaction``'s token: pings no longer go through it."""
+        if self.recent is not None and self.recent[0] is interaction:
+            self.recent = None
 
     def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run ``work`` as this table's own background task."""
@@ -119,6 +154,7 @@ class LiveTable:
     def idle(self) -> bool:
         """Nothing on its way: no edit, hand redraw, open hand or background task."""
         return self.edits.latest(self.id) is None and self.redraws.latest(self.id) is None \
+            and self.pinging.latest(self.id) is None and self.ping is None \
             and not self.hands and not self.tasks and not self.hand_locks
 
     async def close(self) -> None:
@@ -129,6 +165,7 @@ class LiveTable:
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.edits.close()
         await self.redraws.close()
+        await self.pinging.close()
         self.hands.clear()
         self.hand_locks.clear()
 
@@ -136,13 +173,13 @@ class LiveTable:
 class LiveTables:
     """The registry: one ``LiveTable`` per running table."""
 
-    def __init__(self, *, edit: Drain, redraw: Drain,
+    def __init__(self, *, edit: Drain, redraw: Drain, ping: Drain,
                  released: Callable[[LiveTable], None]) -> None:
         self._tables: dict[int, LiveTable] = {}
         self._edit = edit
         self._redraw = redraw
+        self._ping = ping
         self._released = released
-        self.closed = False
 
     def __len__(self) -> int:
         return len(self._tables)
@@ -160,7 +197,7 @@ class LiveTables:
         if live is None:
             live = self._tables[table.id] = LiveTable(
                 table.id, table.channel_id, edit=self._edit, redraw=self._redraw,
-                settle=self._settle)
+                ping=self._ping, settle=self._settle)
         if not table.is_open:
             live.closed = True
         return live
@@ -172,7 +209,6 @@ class LiveTables:
 
     async def close(self) -> None:
         """Close every owner (shutting down)."""
-        self.closed = True
         tables = list(self._tables.values())
         await asyncio.gather(*(live.close() for live in tables), return_exceptions=True)
         self._tables.clear()

@@ -1,24 +1,35 @@
-"""Turn pings and the end of a hand: at most one live ping per table, deleted when the turn
-moves on, even across a restart (each ping is written down until it is deleted)."""
+"""Turn pings and the end of a hand: at most one live ping per table, for the person to act.
+
+The ping converges: what the table's live ping shows (``Ping.want``: the person, the turn,
+the version its buttons were drawn at, the deadline, whether it is a reminder) is compared
+with what the newest snapshot wants (``wanted_ping``). A new person's turn, or a reminder,
+posts a new ping (a mention must notify) and deletes the old one; a change within the same
+turn (the player moved from the table message, a restart renewed the clock) edits it in
+place; no person to act (an AI, a stand-in, the end of the hand) deletes it. Each table's
+pings are brought up to date by one task, so two changes never race to post. Pings are
+written down until deleted, so a restart deletes those whose turn is over.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
-from bot.db.records import TableStatus
-from bot.tables.service import Change, Table, TableService
+from bot.tables.service import Table, TableService
 from cogs import render
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTables, Ping
+from cogs.live.owner import LiveTable, LiveTables, Ping, PingWant
+from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
+from rules import Phase
 from rules.i18n import translator
 
 log = logging.getLogger(__name__)
@@ -26,33 +37,67 @@ log = logging.getLogger(__name__)
 PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
-TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
 # A table's newest interaction posts the pings of changes made without one (AI moves) for
-# this long, so that the ping can still be deleted through the same token for a while.
+# this long, so that the ping can still be edited and deleted through the same token.
 BORROW_SECONDS = 10 * 60
+Through = tuple[discord.Interaction[Any], float]
+
+
+def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | None:
+    """What the table's live ping should show now (None: no ping).
+
+    A person to act has a ping, unless a stand-in is playing their turn; it is a reminder
+    once the clock reminded them of this turn (``reminded``: the turn's key)."""
+    game, user_id, turn = table.game, table.user_to_act(), table.turn_key()
+    if not table.is_open or game is None or user_id is None or turn is None or \
+            table.ai_to_act() is not None or table.covered():
+        return None
+    # Phase one's buttons carry the version they were drawn at; phase two's ping carries
+    # only **My hand**, which stays right for the whole turn.
+    version = game.version if game.phase is Phase.COLLECT else turn[1]
+    return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn)
+
+
+def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:
+    """Whether ``want`` needs a new message (which notifies) rather than an edit: another
+    person's or another turn's ping, or a reminder where there was none."""
+    return shown is None or (shown.user_id, shown.hand, shown.turn) != \
+        (want.user_id, want.hand, want.turn) or (want.reminder and not shown.reminder)
 
 
 @dataclass(frozen=True)
 class PingRecord:
-    """A posted ping, written down: the turn it was posted for."""
+    """A posted ping, written down: the turn it was posted for and what it showed."""
 
     channel_id: int
     hand: int
     version: int  # the game's version then (-1: no game)
     user_id: int | None  # the person pinged
+    turn: int | None = None  # the version the turn began at (None: an older record)
+    deadline: float | None = None
+    reminder: bool = False
 
     def dump(self) -> str:
         return json.dumps({"channel": self.channel_id, "hand": self.hand,
-                           "version": self.version, "user": self.user_id})
+                           "version": self.version, "user": self.user_id, "turn": self.turn,
+                           "deadline": self.deadline, "reminder": self.reminder})
+
+    @classmethod
+    def of(cls, channel_id: int, want: PingWant) -> PingRecord:
+        return cls(channel_id, want.hand, want.version, want.user_id, want.turn,
+                   want.deadline, want.reminder)
 
     @classmethod
     def load(cls, text: str) -> PingRecord:
         """Raises ``ValueError`` for anything this bot did not write."""
         try:
             data = json.loads(text)
-            user = data["user"]
+            user, turn, deadline = data["user"], data.get("turn"), data.get("deadline")
             return cls(int(data["channel"]), int(data["hand"]), int(data["version"]),
-                       None if user is None else int(user))
+                       None if user is None else int(user),
+                       None if turn is None else int(turn),
+                       None if deadline is None else float(deadline),
+                       bool(data.get("reminder", False)))
         except (TypeError, KeyError, AttributeError):
             raise ValueError(text) from None
         except ValueError:
@@ -60,18 +105,106 @@ class PingRecord:
             return cls(int(channel), int(hand), int(version),
                        None if user == "None" else int(user))
 
+    def shown(self, table: Table) -> PingWant | None:
+        """What this ping shows of ``table``'s current turn (None: another turn). A record
+        from before deadlines were written down shows an unknown one (NaN: never equal)."""
+        turn = table.turn_key()
+        if turn is None or self.user_id is None or not _turn_goes_on(table, self):
+            return None
+        deadline = self.deadline if self.turn is not None else math.nan
+        return PingWant(self.user_id, turn[0], turn[1], self.version, deadline, self.reminder)
+
+
+class PingIO(Protocol):
+    """How pings reach Discord (the tests record these calls instead)."""
+
+    async def post(self, table: Table, content: str, view: discord.ui.View | None,
+                   mention: int | None, through: Through | None
+                   ) -> tuple[discord.Message | discord.Object | None, float | None]:
+        """Post at the table: the message (None: refused) and its token's time."""
+
+    async def edit(self, table: Table, ping: Ping, content: str,
+                   view: discord.ui.View) -> bool:
+        """Edit the ping in place; False: it is gone."""
+
+    async def delete(self, channel_id: int, ping: Ping) -> bool:
+        """Delete the ping; False: it may still be there (try again at the next start)."""
+
+
+class DiscordPingIO:
+    """Pings through an interaction's follow-ups while a token is fresh (no channel budget,
+    no channel permission), else as paced channel requests."""
+
+    def __init__(self, client: discord.Client, pacer: Pacer, posts: ChannelPosts,
+                 tables: LiveTables) -> None:
+        self.client = client
+        self.pacer = pacer
+        self.posts = posts
+        self.tables = tables
+
+    async def post(self, table: Table, content: str, view: discord.ui.View | None,
+                   mention: int | None, through: Through | None
+                   ) -> tuple[discord.Message | discord.Object | None, float | None]:
+        if through is not None:
+            interaction, since = through
+            try:
+                return await interaction.followup.send(
+                    content, view=view or discord.utils.MISSING,
+                    allowed_mentions=only_user(mention), wait=True), since
+            except discord.HTTPException:
+                log.warning("table %s: could not post through an interaction; posting in the "
+                            "channel", table.id, exc_info=True)
+                live = self.tables.get(table.id)
+                if live is not None:
+                    live.forget_interaction(interaction)  # its token is no good
+        return await self.posts.post(table.channel_id, table.guild_id, content,
+                                     mention=mention, view=view), None
+
+    async def edit(self, table: Table, ping: Ping, content: str,
+                   view: discord.ui.View) -> bool:
+        message = ping.message
+        try:
+            if isinstance(message, discord.WebhookMessage) and ping.fresh():
+                await message.edit(content=content, view=view)
+            else:
+                channel = self.client.get_partial_messageable(table.channel_id,
+                                                              guild_id=table.guild_id)
+                async with self.pacer.use(table.channel_id, Kind.WRITE):
+                    await channel.get_partial_message(message.id).edit(
+                        content=content, view=view)
+        except discord.NotFound:
+            return False
+        return True
+
+    async def delete(self, channel_id: int, ping: Ping) -> bool:
+        message = ping.message
+        try:
+            if isinstance(message, discord.WebhookMessage) and ping.fresh():
+                await message.delete()
+            else:
+                async with self.pacer.use(channel_id, Kind.DELETE):
+                    await self.client.http.delete_message(channel_id, message.id)
+        except discord.NotFound:
+            log.debug("turn ping %s was already gone", message.id)
+        except discord.HTTPException:
+            log.info("could not delete turn ping %s; the next start tries again", message.id)
+            return False
+        return True
+
 
 class Pings:
-    """Posts, replaces and deletes the tables' turn pings, and announces ends of hands."""
+    """Keeps each table's one live ping right, and announces ends of hands."""
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables) -> None:
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables,
+                 io: PingIO | None = None) -> None:
         self.client = client
         self.service = service
         self.languages = languages
         self.pacer = pacer
         self.posts = posts
         self.tables = tables
+        self.io: PingIO = io or DiscordPingIO(client, pacer, posts, tables)
         self.closed = False
         # Pings posted and not yet deleted are written down (bot_state key → value, None to
         # forget), so that a restart deletes those whose turn is over.
@@ -83,88 +216,117 @@ class Pings:
     def tracked(self) -> int:
         return len(self._chores)
 
-    async def after(self, change: Change, interaction: discord.Interaction[Any] | None
-                    ) -> None:
-        """Ping whoever must act now, or announce the end of the hand, or clear the ping."""
-        table = change.table
-        actor = interaction.user.id if interaction is not None else None
-        if change.hand_over:
-            await self.announce_end(table, interaction)
-        elif not table.is_open or table.status is TableStatus.LOBBY:
-            self.clear(table)
-        elif change.after is not None and table.ai_to_act() is None and (
-                (change.turn_moved and change.after != actor) or change.phase_changed):
-            await self.ping(table, interaction)
-        elif change.turn_moved:
-            self.clear(table)  # the turn ended: its ping or reminder goes
+    # --- events ------------------------------------------------------------------------------
+
+    def changed(self, table: Table) -> None:
+        """The table changed: bring its ping up to date (one task per table)."""
+        if not self.closed:
+            self.tables.of(table).pinging.put(table)
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
-        """A reminder replaces the turn ping (one live ping per table), with the controls."""
-        lang = await self.languages.public(table.guild_id)
-        content, buttons = render.ping_message(table, user_id, deadline=deadline,
-                                               reminder=True, lang=lang)
-        self._swap(table, await self.posts.post(table.channel_id, table.guild_id, content,
-                                                mention=user_id, view=buttons))
-
-    def heard(self, table: Table, interaction: discord.Interaction[Any]) -> None:
-        """``interaction`` was answered at ``table``: the table's pings may go through it."""
-        live = self.tables.get(table.id)
-        if live is not None and table.is_open and interaction.response.is_done() and \
-                interaction.channel_id == table.channel_id:
-            live.recent = (interaction, time.monotonic())
-
-    def _borrowed(self, table: Table) -> tuple[discord.Interaction[Any], float] | None:
-        """The table's newest interaction, while its token has minutes left: its follow-ups
-        cost nothing of the channel's budget of 5 posts and edits in 5 s, which the table
-        message's edits need (at a move a second they use all of it)."""
-        live = self.tables.get(table.id)
-        return live.borrow(time.monotonic(), BORROW_SECONDS) if live is not None else None
-
-    async def ping(self, table: Table, interaction: discord.Interaction[Any] | None) -> None:
-        """Tell the player to act, mentioning only them, with their turn's controls: as a
-        follow-up of the change's interaction, or else of the table's newest one (an AI
-        moved), or else as a channel message."""
-        user_id = table.user_to_act()
-        if user_id is None or table.public_view() is None:
-            self.clear(table)
+        """The clock says the person to act is running out of time: their ping becomes a
+        reminder, if that turn is still theirs, theirs to play, and not yet over."""
+        turn = table.turn_key()
+        if turn is None or table.user_to_act() != user_id or table.covered() or \
+                table.ai_to_act() is not None or self.service.clock() >= deadline:
             return
-        lang = await self.languages.public(table.guild_id, interaction)
-        content, buttons = render.ping_message(table, user_id, lang=lang)
-        through = (interaction, time.monotonic()) if interaction is not None else \
-            self._borrowed(table)
-        message, sent = await self._post(table, content, through, mention=user_id,
-                                         view=buttons)
-        self._swap(table, message, sent=sent)
+        live = self.tables.of(table)
+        live.reminded = turn
+        self.changed(table)
 
-    async def _post(self, table: Table, content: str,
-                    through: tuple[discord.Interaction[Any], float] | None, *,
-                    mention: int | None = None, view: discord.ui.View | None = None
-                    ) -> tuple[discord.Message | None, float | None]:
-        """Post ``content`` at ``table``, mentioning ``mention`` only: as a follow-up of
-        ``through``'s interaction (no channel budget, no channel permission), or else, or
-        if Discord refuses that, as a paced channel message. Returns the message and when
-        the token that posted it was new (None: posted in the channel)."""
-        if through is not None:
-            interaction, since = through
-            mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
-                discord.Object(mention)] if mention else False)
-            try:
-                return await interaction.followup.send(
-                    content, view=view or discord.utils.MISSING, allowed_mentions=mentions,
-                    wait=True), since
-            except discord.HTTPException:
-                log.warning("table %s: could not post through an interaction; posting in the "
-                            "channel", table.id, exc_info=True)
-                live = self.tables.get(table.id)
-                if live is not None and live.recent is through:  # its token is no good
-                    live.recent = None
-        return await self.posts.post(table.channel_id, table.guild_id, content,
-                                     mention=mention, view=view), None
+    def want(self, table: Table) -> PingWant | None:
+        """What ``table``'s live ping should show now."""
+        live = self.tables.get(table.id)
+        return wanted_ping(table, live.reminded if live is not None else None)
+
+    async def draw(self, table: Table, user_id: int, lang: Any) -> tuple[
+            str, discord.ui.View, PingWant | None]:
+        """The ping ``user_id`` tapped, drawn as the owner wants it now (a tap's answer)."""
+        want = self.want(table)
+        if want is None or want.user_id != user_id:
+            content, view = render.ping_message(table, user_id, lang=lang)
+            return content, view, None
+        content, view = render.ping_message(table, user_id, deadline=want.deadline,
+                                            reminder=want.reminder, lang=lang)
+        return content, view, want
+
+    def answered(self, table: Table, message_id: int, want: PingWant | None) -> None:
+        """A tap's answer redrew the ping ``message_id`` as ``want`` (None: "Done.")."""
+        live = self.tables.get(table.id)
+        if live is not None and live.ping is not None and live.ping.message.id == message_id:
+            live.ping.want = want
+        self.changed(table)
+
+    # --- converging ----------------------------------------------------------------------------
+
+    async def run(self, table_id: int) -> None:
+        """Make the table's live ping show what its newest snapshot wants; the owner's
+        coalescer starts it and logs what escapes."""
+        live = self.tables.get(table_id)
+        while live is not None:
+            table = live.pinging.latest(table_id)
+            if table is None:
+                break
+            want = wanted_ping(table, live.reminded)
+            shown = live.ping
+            if (shown is None and want is None) or (shown is not None and shown.want == want):
+                if live.pinging.latest(table_id) is table:
+                    live.pinging.discard(table_id)
+                    break
+                continue
+            if want is None:
+                assert shown is not None
+                live.ping = None
+                self._retire(live, table, shown)
+            elif shown is None or needs_new_ping(shown.want, want):
+                if not await self._post(live, table, want):
+                    live.pinging.discard(table_id)  # refused: the next change tries again
+                    break
+                if shown is not None:
+                    self._retire(live, table, shown)
+            elif not await self._edit(live, table, shown, want):
+                live.ping = None  # someone deleted it: post a fresh one
+                self._note(table.id, shown.message.id, None)
+        if live is not None:
+            live.settle()
+
+    async def _post(self, live: LiveTable, table: Table, want: PingWant) -> bool:
+        lang = await self.languages.public(table.guild_id)
+        content, view = render.ping_message(table, want.user_id, deadline=want.deadline,
+                                            reminder=want.reminder, lang=lang)
+        message, sent = await self.io.post(table, content, view, want.user_id,
+                                           live.borrow(time.monotonic(), BORROW_SECONDS))
+        if message is None:
+            return False
+        live.ping = Ping(message, want, time.monotonic() if sent is None else sent)
+        self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
+        return True
+
+    async def _edit(self, live: LiveTable, table: Table, shown: Ping, want: PingWant) -> bool:
+        lang = await self.languages.public(table.guild_id)
+        content, view = render.ping_message(table, want.user_id, deadline=want.deadline,
+                                            reminder=want.reminder, lang=lang)
+        try:
+            if not await self.io.edit(table, shown, content, view):
+                return False
+        except discord.HTTPException:
+            # Not the ping's fault: post a fresh one rather than leave stale buttons.
+            log.info("table %s: could not edit its turn ping; posting it again", table.id)
+            live.ping = None
+            self._retire(live, table, shown)
+            return True
+        shown.want = want
+        self._note(table.id, shown.message.id, PingRecord.of(table.channel_id, want).dump())
+        return True
+
+    def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
+        """Delete an old ping in the background (it no longer stands for the table)."""
+        self._deleting_task(live.background(self._delete(table.channel_id, ping, table.id)))
 
     async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
                            ) -> None:
         """Say who lost the hand (the table message shows it too)."""
-        self.clear(table)
+        self.changed(table)  # the ping goes
         view = table.public_view()
         if view is None or view.loser is None:
             return
@@ -186,63 +348,19 @@ class Pings:
             players=render.next_hand_seats(table))
         # This is now the channel's newest message: a way back to the table's buttons.
         content += f" [{_('Table')}]({render.jump_url(table)})"
-        await self._post(table, content,
-                         (interaction, time.monotonic()) if interaction is not None else None)
+        through = (interaction, time.monotonic()) if interaction is not None else None
+        await self.io.post(table, content, None, None, through)
 
-    def clear(self, table: Table) -> None:
-        """Delete the table's live turn ping, so the channel keeps one at most."""
-        self._swap(table, None)
-
-    def _swap(self, table: Table, message: discord.Message | None, *,
-              sent: float | None = None) -> None:
-        """Make ``message`` the table's live ping (None: no ping) and delete the one it
-        replaces. Pings can finish sending out of order: the newest revision wins.
-        ``sent``: when the token that posted it was new (None: now)."""
-        live = self.tables.of(table)
-        if message is not None:
-            game = table.game
-            self._note(table.id, message.id, PingRecord(
-                table.channel_id, table.hand_number, game.version if game else -1,
-                table.user_to_act()).dump())
-        current = live.ping
-        made = Ping(table.revision, message, time.monotonic() if sent is None else sent)
-        if current is not None and current.revision > table.revision:
-            stale = made if message is not None else None
-        else:
-            # No ping: keep the revision it was cleared at, so that a ping for an earlier
-            # turn that lands late (a paced post) is known to be stale and deleted.
-            live.ping = made
-            stale = current
-        if not table.is_open and message is None:
-            live.ping = None
-        if stale is not None and stale.message is not None:
-            self._deleting_task(live.background(self._delete(table.channel_id, stale,
-                                                             table.id)))
-        live.settle()
 
     def _deleting_task(self, task: asyncio.Task[None]) -> None:
         self._deleting.add(task)
         task.add_done_callback(self._deleting.discard)
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
-        """Delete an old ping: through its interaction's webhook while the token lasts (no
-        channel budget), else as a paced channel request. Once it is gone it is forgotten;
-        if the bot stops first, the next start deletes it."""
-        assert ping.message is not None
-        try:
-            if isinstance(ping.message, discord.WebhookMessage) and \
-                    time.monotonic() - ping.sent < TOKEN_SECONDS:
-                await ping.message.delete()
-            else:
-                async with self.pacer.use(channel_id, Kind.DELETE):
-                    await self.client.http.delete_message(channel_id, ping.message.id)
-        except discord.NotFound:
-            log.debug("turn ping %s was already gone", ping.message.id)
-        except discord.HTTPException:
-            log.info("could not delete turn ping %s; the next start tries again",
-                     ping.message.id)
-            return
-        self._note(table_id, ping.message.id, None)
+        """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
+        next start deletes it."""
+        if await self.io.delete(channel_id, ping):
+            self._note(table_id, ping.message.id, None)
 
     async def close(self) -> None:
         """Let the pings being deleted go first (one cancelled after Discord deleted it
@@ -301,7 +419,7 @@ class Pings:
         """Delete the pings posted before a restart whose turn is over (paced); a ping for
         a turn still being played stays, as the table's live ping."""
         open_tables = {table.id: table for table in tables}
-        live: dict[int, tuple[int, int]] = {}  # table id → (message id, channel id)
+        live: dict[int, tuple[int, PingRecord]] = {}  # table id → (message id, record)
         stale: list[tuple[int, int, int]] = []  # (table id, message id, channel id)
         for key, value in remembered.items():
             try:
@@ -314,15 +432,18 @@ class Pings:
             owner = self.tables.get(table_id)
             current = table is not None and (owner is None or owner.ping is None) and \
                 _turn_goes_on(table, record)
-            if current and message_id > live.get(table_id, (0, 0))[0]:
+            if current and (table_id not in live or message_id > live[table_id][0]):
                 if table_id in live:
-                    stale.append((table_id, *live[table_id]))
-                live[table_id] = (message_id, record.channel_id)
+                    stale.append((table_id, live[table_id][0], live[table_id][1].channel_id))
+                live[table_id] = (message_id, record)
             else:
                 stale.append((table_id, message_id, record.channel_id))
-        for table_id, (message_id, _channel_id) in live.items():
+        for table_id, (message_id, record) in live.items():
             table = open_tables[table_id]
-            self.tables.of(table).ping = Ping(table.revision, discord.Object(message_id))
+            # Posted by the last run: no token to edit it through, and what it shows is
+            # what was written down (its deadline is renewed: the clock restarted).
+            self.tables.of(table).ping = Ping(discord.Object(message_id), record.shown(table),
+                                              -math.inf)
         by_channel: dict[int, list[tuple[int, int]]] = {}
         for table_id, message_id, channel_id in stale:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))
@@ -332,6 +453,8 @@ class Pings:
             task.add_done_callback(self._chores.discard)
         if self._writes:
             self._write_soon()
+        for table in tables:
+            self.changed(table)  # each table's ping converges from here
 
     async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
         """Delete the pings (table id, message id) the last run left in a channel. A run
@@ -358,8 +481,8 @@ class Pings:
             if message_id not in gone:
                 log.info("table %s: deleting turn ping %s left by the last run", table_id,
                          message_id)
-                deletes.append(self._delete(channel_id, Ping(-1, discord.Object(message_id)),
-                                            table_id))
+                deletes.append(self._delete(
+                    channel_id, Ping(discord.Object(message_id), None, -math.inf), table_id))
             else:
                 self._note(table_id, message_id, None)
         for work in deletes:

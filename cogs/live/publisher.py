@@ -22,7 +22,6 @@ import discord
 
 from bot.tables.clocks import Clocks
 from bot.tables.service import Change, Table, TableService
-from cogs import render
 from cogs.i18n.translator import Languages
 from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
@@ -45,7 +44,8 @@ class Publisher:
         self.service = service
         self.clocks = clocks
         self.languages = languages
-        self.tables = LiveTables(edit=self._edit, redraw=self._redraw, released=self._released)
+        self.tables = LiveTables(edit=self._edit, redraw=self._redraw, ping=self._ping,
+                                 released=self._released)
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
@@ -79,11 +79,13 @@ class Publisher:
                 await self._post_table(table, interaction, retire_old=retire_old)
         else:
             self.messages.request(table)
-        if interaction is not None:
-            self.pings.heard(table, interaction)
+        if interaction is not None and table.is_open:
+            self.tables.of(table).heard(interaction)
         self.hands.changed(table)
         self.clocks.poke(table)
-        await self.pings.after(change, interaction)
+        if change.hand_over:
+            await self.pings.announce_end(table, interaction)
+        self.pings.changed(table)
 
     async def _answer_tap(self, table: Table, interaction: discord.Interaction[Any]) -> None:
         """Edit the message tapped: the table message, the player's own hand, or a turn ping
@@ -116,9 +118,11 @@ class Publisher:
                 return
             if ephemeral:
                 await self.hands.answer(interaction, table, letters=lang)
-            else:
-                content, view = render.ping_message(table, interaction.user.id, lang=lang)
+            else:  # a turn ping: drawn as its owner wants it, which it then shows
+                content, view, want = await self.pings.draw(table, interaction.user.id, lang)
                 await interaction.response.edit_message(content=content, view=view)
+                if message is not None:
+                    self.pings.answered(table, message.id, want)
         except discord.HTTPException as error:
             # The move stands, but Discord refused its answer: during a hand-over another
             # process answered this click first. The table message is edited instead.
@@ -160,6 +164,9 @@ class Publisher:
 
     async def _redraw(self, table_id: int) -> None:
         await self.hands.run(table_id)
+
+    async def _ping(self, table_id: int) -> None:
+        await self.pings.run(table_id)
 
     def _released(self, live: LiveTable) -> None:
         """A closed table's owner was let go: forget its channel's refusals too."""

@@ -11,6 +11,7 @@ import logging
 
 import discord
 
+from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,7 @@ class ChannelPosts:
                    mention: int | None = None, view: discord.ui.View | None = None
                    ) -> discord.Message | None:
         """A channel message outside any interaction, paced, mentioning ``mention`` only."""
-        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[
-            discord.Object(mention)] if mention else False)
+        mentions = only_user(mention)
         channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             async with self.pacer.use(channel_id, Kind.WRITE):

@@ -155,7 +155,9 @@ async def test_a_restart_edits_only_the_table_messages_that_are_out_of_date(fake
     async with running_bot(fake, path):
         tables = []
         for i, channel in enumerate(channels):
-            ix = await fake.slash(f"host{i}", channel, "nlk", "new", {"seats": 3})
+            # No timers: a restart renews a running turn's deadline, which edits its ping.
+            ix = await fake.slash(f"host{i}", channel, "nlk", "new",
+                                  {"seats": 3, "turn_timer": 0})
             tables.append(await ix.wait_message())
             await Driver(fake).click(f"guest{i}", tables[-1], "Join")
         for i in range(2):

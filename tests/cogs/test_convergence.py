@@ -1,0 +1,180 @@
+"""What Discord shows for a table always catches up with the stored table: the ways it once
+drifted (a double tap, a reminder after the stand-in, stale ping buttons, a deadline not
+renewed after a restart, a stale End confirmation, an ended table's hand), each replayed
+through the fake Discord."""
+
+import asyncio
+import json
+import random
+import re
+
+from tests.helpers import table_id_of
+from tests.nlk_driver import Driver, TimeMachine, actor, database_rows, move_of, running_bot
+
+DEADLINE = re.compile(r"<t:(\d+):R>")
+
+
+def live_pings(fake, channel=None):
+    """The bot's public messages that still mention someone: its turn pings."""
+    return [m for m in fake.public_messages(channel) if m.pinged_user_ids]
+
+
+def ping_version(ping) -> int | None:
+    """The game version the ping's move buttons were drawn at (None: none)."""
+    versions = {int(b.custom_id.split(":")[2]) for b in ping.buttons()
+                if b.custom_id and b.custom_id.split(":")[2].isdigit()}
+    return versions.pop() if len(versions) == 1 else None
+
+
+def version_of(table) -> int | None:
+    return ping_version(table)
+
+
+def stored_version(bot, table) -> int:
+    """The game version the bot holds for the table message's table."""
+    [held] = [t for t in bot.service.cached() if t.id == table_id_of(table)]
+    return held.game.version
+
+
+def one_ping_for(fake, channel, name):
+    """The one live ping, if it is ``name``'s alone."""
+    pings = live_pings(fake, channel)
+    if len(pings) == 1 and pings[0].pinged_user_ids == [fake.user(name).id]:
+        return pings[0]
+    return None
+
+
+def ending_button(message):
+    """The ping's Draw (or, after a draw that played itself, its Keep)."""
+    ids = {(b.custom_id or "").rsplit(":", 1)[-1]: b for b in message.buttons()}
+    return ids.get("draw") or ids.get("keep")
+
+
+async def test_a_double_tap_on_a_ping_leaves_the_table_current_and_pings_the_next_player(
+        fake_discord, tmp_path):
+    fake = fake_discord
+    for seed in range(3):
+        channel = fake.add_channel(f"t{seed}")
+        driver = Driver(fake, random.Random(seed), channel=channel)
+        async with running_bot(fake, tmp_path / f"nlk{seed}.sqlite3", seed=seed) as bot:
+            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+            first = actor(table)
+            while actor(table) == first:
+                await driver._collect_step(table)
+            who = actor(table)
+            ping = await fake.wait_until(lambda w=who, c=channel: one_ping_for(fake, c, w),
+                                         timeout=10)
+            button = ending_button(ping)
+            taps = await asyncio.gather(*(fake.click(who, ping, custom_id=button.custom_id)
+                                          for _ in range(2)))
+            for tap in taps:
+                await tap.wait_response()
+            # The table message moves on, and whoever is to act now has the one ping.
+            await fake.wait_until(lambda t=table: version_of(t) == stored_version(bot, t),
+                                  timeout=10)
+            await fake.wait_until(lambda t=table, c=channel: one_ping_for(fake, c, actor(t)),
+                                  timeout=10)
+            await driver.play_hand(table)
+        fake.assert_clean()
+
+
+async def test_a_move_from_the_table_message_redraws_the_players_ping(fake_discord, tmp_path):
+    """Finding 3: the turn goes on after a give from the table message; the ping's buttons
+    follow, so a tap on the ping still plays."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(11))
+    async with running_bot(fake, path, seed=3):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        for _ in range(60):
+            who = actor(table)
+            gives = [b for b in table.buttons() if ":give." in (b.custom_id or "")]
+            ping = one_ping_for(fake, None, who)
+            if gives and ping is not None:
+                break
+            await driver._collect_step(table)
+        else:
+            raise AssertionError("no give at a pinged turn")
+        ix = await fake.click(who, table, custom_id=gives[0].custom_id)
+        await ix.wait_response()
+        # Whoever is to act now (the same player, unless moves with no choice passed the
+        # turn round) has one ping, whose buttons are the table's current ones.
+        ping = await fake.wait_until(
+            lambda: (p := one_ping_for(fake, None, actor(table))) and
+            ping_version(p) == version_of(table) and p, timeout=10)
+        who = actor(table)
+        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
+        response = await ix.wait_response()
+        assert response.type == 7, response.data  # it played: the ping was current
+        await fake.wait_until(lambda: move_of(table) > 0, timeout=10)
+    fake.assert_clean()
+
+
+async def test_a_restart_renews_the_countdown_on_the_live_ping(fake_discord, tmp_path):
+    """Finding 4: the turn's clock starts again after a restart, and the ping says so."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    clock = TimeMachine()
+    driver = Driver(fake, random.Random(5))
+    async with running_bot(fake, path, clock=clock, seed=1):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=60)
+        first = actor(table)
+        while actor(table) == first:
+            await driver._collect_step(table)
+        who = actor(table)
+        ping = await fake.wait_until(lambda: one_ping_for(fake, None, who), timeout=10)
+        before = int(DEADLINE.search(ping.content)[1])
+    clock.advance(300)  # the bot was down for five minutes
+    async with running_bot(fake, path, clock=clock, seed=1):
+        await fake.wait_until(
+            lambda: (m := DEADLINE.search(ping.content)) and int(m[1]) > clock() + 30,
+            timeout=10)
+        assert int(DEADLINE.search(ping.content)[1]) > before
+        assert one_ping_for(fake, None, who) is ping  # edited, not posted again
+    fake.assert_clean()
+
+
+def stand_in_moves(path, table) -> int:
+    hands, actions = database_rows(path, table_id_of(table))
+    return sum(a["by"] == "stand-in" for a in actions.get(hands[-1]["id"], [])) if hands else 0
+
+
+def last_move_by(path, table) -> str:
+    hands, actions = database_rows(path, table_id_of(table))
+    return actions[hands[-1]["id"]][-1]["by"]
+
+
+async def test_no_reminder_or_ping_for_a_turn_a_stand_in_plays(fake_discord, tmp_path):
+    """Finding 2: once a stand-in plays a lapsed turn, its person has no ping nor reminder,
+    across a restart in the middle of that turn too, and the stand-in finishes the turn
+    (one missed turn, not two)."""
+    fake = fake_discord
+    for seed in range(2, 12):
+        path = tmp_path / f"nlk{seed}.sqlite3"
+        channel = fake.add_channel(f"s{seed}")
+        clock = TimeMachine()
+        driver = Driver(fake, random.Random(seed), channel=channel)
+        # Stand-in moves come slowly, so a restart can fall in the middle of the turn.
+        async with running_bot(fake, path, clock=clock, seed=seed, ai_delay=1.5):
+            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=30)
+            slow = actor(table)
+            clock.advance(21)
+            await fake.wait_for_message(lambda m: "⏰" in m.content, channel=channel)
+            clock.advance(10)
+            await fake.wait_until(lambda p=path, t=table: stand_in_moves(p, t) > 0, timeout=10)
+            # Still the slow player's turn, its last move the stand-in's: a lapsed turn.
+            lapsed = actor(table) == slow and last_move_by(path, table) == "stand-in"
+        if not lapsed:
+            continue  # the stand-in's first move ended the turn: try another deal
+        async with running_bot(fake, path, clock=clock, seed=seed, ai_delay=0.05):
+            # No reminder and no ping for the lapsed turn: the stand-in finishes it.
+            await fake.wait_until(lambda t=table, s=slow: actor(t) != s, timeout=10)
+            await fake.wait_until(
+                lambda t=table, c=channel: one_ping_for(fake, c, actor(t)), timeout=10)
+            slow_id = fake.user(slow).id
+            assert not [m for m in fake.messages(channel, include_deleted=True)
+                        if slow_id in m.pinged_user_ids and not m.deleted]
+        hands, _actions = database_rows(path, table_id_of(table))
+        seat = json.loads(hands[-1]["players"]).index(fake.user(slow).id)
+        assert json.loads(hands[-1]["missed"])[seat] == 1
+        fake.assert_clean()
+        return
+    raise AssertionError("no deal left a stand-in in the middle of a turn")
