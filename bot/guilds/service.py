@@ -127,7 +127,8 @@ class GuildService:
         """A finished hand of this channel, for export: ``which`` is its number at the
         channel's latest table that has one (``3``), or its table and number (``42.3``, or
         any text with those two numbers, as "Table 42 · hand 3"); None: the newest finished
-        hand. A hand in play is refused: its export would reveal the hidden hands."""
+        hand. A hand in play is refused: its export would reveal the hidden hands. A hand cut
+        short because its table ended is over too (its seed was revealed then)."""
         if which is None or not which.strip():
             stored = await self.repo.last_finished_hand_in(channel_id)
             if stored is None:
@@ -141,7 +142,9 @@ class GuildService:
         if stored is None:
             raise NoSuchHand(which.strip()[:40])
         if not stored.hand.finished:
-            raise HandInPlay(stored.hand.number, stored.hand.table_id)
+            table = await self.repo.table(stored.hand.table_id)
+            if table is not None and table.status.is_open:
+                raise HandInPlay(stored.hand.number, stored.hand.table_id)
         return stored
 
     async def finished_hands(self, channel_id: int, limit: int = RECENT_HANDS

@@ -47,6 +47,7 @@ from bot.tables.table import (
     AILevel,
     AITurn,
     Change,
+    Moment,
     Seat,
     Table,
     check_end,
@@ -307,10 +308,13 @@ class TableService:
         return await self.store.change(table_id, channel_id, apply)
 
     async def end(self, table_id: int, user_id: int, *, moderator: bool,
-                  channel_id: int | None = None) -> Change:
-        """Stop the table for good (host, or anyone who can manage the channel)."""
+                  channel_id: int | None = None, asked: Moment | None = None) -> Change:
+        """Stop the table for good (host, or anyone who can manage the channel); ``asked``:
+        only if the table is still where it was when the question was asked."""
         async def apply(table: Table) -> None:
             check_end(table, user_id, moderator=moderator)
+            if asked is not None and asked != table.moment():
+                raise Stale()
             await self.store.close(table, table.closing_status)
         return await self.store.change(table_id, channel_id, apply)
 

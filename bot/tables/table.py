@@ -53,6 +53,14 @@ def check_timer(seconds: int) -> int:
 
 
 
+@dataclass(frozen=True)
+class Moment:
+    """A table's hand number and game version (None: no game yet)."""
+
+    hand: int
+    version: int | None
+
+
 @dataclass(eq=False)
 class Table:
     """One table's state; the database is the truth, and this is rebuilt from it."""
@@ -170,6 +178,11 @@ class Table:
         if seat.ai:
             return AILevel(seat.ai)
         return STAND_IN_LEVEL if game.to_act in self.away else None
+
+    def moment(self) -> Moment:
+        """Where the table is: its hand's number and its game's version (a question asked
+        privately, such as End table's, carries it and is not answered once it moved on)."""
+        return Moment(self.hand_number, self.game.version if self.game else None)
 
     def turn_key(self) -> tuple[int, int] | None:
         """The turn being played: the hand's number and the game version it began at

@@ -8,6 +8,7 @@ import discord
 
 from bot.db.records import TableStatus
 from bot.tables.service import AILevel, Table
+from bot.tables.table import Moment
 from cogs.render.history import last_round, turn_text
 from cogs.render.text import (
     COLOUR,
@@ -372,11 +373,15 @@ def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
     return NLKButton(custom_id, label, style)
 
 
-def end_confirmation(t: int, lang: Lang = DEFAULT) -> discord.ui.View:
-    """The private question before **End table** ends the table."""
+def end_confirmation(t: int, lang: Lang = DEFAULT, asked: Moment | None = None
+                     ) -> discord.ui.View:
+    """The private question before **End table** ends the table; its yes carries where the
+    table was when it was asked (``asked``), so it ends nothing once the table moved on."""
     _ = translator(lang).gettext
     view = Buttons()
-    view.add_item(NLKButton(button_id(t, None, Seating.END_YES), _("End the table"),
+    version = asked.version if asked is not None else None
+    hand = str(asked.hand) if asked is not None else ""
+    view.add_item(NLKButton(button_id(t, version, Seating.END_YES, hand), _("End the table"),
                             discord.ButtonStyle.danger))
     view.add_item(NLKButton(button_id(t, None, Seating.END_NO), _("Keep it")))
     return view

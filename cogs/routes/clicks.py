@@ -14,6 +14,7 @@ import discord
 
 from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
 from bot.tables.service import Change, Table, check_end
+from bot.tables.table import Moment
 from cogs import render
 from cogs.answers.interaction import (
     display_name,
@@ -64,7 +65,7 @@ class Clicks:
             if act is Seating.END:
                 await self._ask_end(interaction, target.table_id)
             elif act is Seating.END_YES:
-                await self.end_table(interaction, target.table_id)
+                await self.end_table(interaction, target.table_id, asked=asked_at(target))
             elif act is Seating.END_NO:
                 await interaction.response.edit_message(
                     content=t(interaction).gettext("The table goes on."), view=None)
@@ -75,12 +76,14 @@ class Clicks:
         await self._handle(interaction, target, work,
                            on_hand=act not in (Seating.END_YES, Seating.END_NO))
 
-    async def end_table(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+    async def end_table(self, interaction: discord.Interaction[Any], table_id: int, *,
+                        asked: Moment | None = None) -> None:
         """End the table and announce it in the channel: as ``/nlk end``'s answer, or, from
-        the confirmation of **End table**, as a public follow-up."""
+        the confirmation of **End table**, as a public follow-up (``asked``: where the table
+        was when the question was asked; a table that moved on since is not ended)."""
         change = await self.service.end(table_id, interaction.user.id,
                                         moderator=is_moderator(interaction),
-                                        channel_id=interaction.channel_id)
+                                        channel_id=interaction.channel_id, asked=asked)
         lang = await self.publisher.languages.public(interaction.guild_id, interaction)
         _ = translator(lang).gettext
         text = _("NLK table {table} was ended by {name}.").format(
@@ -107,7 +110,8 @@ class Clicks:
         _ = t(interaction).gettext
         await interaction.response.send_message(
             _("End NLK table {table} for everyone? Its seats go, and it can't be undone.")
-            .format(table=table_id), view=render.end_confirmation(table_id, lang_of(interaction)),
+            .format(table=table_id),
+            view=render.end_confirmation(table_id, lang_of(interaction), table.moment()),
             ephemeral=True)
 
     async def look(self, interaction: discord.Interaction[Any], target: Target,
@@ -246,6 +250,13 @@ class Clicks:
             except Refusal:
                 pass
         await say(interaction, text)
+
+
+def asked_at(target: Target) -> Moment:
+    """Where the table was when End table's question was asked (an old question, sent
+    before questions said so, matches no table: it is refused, and asked again)."""
+    hand = int(target.arg) if target.arg.isdigit() else -1
+    return Moment(hand, target.version)
 
 
 def move_action(move: Move, arg: str, values: list[str]) -> Action:

@@ -8,6 +8,7 @@ import json
 import random
 import re
 
+from rules.replay import parse
 from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, TimeMachine, actor, database_rows, move_of, running_bot
 
@@ -178,3 +179,44 @@ async def test_no_reminder_or_ping_for_a_turn_a_stand_in_plays(fake_discord, tmp
         fake.assert_clean()
         return
     raise AssertionError("no deal left a stand-in in the middle of a turn")
+
+
+async def test_a_stale_end_confirmation_does_not_end_the_next_hand(nlk):
+    """Finding 5: End table asked between hands; Next hand meanwhile; the old "End the
+    table" is refused, and a fresh question ends it."""
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob"])
+    await driver.play_hand(table)
+    ix, _asked = await driver.click("ann", table, "End table", expect=4)
+    question = await ix.wait_message()
+    await driver.click("bob", table, "Next hand")
+    assert " · collect" in table.embeds[0]["title"]
+    ix, refused = await driver.click("ann", question, "End the table", expect=4)
+    assert "out of date" in refused.data["content"]
+    assert any(b.label == "Moves" for b in table.buttons())  # the new hand goes on
+    [held] = bot.service.cached()
+    assert held.is_open and held.hand_number == 2
+    await driver.play_hand(table)
+    ix, _asked = await driver.click("ann", table, "End table", expect=4)
+    await driver.click("ann", await ix.wait_message(), "End the table")
+    await fake.wait_until(lambda: table.buttons() == [], timeout=5)
+    fake.assert_clean()
+
+
+async def test_a_hand_cut_short_by_the_end_of_its_table_can_be_exported(nlk):
+    """Finding 6: after ``/nlk end`` mid-hand (its seed revealed), the hand exports."""
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob", "cy"])
+    for _ in range(4):
+        await driver._collect_step(table)
+    ix = await fake.slash("bob", None, "nlk", "export", {"hand": "1"})
+    assert "still being played" in (await ix.wait_response()).data["content"]
+    ix = await fake.slash("ann", None, "nlk", "end")
+    assert "was not finished" in (await ix.wait_response()).data["content"]
+    ix = await fake.slash("bob", None, "nlk", "export", {"hand": "1"})
+    message = await ix.wait_message()
+    (attachment,) = message.attachments
+    replay = json.loads(attachment.data)
+    game, result = parse(replay).run()
+    assert result["error"] is None and len(replay["actions"]) >= 4
+    fake.assert_clean()
