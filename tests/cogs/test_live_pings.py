@@ -1,0 +1,238 @@
+"""The turn ping's owner on its own, with a recording transport and no Discord: given
+snapshots and events, the requests it makes and what it ends up showing."""
+
+import asyncio
+import dataclasses
+import math
+import random
+
+import discord
+
+from bot.db.records import TableStatus
+from cogs.live.owner import LiveTables, Ping
+from cogs.live.pings import PING, PingRecord, Pings, wanted_ping
+from rules import Game, Phase, Variant, shuffled_deck
+from rules.i18n import Lang
+from tests.helpers import table_for
+
+
+class RecordingIO:
+    """Records every request; ``hold`` keeps edits in flight until released."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+        self.ids = iter(range(1000, 10**6))
+        self.hold: asyncio.Event | None = None
+        self.editing = asyncio.Event()
+
+    async def post(self, table, content, view, mention, through):
+        message = discord.Object(next(self.ids))
+        self.calls.append(("post", message.id, mention, _version(view), "⏰" in content))
+        return message, None
+
+    async def edit(self, table, ping, content, view):
+        self.editing.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        self.calls.append(("edit", ping.message.id, _version(view), "⏰" in content))
+        return True
+
+    async def delete(self, channel_id, ping):
+        self.calls.append(("delete", ping.message.id))
+        return True
+
+    def kinds(self):
+        return [call[0] for call in self.calls]
+
+
+def _version(view) -> int | None:
+    if view is None:
+        return None
+    versions = {item.custom_id.split(":")[2] for item in view.children}
+    versions.discard("-")
+    return int(versions.pop()) if versions else None
+
+
+class Service:
+    """What the pings ask of the table service: the time, and their notes."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+        self.notes: dict[str, str | None] = {}
+
+    def clock(self) -> float:
+        return self.now
+
+    async def remember(self, batch):
+        self.notes.update(batch)
+
+
+class Languages:
+    async def public(self, guild_id, interaction=None):
+        return Lang.EN
+
+
+async def _nothing(table_id):
+    return None
+
+
+def owner(io=None):
+    tables = LiveTables(edit=_nothing, redraw=_nothing, ping=lambda t: pings.run(t),
+                        released=lambda live: None)
+    pings = Pings(None, Service(), Languages(), None, None, tables, io=io or RecordingIO())
+    return pings, tables
+
+
+def snapshots(seed=3, *, turn_seconds=0):
+    """Successive tables of one hand, a person to act in each (every seat a person)."""
+    game = Game.from_deck(shuffled_deck(3, str(seed)), 0, names=["ann", "bob", "cy"],
+                          variant=Variant("free", True))
+    table = table_for(game, turn_seconds=turn_seconds, turn_started=1_000_000.0)
+    rng = random.Random(seed)
+    revision = 0
+    while True:
+        revision += 1
+        yield dataclasses.replace(table, game=game.copy(), revision=revision)
+        game.apply(rng.choice(game.legal_actions()))
+
+
+async def settled(tables, table_id=123456789012345678):
+    """Until the ping task has nothing left to do."""
+    for _ in range(200):
+        await asyncio.sleep(0)
+        live = tables.get(table_id)
+        if live is None or (live.pinging.latest(table_id) is None and not live.tasks):
+            return live
+    raise AssertionError("the ping did not settle")
+
+
+def turn_change(stream, table):
+    """The next snapshot in which another person is to act."""
+    for later in stream:
+        if later.user_to_act() != table.user_to_act():
+            return later
+    raise AssertionError
+
+
+def same_turn_change(stream, table):
+    """The next snapshot in which the same person is still to act, one move later."""
+    later = next(stream)
+    return later if later.turn_key() == table.turn_key() else None
+
+
+async def test_two_changes_in_a_row_post_one_ping_for_the_newest():
+    pings, tables = owner()
+    stream = snapshots()
+    first = next(stream)
+    second = turn_change(stream, first)
+    pings.changed(first)
+    pings.changed(second)
+    live = await settled(tables)
+    assert pings.io.kinds() == ["post"]
+    assert pings.io.calls[0][2] == second.user_to_act()
+    assert live.ping.want == wanted_ping(second, None)
+
+
+def long_first_turn():
+    """A deal whose first person makes two collect moves in their first turn: the stream,
+    the first snapshot and the one after the first move."""
+    for seed in range(100):
+        stream = snapshots(seed)
+        first = next(stream)
+        later = same_turn_change(stream, first)
+        if later is not None and later.game.phase is Phase.COLLECT:
+            return stream, first, later
+    raise AssertionError("no deal with a two-move first turn")
+
+
+async def test_a_change_while_an_edit_is_in_flight_is_drawn_after_it():
+    io = RecordingIO()
+    pings, tables = owner(io)
+    stream, first, later = long_first_turn()
+    pings.changed(first)
+    await settled(tables)
+    io.hold = asyncio.Event()
+    pings.changed(later)  # the same turn, one move on: an edit
+    await asyncio.wait_for(io.editing.wait(), 5)
+    newest = next(stream)  # arrives while that edit is on its way
+    pings.changed(newest)
+    io.hold.set()
+    live = await settled(tables)
+    assert io.calls[:2] == [("post", 1000, first.user_to_act(), first.game.version, False),
+                            ("edit", 1000, later.game.version, False)]
+    want = wanted_ping(newest, None)
+    assert (live.ping.want if live.ping else None) == want
+    if want is not None and want.turn == later.turn_key()[1]:
+        assert io.calls[2] == ("edit", 1000, newest.game.version, False)
+
+
+async def test_a_tap_answered_elsewhere_is_not_drawn_again():
+    pings, tables = owner()
+    _stream, table, later = long_first_turn()
+    pings.changed(table)
+    live = await settled(tables)
+    posted = live.ping.message.id
+    pings.answered(later, posted, wanted_ping(later, None))  # the tap's answer drew it
+    await settled(tables)
+    assert pings.io.kinds() == ["post"]
+    pings.answered(later, posted, None)  # ... had it said "Done.", a new ping would follow
+    await settled(tables)
+    assert pings.io.kinds() == ["post", "post", "delete"]
+
+
+async def test_a_stand_in_turn_deletes_the_ping_and_wants_none():
+    pings, tables = owner()
+    table = next(snapshots())
+    pings.changed(table)
+    await settled(tables)
+    covered = dataclasses.replace(table, lapsed=table.game.to_act, revision=table.revision + 1)
+    assert wanted_ping(covered, None) is None
+    await pings.remind(covered, covered.user_to_act(), 2_000_000.0)  # too late: no reminder
+    pings.changed(covered)
+    live = await settled(tables)
+    assert pings.io.kinds() == ["post", "delete"]
+    assert live.ping is None
+
+
+async def test_a_clock_tick_turns_the_ping_into_a_reminder_once():
+    pings, tables = owner()
+    table = next(snapshots(turn_seconds=30))
+    pings.changed(table)
+    await settled(tables)
+    await pings.remind(table, table.user_to_act(), table.deadline())
+    await settled(tables)
+    await pings.remind(table, table.user_to_act(), table.deadline())  # the same turn again
+    live = await settled(tables)
+    assert pings.io.kinds() == ["post", "post", "delete"]
+    assert pings.io.calls[1][4] is True and live.ping.want.reminder
+
+
+async def test_a_restart_edits_the_ping_it_finds_with_the_renewed_deadline():
+    pings, tables = owner()
+    table = next(snapshots(turn_seconds=60))
+    want = wanted_ping(table, None)
+    old = dataclasses.replace(want, deadline=want.deadline - 500)  # before the restart
+    record = PingRecord.of(table.channel_id, old)
+    pings.resume([table], {f"{PING}{table.id}:77": record.dump()})
+    live = await settled(tables)
+    assert pings.io.kinds() == ["edit"] and pings.io.calls[0][1] == 77
+    assert live.ping.want == want
+    # A record from before deadlines were written down shows an unknown one: edited too.
+    legacy = PingRecord(table.channel_id, table.hand_number, table.game.version,
+                        table.user_to_act())
+    assert math.isnan(legacy.shown(table).deadline)
+
+
+async def test_closing_the_table_deletes_the_ping_and_lets_the_owner_go():
+    pings, tables = owner()
+    table = next(snapshots())
+    pings.changed(table)
+    live = await settled(tables)
+    assert isinstance(live.ping, Ping)
+    closed = dataclasses.replace(table, status=TableStatus.ENDED, revision=table.revision + 1)
+    tables.of(closed)  # the owner learns the table closed
+    pings.changed(closed)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert pings.io.kinds() == ["post", "delete"]
+    assert len(tables) == 0
