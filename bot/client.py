@@ -1,7 +1,8 @@
 """The bot: start-up order, the table service and clocks, and a clean shutdown.
 
-``bot/`` never imports ``cogs/``: the NLK cog registers its own buttons, error replies and
-table resumption when it loads, and a shutdown step through ``on_stop``.
+Start-up composes everything, in order, each step visible in ``setup_hook``: the database
+(opened once), the services, the clocks, the NLK cog (which registers its buttons and error
+replies, and becomes the clocks' notifier), then the open tables, resumed.
 """
 
 from __future__ import annotations
@@ -25,12 +26,16 @@ from discord.ext import commands
 
 from bot.cluster.identify import IdentifyGate, advisory_lock
 from bot.cluster.shards import Shards
+from bot.db.connect import open_database
 from bot.db.repository import Repository
-from bot.db.storage import Database, open_database
+from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.settings import Settings
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
+from cogs.client import NLKClient
+from cogs.commands.nlk import NLK
+from cogs.i18n.translator import NLKTranslator
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
@@ -40,13 +45,14 @@ discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
 
-class NLKBot(commands.Bot):
+class NLKBot(NLKClient):
     """Runs NLK tables; everything it knows lives in the database."""
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
                  ai_processes: int = 2, channel_edits: int = 5,
-                 clock: Callable[[], float] | None = None, **options: Any) -> None:
+                 clock: Callable[[], float] | None = None, db: Database | None = None,
+                 **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         shards = settings.shards
@@ -72,7 +78,8 @@ class NLKBot(commands.Bot):
         self.shard_range = shards or Shards(0, 0, 1)
         self.identify_gate: IdentifyGate | None = None  # sharded: IDENTIFY paced through the db
         self.ai_pool: ProcessPoolExecutor | None = None
-        self.db: Database | None = None
+        # Opened and migrated by ``run`` (deployed), else by ``setup_hook`` (tests).
+        self.db: Database | None = db
         self.service: TableService
         self.servers: GuildService
         self.clocks: Clocks
@@ -101,9 +108,11 @@ class NLKBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Order: database, migrations, cogs, persistent buttons, then resume tables.
         await self._use_api_gateway()
-        self.db = await open_database(self.settings.database, check=False)  # run() checked it
-        version = await self.db.migrate()
-        log.info("database %s at schema version %s", self.db.name, version)
+        if self.db is None:
+            self.db = await open_database(self.settings.database)
+            await self.db.migrate()
+        log.info("database %s at schema version %s", self.db.name,
+                 await self.db.schema_version())
         repo = Repository(self.db)
         if self.settings.shards is not None and not self.sync_only:
             _shards, _url, limit = await self.http.get_bot_gateway()
@@ -125,9 +134,12 @@ class NLKBot(commands.Bot):
                                                mp_context=multiprocessing.get_context("spawn"))
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
-        # The cog registers its buttons, its error replies and its part of resuming tables.
-        await self.load_extension("cogs.commands.nlk")
-        await self.load_extension("cogs.i18n.translator")  # commands in Hungarian and French
+        # The cog registers its buttons and error replies; it tells the players what the
+        # clocks do.
+        self.nlk = NLK(self)
+        await self.add_cog(self.nlk)
+        self.clocks.notifier = self.nlk.publisher
+        await self.tree.set_translator(NLKTranslator())  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):
             # A development server gets the commands there, instantly, and only there: a
@@ -148,9 +160,8 @@ class NLKBot(commands.Bot):
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
         self.clocks.resume(tables)
-        self.dispatch("tables_resumed", tables)
         # Tables whose hand did not rebuild were stopped: the cog tells their channels.
-        self.dispatch("tables_quarantined", list(self.service.quarantined))
+        self.nlk.resume(tables, list(self.service.quarantined))
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False
                                    ) -> None:
@@ -284,14 +295,16 @@ def bot_class(settings: Settings) -> type[NLKBot]:
 
 async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
-    # Migrate before talking to Discord, so an unusable database fails fast and plainly.
+    # Migrate before talking to Discord, so an unusable database fails fast and plainly; the
+    # bot then uses this one connection.
     db = await open_database(settings.database)
     try:
         await db.migrate()
-    finally:
+    except BaseException:
         await db.close()
+        raise
     use_api_base(settings)
-    async with bot_class(settings)(settings, sync_only=sync_only) as bot:
+    async with bot_class(settings)(settings, sync_only=sync_only, db=db) as bot:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return

@@ -17,9 +17,19 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.actions import _PLAY, TAKE, Action
-from rules.cards import SUITS, TEXT, Card, check_players, pack
-from rules.collect import collect_legal, draw, give, keep, need_table
+from rules.actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
+from rules.cards import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RANK,
+    SUIT,
+    SUITS,
+    TEXT,
+    Card,
+    check_players,
+    lowest_rank,
+    pack,
+)
 from rules.deal import check_cards, check_seat, players_for
 from rules.errors import DealError, IllegalAction
 from rules.events import Event, Outcome
@@ -48,7 +58,7 @@ class Game:
         if len(names) != n:
             raise DealError(f"{len(names)} names for {n} players")
         self.names: tuple[str, ...] = tuple(names)
-        self._need = need_table(n)
+        self._need = _NEED[n]  # for each card, the rank that fits on it (R3.2)
         self.phase: Phase = COLLECT
         self.dealer: int | None = None
         self.to_act: int | None = None
@@ -174,7 +184,7 @@ class Game:
         if legal is not None:
             return legal
         if self.phase is not SHED:
-            legal = self._legal = collect_legal(self) if self.phase is COLLECT else []
+            legal = self._legal = self._collect_legal() if self.phase is COLLECT else []
             return legal
         s = self.to_act
         assert s is not None
@@ -251,11 +261,11 @@ class Game:
         elif act == "take":
             self._take(s)
         elif act == "draw":
-            draw(self, s)
+            self._draw(s)
         elif act == "give":
-            give(self, s, action[1], action[2])  # type: ignore[arg-type]
+            self._give(s, action[1], action[2])  # type: ignore[arg-type]
         else:
-            keep(self, s)
+            self._keep(s)
 
     def history(self) -> tuple[Event, ...]:
         """Every public event so far, oldest first (each made into an ``Event`` once)."""
@@ -279,7 +289,63 @@ class Game:
         g._plays = None if self._plays is None else [list(p) for p in self._plays]
         return g
 
-    # --- phase two (R4); phase one (R3) is in collect.py -----------------------------------
+    # --- phase one, collecting (R3) ---------------------------------------------------------
+
+    def _collect_legal(self) -> list[Action]:
+        """The gives that fit, then draw or keep, for the seat to act (R3.2, R3.3)."""
+        s = self.to_act
+        assert s is not None
+        stacks = self.stacks
+        card = self.drawn
+        if card is None:
+            mine = stacks[s]
+            if self.has_drawn or not mine:
+                return [DRAW]  # R3.3: stack gives only before the first draw
+            card = mine[-1]
+            tail = DRAW
+        else:
+            tail = KEEP
+        rank = RANK[card]
+        gives = _GIVE[card]
+        need = self._need
+        legal = []
+        for t, st in enumerate(stacks):  # a loop: a comprehension is one more call on 3.11
+            if st and need[st[-1]] == rank and t != s:
+                legal.append(gives[t])
+        legal.append(tail)
+        return legal
+
+    def _draw(self, s: int) -> None:
+        card = self.talon.pop()
+        self.drawn = card
+        self.has_drawn = True
+        self.events.append((s, "draw", card, None))
+        if not self.talon and self.variant.last_card == "keep":
+            self._keep(s)  # R3.4: phase one ends as the last card is drawn; it is kept
+
+    def _give(self, s: int, card: Card, to: int) -> None:
+        if self.drawn is None:
+            self.stacks[s].pop()
+        else:
+            self.drawn = None
+        self.stacks[to].append(card)
+        self.events.append((s, "give", card, to))
+        if not self.talon:
+            self._begin_shed(s, SUIT[card])  # R6.1 free: the last card was given away
+
+    def _keep(self, s: int) -> None:
+        card = self.drawn
+        assert card is not None
+        self.stacks[s].append(card)
+        self.drawn = None
+        self.events.append((s, "keep", card, None))
+        if not self.talon:
+            self._begin_shed(s, SUIT[card])
+        else:
+            self.to_act = (s + 1) % self.n
+            self.has_drawn = False
+
+    # --- phase two, shedding (R4) ----------------------------------------------------------
 
     def _begin_shed(self, leader: int, trump: int) -> None:
         """R3.4, R4.1: stacks become hands; empty-handed players are out at once."""
@@ -363,3 +429,8 @@ class Game:
         self.phase = OVER
         self.loser = next((i for i in range(self.n) if self.is_in[i]), None)
         self.to_act = None
+
+
+# For each player count, the rank that fits on each card (R3.2): built once, not at each deal.
+_NEED = {n: tuple(lowest_rank(n) if (v & 15) == 14 else (v & 15) + 1 for v in range(64))
+         for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}

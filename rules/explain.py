@@ -24,7 +24,8 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from rules.actions import Action
 from rules.cards import RANK, SUIT, Card, lowest_rank
@@ -39,9 +40,35 @@ from rules.errors import (
 )
 from rules.i18n import DEFAULT, N_, normalise, translator
 from rules.phase import Phase
+from rules.variant import Variant
 
-if TYPE_CHECKING:
-    from rules.engine import Game
+
+class Game(Protocol):
+    """What a refusal reads of the game (``rules.engine.Game`` has it): explaining needs
+    the state, never the engine's moves."""
+
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def to_act(self) -> int | None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def is_in(self) -> Sequence[bool]: ...
+    @property
+    def names(self) -> Sequence[str]: ...
+    @property
+    def drawn(self) -> Card | None: ...
+    @property
+    def has_drawn(self) -> bool: ...
+    @property
+    def stacks(self) -> Sequence[Sequence[Card]]: ...
+    @property
+    def trick(self) -> Sequence[Card]: ...
+    @property
+    def trump(self) -> int | None: ...
+    @property
+    def variant(self) -> Variant: ...
 
 
 # --- the engine's English ------------------------------------------------------------------

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
+from bot.db.connect import open_database
 from bot.db.repository import Repository
-from bot.db.storage import open_database
 from bot.tables.service import TableService
 from tests.backends import BACKENDS, database_target
 from tests.fakediscord.fixtures import fake_discord  # noqa: F401

@@ -13,10 +13,14 @@ import logging
 import os
 import re
 import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
+from bot.db.storage import Duplicate, Row, Transaction
 from bot.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -257,3 +261,94 @@ async def migrate(db: aiosqlite.Connection, folder: Path | None = None) -> int:
         await rollback_quietly(db)
         raise unusable(await _database_path(db), error) from None
     return latest
+
+
+class _SQLiteTransaction:
+    """Statements on one connection. Each is one trip to the connection's thread (a cursor
+    opened, fetched and closed there): a move's transaction makes several, and every trip
+    costs a thread hand-over both ways. ``one`` is for queries of at most one row."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self.db.execute_fetchall(sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await (await self.db.executemany(sql, rows)).close()
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = await self.db.execute_fetchall(sql, params)
+        return next(iter(rows), None)
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(await self.db.execute_fetchall(sql, params))
+
+
+class SQLiteDatabase:
+    """An SQLite file: a writer connection (one transaction at a time) and a reader."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str, writer: aiosqlite.Connection,
+                 reader: aiosqlite.Connection) -> None:
+        self.name = path
+        self.writer = writer
+        self.reader = reader
+        self._write = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str, *, check: bool = True) -> SQLiteDatabase:
+        writer = await connect(path, check=check)
+        try:
+            reader = await connect(path, check=False)
+            await reader.execute("PRAGMA query_only = ON")
+        except BaseException:
+            await writer.close()
+            raise
+        return cls(path, writer, reader)
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await _SQLiteTransaction(self.reader).one(sql, params)
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await _SQLiteTransaction(self.reader).all(sql, params)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Transaction]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error.
+
+        If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
+        ``StorageUnavailable``, a polite refusal, is raised instead; the real error is logged.
+        """
+        async with self._write:
+            try:
+                await rollback_quietly(self.writer)  # in case an earlier rollback failed
+                await self.writer.execute_fetchall("BEGIN IMMEDIATE")
+                try:
+                    yield _SQLiteTransaction(self.writer)
+                    await self.writer.commit()
+                except BaseException:
+                    await rollback_quietly(self.writer)
+                    raise
+            except sqlite3.IntegrityError as error:
+                if "UNIQUE" in str(error) or "PRIMARY KEY" in str(error):
+                    raise Duplicate(str(error)) from error
+                raise
+            except Exception as error:
+                refusal = storage_refusal(error)
+                if refusal is None:
+                    raise
+                raise refusal from error
+
+    async def migrate(self) -> int:
+        async with self._write:
+            return await migrate(self.writer)
+
+    async def schema_version(self) -> int:
+        row = await self.one("PRAGMA user_version")
+        return int(row[0]) if row else 0
+
+    async def close(self) -> None:
+        for db in (self.reader, self.writer):
+            await db.close()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import discord
 
 from bot.errors import InputError
+from cogs.client import Interaction
 from cogs.i18n.translator import t
 from cogs.transport.posts import ChannelPosts
 from rules.i18n import N_
@@ -19,25 +19,25 @@ def display_name(user: discord.abc.User) -> str:
     return (getattr(user, "display_name", None) or user.name)[:64]
 
 
-def is_moderator(interaction: discord.Interaction[Any]) -> bool:
+def is_moderator(interaction: Interaction) -> bool:
     perms = interaction.permissions
     return bool(perms.manage_channels or perms.administrator)
 
 
-def is_ephemeral(interaction: discord.Interaction[Any]) -> bool:
+def is_ephemeral(interaction: Interaction) -> bool:
     """Whether the tap was on a message only its player sees (their hand, the moves)."""
     message = interaction.message
     return message is not None and message.flags.ephemeral
 
 
-def guild_of(interaction: discord.Interaction[Any]) -> int:
+def guild_of(interaction: Interaction) -> int:
     """The server the interaction came from; NLK is not played in direct messages."""
     if interaction.guild_id is None or interaction.channel_id is None:
         raise InputError("dm")
     return interaction.guild_id
 
 
-def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
+def missing_permissions(interaction: Interaction) -> list[str]:
     """What the bot lacks to run a table in this channel (it posts pings and exports)."""
     perms = interaction.app_permissions
     in_thread = isinstance(interaction.channel, discord.Thread)
@@ -47,7 +47,7 @@ def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
     return [name for name, has in needed.items() if not has]
 
 
-async def tell_refusal(interaction: discord.Interaction[Any], posts: ChannelPosts) -> None:
+async def tell_refusal(interaction: Interaction, posts: ChannelPosts) -> None:
     """If Discord refused one of the bot's posts in this channel since (a permission was
     taken away), tell whoever uses the table next, once, what the bot needs."""
     said = posts.untold_refusal(interaction.channel_id)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
 
 import discord
 
 from bot import errors
 from bot.tables.service import MIN_TURN_SECONDS
+from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
 from cogs.render import safe_name
@@ -136,7 +136,7 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
     return text
 
 
-async def say(interaction: discord.Interaction[Any], text: str) -> None:
+async def say(interaction: Interaction, text: str) -> None:
     """An ephemeral sentence, as the first answer or as a follow-up; the commands it names
     become mentions."""
     text = linked(interaction, text, lang_of(interaction))
@@ -166,7 +166,7 @@ def describe(error: BaseException, lang: Lang = DEFAULT) -> tuple[str, bool]:
             False)
 
 
-async def reply_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+async def reply_error(interaction: Interaction, error: BaseException) -> None:
     """The command tree's error handler: the reply for whatever a command raised, in the
     language of whoever sent the command."""
     text, _expected = describe(getattr(error, "original", error), lang_of(interaction))

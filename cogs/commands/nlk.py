@@ -1,4 +1,4 @@
-"""The ``/nlk`` commands: parse → table service → publish (buttons: ``cogs/clicks.py``)."""
+"""The ``/nlk`` commands: parse → table service → publish (buttons: ``cogs/routes/clicks.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import asyncio
 import io
 import json
 import logging
-from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -24,6 +23,7 @@ from cogs.answers.interaction import (
     tell_refusal,
 )
 from cogs.answers.replies import describe, reply_error, say
+from cogs.client import Interaction, NLKClient
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
 from cogs.i18n.mentions import link_commands
 from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
@@ -34,9 +34,6 @@ from cogs.routes.clicks import Clicks, seated
 from cogs.routes.families import FAMILIES
 from rules import Variant
 from rules.i18n import Lang, translator
-
-if TYPE_CHECKING:
-    from bot.client import NLKBot
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +46,7 @@ class NLK(commands.Cog):
                              description=L_("Play NLK, the Hungarian card game."),
                              guild_only=True)
 
-    def __init__(self, bot: NLKBot) -> None:
+    def __init__(self, bot: NLKClient) -> None:
         self.bot = bot
         self.service = bot.service
         self.servers = bot.servers
@@ -58,39 +55,51 @@ class NLK(commands.Cog):
                                    edits_per_window=bot.channel_edits,
                                    rest_share=bot.shard_range.share)
         self.pictures = self.publisher.pictures  # card pictures (cogs/pictures)
-        self.clicks = Clicks(bot, self.publisher)
+        self.hands = self.publisher.hands
+        self.messages = self.publisher.messages
+        self.posts = self.publisher.posts
+        self.clicks = Clicks(self.service, self.servers, self.publisher, self.hands,
+                             self.messages, self.languages, self.posts)
+        bot.router = self.clicks  # where the button families hand their clicks
+        self._resuming: asyncio.Task[None] | None = None
 
-    async def public(self, interaction: discord.Interaction[Any]) -> Lang:
+    async def public(self, interaction: Interaction) -> Lang:
         """The language of what everyone in the channel sees: the server's."""
         return await self.languages.public(interaction.guild_id, interaction)
 
     async def cog_load(self) -> None:
-        """Register the buttons, the error replies and the notifier of the clocks."""
+        """Register the buttons and the error replies; shutting down closes the tables'
+        owners."""
         self.bot.add_dynamic_items(*FAMILIES)
         self.bot.tree.error(reply_error)
-        self.bot.clocks.notifier = self.publisher
         self.bot.on_stop(self.publisher.close)
         # Load the pictures' font in a thread now rather than in the first player's tap.
         self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*FAMILIES)
-        self.bot.clocks.notifier = None
+        if self._resuming is not None:
+            self._resuming.cancel()
         await self.publisher.close()
 
-    @commands.Cog.listener()
-    async def on_tables_resumed(self, tables: list[Table]) -> None:
-        """After a restart: bring the table messages that are out of date up to date."""
-        await self.publisher.resume(tables)
+    def resume(self, tables: list[Table], quarantined: list[tuple[TableRecord, str]]) -> None:
+        """After a start: in the background (the gateway is not connected yet), bring the
+        tables' messages and pings up to date, and tell each set-aside table's channel why
+        it stopped."""
+        self._resuming = asyncio.create_task(self._resume(tables, quarantined))
 
-    @commands.Cog.listener()
-    async def on_tables_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
+    async def _resume(self, tables: list[Table],
+                      quarantined: list[tuple[TableRecord, str]]) -> None:
+        await self.publisher.resume(tables)
+        await self._tell_quarantined(quarantined)
+
+    async def _tell_quarantined(self, quarantined: list[tuple[TableRecord, str]]) -> None:
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
         for record, _reason in quarantined:
             lang = await self.languages.public(record.guild_id)
             _ = translator(lang).gettext
-            await self.publisher.posts.post(
+            await self.posts.post(
                 record.channel_id, record.guild_id, link_commands(
                     _("NLK table {table} was stopped: its saved moves could not be read back "
                       "after a restart. Start a new table with `/nlk new`.").format(
@@ -112,7 +121,7 @@ class NLK(commands.Cog):
                          turn_timer=NC_("command", "turn_timer"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
-    async def new(self, interaction: discord.Interaction[Any],
+    async def new(self, interaction: Interaction,
                   seats: app_commands.Range[int, 2, 9] | None = None,
                   last_card: str | None = None, must_beat_in_suit: bool | None = None,
                   turn_timer: int | None = None) -> None:
@@ -135,7 +144,7 @@ class NLK(commands.Cog):
                 moderator=is_moderator(interaction))
         except TableExists as exists:
             if exists.message_id is not None and exists.table_id and \
-                    not await self.publisher.messages.exists(
+                    not await self.messages.exists(
                         await self.service.get(exists.table_id)):
                 # Its message was deleted: bring it back rather than point at nothing.
                 table = await self.service.get(exists.table_id)
@@ -153,31 +162,31 @@ class NLK(commands.Cog):
 
     @nlk.command(name=NC_("command", "hand"),
                  description=L_("Show your cards (only you see them)."))
-    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+    async def hand(self, interaction: Interaction) -> None:
         """Show your cards (only you see them)."""
         table = await self._table_here(interaction)
         seated(table, interaction.user.id)
         letters = await self.public(interaction)
-        await self.publisher.hands.show(interaction, table, letters=letters)
-        self.publisher.messages.check(table)
+        await self.hands.show(interaction, table, letters=letters)
+        self.messages.check(table)
         await self._tell_refusal(interaction)
 
     @nlk.command(name=NC_("command", "table"),
                  description=L_("Post this channel's table message again, at the bottom (the "
                                 "old one goes)."))
-    async def table_command(self, interaction: discord.Interaction[Any]) -> None:
+    async def table_command(self, interaction: Interaction) -> None:
         """Post this channel's table message again, at the bottom (the old one goes)."""
         table = await self._table_here(interaction)
         await self.publisher.publish(Change(table, None, None), interaction)
         await self._tell_refusal(interaction)
 
-    async def _tell_refusal(self, interaction: discord.Interaction[Any]) -> None:
-        await tell_refusal(interaction, self.publisher.posts)
+    async def _tell_refusal(self, interaction: Interaction) -> None:
+        await tell_refusal(interaction, self.posts)
 
     @nlk.command(name=NC_("command", "leave"),
                  description=L_("Leave this channel's table (during a hand: when the hand "
                                 "ends)."))
-    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+    async def leave(self, interaction: Interaction) -> None:
         """Leave this channel's table (during a hand: when the hand ends)."""
         table = await self._table_here(interaction)
         change = await self.service.leave(table.id, interaction.user.id,
@@ -194,7 +203,7 @@ class NLK(commands.Cog):
     @nlk.command(name=NC_("command", "end"),
                  description=L_("End this channel's table (host, or anyone who can manage the "
                                 "channel)."))
-    async def end(self, interaction: discord.Interaction[Any]) -> None:
+    async def end(self, interaction: Interaction) -> None:
         """End this channel's table (host, or anyone who can manage the channel)."""
         table = await self._table_here(interaction)
         await self.clicks.end_table(interaction, table.id)
@@ -204,7 +213,7 @@ class NLK(commands.Cog):
                                 "the channel)."))
     @app_commands.describe(player=L_("The away player (the AI is playing their seat)"))
     @app_commands.rename(player=NC_("command", "player"))
-    async def remove(self, interaction: discord.Interaction[Any],
+    async def remove(self, interaction: Interaction,
                      player: discord.User | discord.Member) -> None:
         """Remove an away player's seat (host, or anyone who can manage the channel)."""
         table = await self._table_here(interaction)
@@ -225,7 +234,7 @@ class NLK(commands.Cog):
 
     @nlk.command(name=NC_("command", "rules"),
                  description=L_("A short summary of the rules at this channel's table."))
-    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+    async def rules(self, interaction: Interaction) -> None:
         """A short summary of the rules at this channel's table."""
         try:
             variant = (await self._table_here(interaction)).variant
@@ -243,7 +252,7 @@ class NLK(commands.Cog):
                            size=L_("The table size whose leaderboard to show (default: the "
                                    "size played most)"))
     @app_commands.rename(user=NC_("command", "user"), size=NC_("command", "size"))
-    async def stats(self, interaction: discord.Interaction[Any],
+    async def stats(self, interaction: Interaction,
                     user: discord.User | discord.Member | None = None,
                     size: app_commands.Range[int, 2, 9] | None = None) -> None:
         """The server's NLK leaderboard for one table size, or one player's numbers at each
@@ -265,7 +274,7 @@ class NLK(commands.Cog):
     @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
                                    "(42.3), as the table message shows them"))
     @app_commands.rename(hand=NC_("command", "hand"))
-    async def export(self, interaction: discord.Interaction[Any],
+    async def export(self, interaction: Interaction,
                      hand: app_commands.Range[str, 1, 40] | None = None) -> None:
         """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
         sees it, in their language."""
@@ -285,7 +294,7 @@ class NLK(commands.Cog):
             file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
 
     @export.autocomplete("hand")
-    async def export_choices(self, interaction: discord.Interaction[Any], current: str
+    async def export_choices(self, interaction: Interaction, current: str
                              ) -> list[app_commands.Choice[str]]:
         """The channel's latest finished hands, newest first, those matching what is typed."""
         if interaction.channel_id is None:
@@ -322,7 +331,7 @@ class NLK(commands.Cog):
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
                           pictures=PICTURES_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
-    async def settings(self, interaction: discord.Interaction[Any],
+    async def settings(self, interaction: Interaction,
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
@@ -342,10 +351,10 @@ class NLK(commands.Cog):
         if "language" in changes:
             self.languages.changed(guild_id, current.language)
             if await self.public(interaction) != before:  # the open tables follow, paced
-                self.publisher.messages.relanguage(guild_id)
+                self.messages.relanguage(guild_id)
         if "pictures" in changes:
             self.pictures.styles.server_changed(guild_id, current.pictures)
-            self.publisher.messages.relanguage(guild_id)  # the open tables redraw in the new style
+            self.messages.relanguage(guild_id)  # the open tables redraw in the new style
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         embed = discord.Embed(title=_("NLK settings for this server"), colour=render.COLOUR,
@@ -370,17 +379,12 @@ class NLK(commands.Cog):
     @app_commands.describe(style=L_("Your cards' style (everyone else keeps theirs)"))
     @app_commands.rename(style=NC_("command", "style"))
     @app_commands.choices(style=CARDS_CHOICES)
-    async def cards(self, interaction: discord.Interaction[Any],
+    async def cards(self, interaction: Interaction,
                     style: str | None = None) -> None:
         """How you see your own cards: pictures, four colours, or text."""
         await cards_command(interaction, self.servers, self.pictures, style)
 
-    async def _table_here(self, interaction: discord.Interaction[Any]) -> Table:
+    async def _table_here(self, interaction: Interaction) -> Table:
         guild_of(interaction)
         assert interaction.channel_id is not None
         return await self.service.in_channel(interaction.channel_id)
-
-
-async def setup(bot: NLKBot) -> None:
-    """Loaded by the bot's ``setup_hook``."""
-    await bot.add_cog(NLK(bot))

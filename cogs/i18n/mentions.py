@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
-import discord
-
+from cogs.client import Interaction
 from cogs.i18n.translator import NAME_CONTEXT
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -48,7 +46,7 @@ def link_commands(text: str, ids: Mapping[int | None, int], guild_id: int | None
     return TYPED.sub(mention, text)
 
 
-def linked(interaction: discord.Interaction[Any], text: str, lang: Lang = DEFAULT) -> str:
+def linked(interaction: Interaction, text: str, lang: Lang = DEFAULT) -> str:
     """``text`` with its commands as mentions, for a reply to ``interaction``."""
     ids: Mapping[int | None, int] = getattr(interaction.client, "command_ids", {})
     return link_commands(text, ids, interaction.guild_id, lang)

@@ -38,15 +38,15 @@ bypass the catalogue):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
+from cogs.client import Interaction
 from rules.i18n import DEFAULT, Lang, Translator, normalise, translator
 
 if TYPE_CHECKING:
-    from discord.ext import commands
 
     from bot.guilds.service import GuildService
 
@@ -90,7 +90,7 @@ def translate_command_text(message: str, lang: Lang,
     return found if found != message or lang == Lang.EN else None
 
 
-def lang_of(where: discord.Interaction[Any] | discord.Locale | str | None) -> Lang:
+def lang_of(where: Interaction | discord.Locale | str | None) -> Lang:
     """The language of a private reply: an interaction's user locale, or a locale."""
     if isinstance(where, discord.Interaction):
         return normalise(where.locale)
@@ -98,7 +98,7 @@ def lang_of(where: discord.Interaction[Any] | discord.Locale | str | None) -> La
 
 
 def server_language(setting: str | None,
-                    where: discord.Interaction[Any] | discord.Guild | None) -> Lang:
+                    where: Interaction | discord.Guild | None) -> Lang:
     """The language of public messages: the server's ``/nlk settings language``, else its
     own locale, else English."""
     if setting:
@@ -126,7 +126,7 @@ class Languages:
         self._settings: dict[int, str | None] = {}
         self._locales: dict[int, Lang] = {}
 
-    def seen(self, interaction: discord.Interaction[Any]) -> None:
+    def seen(self, interaction: Interaction) -> None:
         """Remember the server's locale that an interaction carries."""
         if interaction.guild_id is not None and interaction.guild_locale is not None:
             self._locales[interaction.guild_id] = normalise(interaction.guild_locale)
@@ -136,7 +136,7 @@ class Languages:
         self._settings[guild_id] = setting
 
     async def public(self, guild_id: int | None,
-                     interaction: discord.Interaction[Any] | None = None) -> Lang:
+                     interaction: Interaction | None = None) -> Lang:
         """The language everyone in the server's channels reads."""
         if interaction is not None:
             self.seen(interaction)
@@ -153,11 +153,6 @@ class Languages:
         return server_language(None, guild)
 
 
-def t(where: discord.Interaction[Any] | discord.Locale | str | None) -> Translator:
+def t(where: Interaction | discord.Locale | str | None) -> Translator:
     """The catalogue for a private reply: ``_ = t(interaction).gettext``."""
     return translator(lang_of(where))
-
-
-async def setup(bot: commands.Bot) -> None:
-    """Loaded by the bot's ``setup_hook`` after the NLK cog, before any sync."""
-    await bot.tree.set_translator(NLKTranslator())

@@ -27,6 +27,7 @@ import discord
 
 from bot.tables.service import Table
 from cogs import render
+from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
 from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, OpenHand
 from cogs.pictures import (
@@ -73,7 +74,7 @@ class OpenHands:
         """How many hands are followed, over all tables."""
         return sum(len(live.hands) for live in self.tables)
 
-    def opened(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+    def opened(self, table: Table, user_id: int, interaction: Interaction,
                drawn: Drawn, letters: Lang | None = None) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
         ``table`` with the table's ``letters``."""
@@ -100,7 +101,7 @@ class OpenHands:
         latest = live.redraws.latest(table.id) if live is not None else None
         return latest if latest is not None and latest.revision > table.revision else table
 
-    async def show(self, interaction: discord.Interaction[Any], table: Table, *,
+    async def show(self, interaction: Interaction, table: Table, *,
                    letters: Lang) -> None:
         """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
         private message, its cards in the table's ``letters``, followed from then on."""
@@ -111,7 +112,7 @@ class OpenHands:
             **send_files(drawn[0], None if isinstance(picture, Late) else picture))
         self._follow(table, user_id, interaction, drawn, letters, picture)
 
-    async def answer(self, interaction: discord.Interaction[Any], table: Table, *,
+    async def answer(self, interaction: Interaction, table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
         the newest state, its cards in the table's ``letters`` (with ``note``: as it is,
@@ -138,7 +139,7 @@ class OpenHands:
         return drawn, await self.pictures.within(
             self.pictures.own(table, user_id, lang, letters))
 
-    def _follow(self, table: Table, user_id: int, interaction: discord.Interaction[Any],
+    def _follow(self, table: Table, user_id: int, interaction: Interaction,
                 drawn: Drawn, letters: Lang, picture: Picture | Late | None) -> None:
         """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
         it with its picture if the picture was late."""

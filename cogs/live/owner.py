@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from bot.tables.service import Table
+from cogs.client import Interaction
 from cogs.live.coalesce import Coalescer
 from rules.i18n import Lang
 
@@ -62,7 +63,7 @@ class Ping:
 class OpenHand:
     """One player's open hand: the interaction that can edit it, and what it shows."""
 
-    interaction: discord.Interaction[Any]
+    interaction: Interaction
     since: float  # when that interaction arrived (its token's age counts from then)
     revision: int  # the table revision the hand was last drawn from
     looks: Any  # what the hand shows, less its footer; None: unsure
@@ -101,7 +102,7 @@ class LiveTable:
         self.pinging: Coalescer[Table] = Coalescer(ping, log)
         # The newest interaction answered at the table, and when it came: a change made
         # without one (an AI's move) posts its turn ping through this one's token.
-        self.recent: tuple[discord.Interaction[Any], float] | None = None
+        self.recent: tuple[Interaction, float] | None = None
         # Open hands by user id; one lock per hand, so a redraw and a tap's answer never
         # cross; the newest snapshot to redraw them from and the one task doing it.
         self.hands: dict[int, OpenHand] = {}
@@ -110,18 +111,18 @@ class LiveTable:
         self.tasks: set[asyncio.Task[None]] = set()  # deletes, checks and other short work
         self._settle = settle
 
-    def borrow(self, now: float, max_age: float) -> tuple[discord.Interaction[Any], float] | None:
+    def borrow(self, now: float, max_age: float) -> tuple[Interaction, float] | None:
         """The newest interaction at the table, while it is at most ``max_age`` seconds old."""
         if self.recent is not None and now - self.recent[1] > max_age:
             self.recent = None
         return self.recent
 
-    def heard(self, interaction: discord.Interaction[Any]) -> None:
+    def heard(self, interaction: Interaction) -> None:
         """``interaction`` was answered at the table: pings may go through its token."""
         if interaction.response.is_done() and interaction.channel_id == self.channel_id:
             self.recent = (interaction, time.monotonic())
 
-    def forget_interaction(self, interaction: discord.Interaction[Any]) -> None:
+    def forget_interaction(self, interaction: Interaction) -> None:
         """Discord refused ``interaction``'s token: pings no longer go through it."""
         if self.recent is not None and self.recent[0] is interaction:
             self.recent = None

@@ -24,6 +24,7 @@ import discord
 
 from bot.tables.service import Table, TableService
 from cogs import render
+from cogs.client import Interaction
 from cogs.i18n.translator import Languages
 from cogs.live.owner import LiveTable, LiveTables, Ping, PingWant
 from cogs.transport.mentions import only_user
@@ -40,7 +41,7 @@ HISTORY_MAX = 100  # the most messages Discord returns for one history request
 # A table's newest interaction posts the pings of changes made without one (AI moves) for
 # this long, so that the ping can still be edited and deleted through the same token.
 BORROW_SECONDS = 10 * 60
-Through = tuple[discord.Interaction[Any], float]
+Through = tuple[Interaction, float]
 
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | None:
@@ -323,7 +324,7 @@ class Pings:
         """Delete an old ping in the background (it no longer stands for the table)."""
         self._deleting_task(live.background(self._delete(table.channel_id, ping, table.id)))
 
-    async def announce_end(self, table: Table, interaction: discord.Interaction[Any] | None
+    async def announce_end(self, table: Table, interaction: Interaction | None
                            ) -> None:
         """Say who lost the hand (the table message shows it too)."""
         self.changed(table)  # the ping goes

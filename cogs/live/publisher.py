@@ -16,12 +16,12 @@ It also implements the clocks' ``Notifier``, and owns the registry of live table
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import discord
 
 from bot.tables.clocks import Clocks
 from bot.tables.service import Change, Table, TableService
+from cogs.client import Interaction
 from cogs.i18n.translator import Languages
 from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
@@ -65,7 +65,7 @@ class Publisher:
         time-based windows: zero once every table is closed and its last work done."""
         return len(self.tables) + self.posts.tracked() + self.pings.tracked()
 
-    async def publish(self, change: Change, interaction: discord.Interaction[Any] | None = None,
+    async def publish(self, change: Change, interaction: Interaction | None = None,
                       *, retire_old: bool = True) -> None:
         """Show ``change`` everywhere it shows, and do what it calls for next.
 
@@ -87,7 +87,7 @@ class Publisher:
             await self.pings.announce_end(table, interaction)
         self.pings.changed(table)
 
-    async def _answer_tap(self, table: Table, interaction: discord.Interaction[Any]) -> None:
+    async def _answer_tap(self, table: Table, interaction: Interaction) -> None:
         """Edit the message tapped: the table message, the player's own hand, or a turn ping
         (which keeps the controls while the turn lasts). The table message's id may not be
         stored yet if a tap beat ``/nlk new``'s answer."""
@@ -130,7 +130,7 @@ class Publisher:
                      table.id, error)
         self.messages.request(table)
 
-    async def _post_table(self, table: Table, interaction: discord.Interaction[Any], *,
+    async def _post_table(self, table: Table, interaction: Interaction, *,
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command (so it costs no channel
         request), record it, and bring it up to date if the table changed meanwhile."""

@@ -3,11 +3,12 @@ player's own cards."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
+from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
 from cogs.pictures import FOLLOW_SERVER, SERVER_DEFAULT
 from rules.i18n import N_, Lang, translator
@@ -40,7 +41,7 @@ def pictures_value(chosen: str | None, lang: Lang) -> str:
     return translator(lang).gettext(SERVER_WORDS.get(chosen or SERVER_DEFAULT, "pictures"))
 
 
-async def cards_command(interaction: discord.Interaction[Any], servers: GuildService,
+async def cards_command(interaction: Interaction, servers: GuildService,
                         pictures: Pictures, style: str | None) -> None:
     """Show, or with ``style`` save, how the player sees their own cards."""
     lang = lang_of(interaction)

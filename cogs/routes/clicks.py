@@ -8,12 +8,12 @@ everything that follows; a refusal is worded by ``cogs/replies.py``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
-from bot.tables.service import Change, Table, check_end
+from bot.guilds.service import GuildService
+from bot.tables.service import Change, Table, TableService, check_end
 from bot.tables.table import Moment
 from cogs import render
 from cogs.answers.interaction import (
@@ -24,27 +24,34 @@ from cogs.answers.interaction import (
     tell_refusal,
 )
 from cogs.answers.replies import describe, say
+from cogs.client import Interaction
 from cogs.i18n.mentions import linked
-from cogs.i18n.translator import lang_of, t
+from cogs.i18n.translator import Languages, lang_of, t
+from cogs.live.open_hands import OpenHands
+from cogs.live.publisher import Publisher
+from cogs.live.table_message import TableMessages
 from cogs.render import stats
+from cogs.transport.posts import ChannelPosts
 from cogs.widgets.ids import Look, Move, Seating, Target
 from rules import Action, Card, CardError
 from rules.i18n import translator
-
-if TYPE_CHECKING:
-    from bot.client import NLKBot
-    from cogs.live.publisher import Publisher
 
 
 class Clicks:
     """The handlers of every NLK button and select."""
 
-    def __init__(self, bot: NLKBot, publisher: Publisher) -> None:
-        self.service = bot.service
-        self.servers = bot.servers
-        self.publisher = publisher
+    def __init__(self, service: TableService, servers: GuildService, publisher: Publisher,
+                 hands: OpenHands, messages: TableMessages, languages: Languages,
+                 posts: ChannelPosts) -> None:
+        self.service = service
+        self.servers = servers
+        self.publisher = publisher  # every change goes out through ``publish``
+        self.hands = hands
+        self.messages = messages
+        self.languages = languages
+        self.posts = posts
 
-    async def move(self, interaction: discord.Interaction[Any], target: Target, move: Move,
+    async def move(self, interaction: Interaction, target: Target, move: Move,
                    values: list[str]) -> None:
         """A move in the game, at the version the button was drawn at."""
         async def work() -> None:
@@ -57,7 +64,7 @@ class Clicks:
             await self.publisher.publish(change, interaction)
         await self._handle(interaction, target, work)
 
-    async def seat(self, interaction: discord.Interaction[Any], target: Target,
+    async def seat(self, interaction: Interaction, target: Target,
                    act: Seating) -> None:
         """The lobby, the seats, the table (**End table** asks first, privately)."""
         async def work() -> None:
@@ -76,7 +83,7 @@ class Clicks:
         await self._handle(interaction, target, work,
                            on_hand=act not in (Seating.END_YES, Seating.END_NO))
 
-    async def end_table(self, interaction: discord.Interaction[Any], table_id: int, *,
+    async def end_table(self, interaction: Interaction, table_id: int, *,
                         asked: Moment | None = None) -> None:
         """End the table and announce it in the channel: as ``/nlk end``'s answer, or, from
         the confirmation of **End table**, as a public follow-up (``asked``: where the table
@@ -84,7 +91,7 @@ class Clicks:
         change = await self.service.end(table_id, interaction.user.id,
                                         moderator=is_moderator(interaction),
                                         channel_id=interaction.channel_id, asked=asked)
-        lang = await self.publisher.languages.public(interaction.guild_id, interaction)
+        lang = await self.languages.public(interaction.guild_id, interaction)
         _ = translator(lang).gettext
         text = _("NLK table {table} was ended by {name}.").format(
             table=table_id, name=render.safe_name(display_name(interaction.user)))
@@ -103,7 +110,7 @@ class Clicks:
             await interaction.followup.send(text, allowed_mentions=none)
         await self.publisher.publish(change, interaction)
 
-    async def _ask_end(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+    async def _ask_end(self, interaction: Interaction, table_id: int) -> None:
         """**End table** asks first, privately: it sits beside **Next hand**."""
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         check_end(table, interaction.user.id, moderator=is_moderator(interaction))
@@ -114,7 +121,7 @@ class Clicks:
             view=render.end_confirmation(table_id, lang_of(interaction), table.moment()),
             ephemeral=True)
 
-    async def look(self, interaction: discord.Interaction[Any], target: Target,
+    async def look(self, interaction: Interaction, target: Target,
                    look: Look) -> None:
         """Something seen privately: nothing changes."""
         async def work() -> None:
@@ -126,7 +133,7 @@ class Clicks:
                 await self._show_fair(interaction, target.table_id)
         await self._handle(interaction, target, work)
 
-    async def page(self, interaction: discord.Interaction[Any], target: Target) -> None:
+    async def page(self, interaction: Interaction, target: Target) -> None:
         """Turn a page of the leaderboard."""
         async def work() -> None:
             guild_id = guild_of(interaction)
@@ -139,12 +146,12 @@ class Clicks:
             await interaction.response.edit_message(embed=embed, view=view)
         await self._handle(interaction, target, work)
 
-    async def unknown(self, interaction: discord.Interaction[Any], target: Target) -> None:
+    async def unknown(self, interaction: Interaction, target: Target) -> None:
         async def work() -> None:
             raise InputError("action")
         await self._handle(interaction, target, work)
 
-    async def _handle(self, interaction: discord.Interaction[Any], target: Target,
+    async def _handle(self, interaction: Interaction, target: Target,
                       work: Callable[[], Awaitable[None]], *, on_hand: bool = True) -> None:
         """Run a click's work; refuse politely whatever goes wrong."""
         table_id = target.table_id if target.valid else None
@@ -155,9 +162,9 @@ class Clicks:
         except Exception as error:
             await self._refuse(interaction, table_id, error, on_hand=on_hand)
         if table_id is not None:
-            await tell_refusal(interaction, self.publisher.posts)
+            await tell_refusal(interaction, self.posts)
 
-    async def _seating(self, interaction: discord.Interaction[Any], target: Target,
+    async def _seating(self, interaction: Interaction, target: Target,
                        act: Seating) -> Change:
         """The change a lobby or seat button asks for, made by the table service."""
         service, table_id, user = self.service, target.table_id, interaction.user
@@ -191,20 +198,19 @@ class Clicks:
             case Seating.END | Seating.END_YES | Seating.END_NO:
                 raise InputError("action")  # answered by ``seat`` itself
 
-    async def _show_hand(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+    async def _show_hand(self, interaction: Interaction, table_id: int) -> None:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         seated(table, interaction.user.id)
-        hands = self.publisher.hands
-        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
+        letters = await self.languages.public(interaction.guild_id, interaction)
         if is_ephemeral(interaction):  # Refresh on the hand itself
-            await hands.answer(interaction, table, letters=letters)
+            await self.hands.answer(interaction, table, letters=letters)
         else:
-            await hands.show(interaction, table, letters=letters)
+            await self.hands.show(interaction, table, letters=letters)
         if interaction.message is None or interaction.message.id != table.message_id:
             # Opened from a ping or a hand: is the table message still there?
-            self.publisher.messages.check(table)
+            self.messages.check(table)
 
-    async def _show_moves(self, interaction: discord.Interaction[Any], table_id: int,
+    async def _show_moves(self, interaction: Interaction, table_id: int,
                           arg: str) -> None:
         """The hand's public log, to anyone in the channel, privately; page buttons on the
         log turn its pages in place."""
@@ -214,7 +220,7 @@ class Clicks:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        letters = await self.publisher.languages.public(interaction.guild_id, interaction)
+        letters = await self.languages.public(interaction.guild_id, interaction)
         with render.table_letters(letters):
             embed, view = render.moves_message(table, int(arg) if arg else None,
                                                lang_of(interaction))
@@ -223,7 +229,7 @@ class Clicks:
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
-    async def _show_fair(self, interaction: discord.Interaction[Any], table_id: int) -> None:
+    async def _show_fair(self, interaction: Interaction, table_id: int) -> None:
         """The hand's full commitment (and its seed once that is public), privately."""
         guild_of(interaction)
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
@@ -232,7 +238,7 @@ class Clicks:
         await interaction.response.send_message(
             embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
 
-    async def _refuse(self, interaction: discord.Interaction[Any], table_id: int | None,
+    async def _refuse(self, interaction: Interaction, table_id: int | None,
                       error: Exception, *, on_hand: bool = True) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
@@ -242,9 +248,9 @@ class Clicks:
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                letters = await self.publisher.languages.public(interaction.guild_id,
+                letters = await self.languages.public(interaction.guild_id,
                                                                 interaction)
-                await self.publisher.hands.answer(interaction, table, letters=letters,
+                await self.hands.answer(interaction, table, letters=letters,
                                                   note=text)
                 return
             except Refusal:

@@ -1,36 +1,30 @@
 """Buttons and selects that survive restarts: their custom ids carry the table and version.
 
-Sending: ``NLKButton`` and ``NLKSelect`` in a ``Buttons`` view. Receiving: one
-``DynamicItem`` class per family of actions (``cogs/ids.py``), registered when the NLK cog
-loads, so any NLK button ever sent — before or after a restart — is parsed once by its
-family's template and handed to the cog's ``Clicks`` with typed values.
+What we send is in ``cogs/widgets``. Receiving: one ``DynamicItem`` class per family of
+actions (``cogs/widgets/ids.py``), registered when the NLK cog loads, so any NLK button ever
+sent — before or after a restart — is parsed once by its family's template and handed to the
+bot's ``router`` (the cog's ``Clicks``) with typed values.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
-from discord.ext import commands
 
+from cogs.client import NLKClient, Router
 from cogs.widgets import ids
 from cogs.widgets.ids import Look, Move, Page, Seating, Target
 
-if TYPE_CHECKING:
-    from cogs.routes.clicks import Clicks
 
-
-ROUTER_COG = "NLK"
-
-
-def clicks_of(interaction: discord.Interaction[Any]) -> Clicks:
+def router_of(interaction: discord.Interaction[Any]) -> Router:
+    """The handlers of NLK clicks: the bot's ``router``. (discord.py types a DynamicItem's
+    interaction for any client; an NLK button only ever reaches the NLK bot.)"""
     client = interaction.client
-    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
-    if cog is None:
-        raise RuntimeError("the NLK cog is not loaded")
-    clicks: Clicks = cog.clicks  # type: ignore[attr-defined]
-    return clicks
+    if not isinstance(client, NLKClient):
+        raise TypeError(f"an NLK button reached {type(client).__name__}")
+    return client.router
 
 
 class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -48,7 +42,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Move(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).move(interaction, self.target, self.move, [])
+        await router_of(interaction).move(interaction, self.target, self.move, [])
 
 
 class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
@@ -66,7 +60,7 @@ class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).move(interaction, self.target, Move.PLAY,
+        await router_of(interaction).move(interaction, self.target, Move.PLAY,
                                           list(self.item.values))
 
 
@@ -85,7 +79,7 @@ class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Seating(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).seat(interaction, self.target, self.act)
+        await router_of(interaction).seat(interaction, self.target, self.act)
 
 
 class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -103,7 +97,7 @@ class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Look(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).look(interaction, self.target, self.look)
+        await router_of(interaction).look(interaction, self.target, self.look)
 
 
 class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -121,7 +115,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).page(interaction, self.target)
+        await router_of(interaction).page(interaction, self.target)
 
 
 class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
@@ -139,7 +133,7 @@ class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await clicks_of(interaction).unknown(interaction, self.target)
+        await router_of(interaction).unknown(interaction, self.target)
 
 
 FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

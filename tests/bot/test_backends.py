@@ -7,8 +7,8 @@ import random
 import asyncpg
 import pytest
 
+from bot.db.connect import open_database
 from bot.db.repository import Repository
-from bot.db.storage import open_database
 from bot.errors import Stale
 from bot.tables.service import TableService
 from rules import Variant, shuffled_deck

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.db.connect import open_database
 from bot.db.repository import Repository
-from bot.db.storage import open_database
 from bot.tables.service import TableService
 from rules import Variant, shuffled_deck
 from rules.views import state_json

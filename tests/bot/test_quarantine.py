@@ -9,7 +9,7 @@ import pytest
 from bot.client import NLKBot
 from bot.db.records import TableStatus
 from bot.db.repository import Repository
-from bot.db.storage import SQLiteDatabase
+from bot.db.sqlite import SQLiteDatabase
 from bot.errors import NoTable
 from bot.settings import Settings
 from bot.tables.service import TableService

@@ -7,8 +7,7 @@ import shutil
 import pytest
 
 from bot.db.repository import Repository
-from bot.db.sqlite import MIGRATIONS, connect, migrate
-from bot.db.storage import SQLiteDatabase
+from bot.db.sqlite import MIGRATIONS, SQLiteDatabase, connect, migrate
 from bot.guilds.ratings import Rating, rate
 from bot.guilds.service import GuildService
 

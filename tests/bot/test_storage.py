@@ -13,7 +13,8 @@ import sqlite3
 import pytest
 
 from bot.db.repository import Repository
-from bot.db.storage import Duplicate, SQLiteDatabase
+from bot.db.sqlite import SQLiteDatabase
+from bot.db.storage import Duplicate
 from bot.errors import Refusal, StorageUnavailable
 from cogs.answers.replies import sentence
 

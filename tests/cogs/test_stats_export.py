@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from bot.db.repository import Repository
-from bot.db.storage import SQLiteDatabase
+from bot.db.sqlite import SQLiteDatabase
 from rules.replay import parse
 from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, database_rows, running_bot, title

@@ -1,0 +1,18 @@
+"""Opening ``NLK_DATABASE``: an SQLite file (the default) or a PostgreSQL server."""
+
+from __future__ import annotations
+
+from bot.db.postgres import PostgresDatabase
+from bot.db.sqlite import SQLiteDatabase
+from bot.db.storage import Database, is_postgresql
+
+
+async def open_database(target: str, *, check: bool = True) -> Database:
+    """Open ``NLK_DATABASE``: a ``postgresql://`` URL, else an SQLite file path.
+
+    With ``check``, the same start-up checks as the bot's: raises ``DatabaseUnusable``
+    (one line, for the operator) when the database can't be used.
+    """
+    if is_postgresql(target):
+        return await PostgresDatabase.open(target, check=check)
+    return await SQLiteDatabase.open(target, check=check)
