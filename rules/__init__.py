@@ -3,7 +3,7 @@
 Pure and synchronous; nothing here imports discord, aiosqlite or asyncio.
 """
 
-from rules.actions import DRAW, KEEP, TAKE, Action
+from rules.actions import DRAW, KEEP, TAKE, Act, Action
 from rules.cards import Card, lowest_rank, pack
 from rules.deal import commitment, shuffled_deck
 from rules.engine import Game
@@ -27,7 +27,7 @@ from rules.variant import Variant
 from rules.views import SeatView, observe
 
 __all__ = [
-    "DRAW", "KEEP", "TAKE", "Action", "Card", "CardError", "CardNotHeld", "DealError",
+    "DRAW", "KEEP", "TAKE", "Act", "Action", "Card", "CardError", "CardNotHeld", "DealError",
     "DoesNotBeat", "DoesNotFit", "Event", "Game", "HandOver", "IllegalAction", "InputError",
     "NLKError", "NotYourTurn", "Outcome", "Phase", "ReplayError", "SeatView", "Variant",
     "WrongStep", "commitment", "lowest_rank", "observe", "pack", "shuffled_deck",

@@ -8,18 +8,31 @@ Action.parse('give 9D 1')
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from rules.cards import Card, pack
 from rules.errors import ReplayError
 
-ACTS = ("draw", "give", "keep", "play", "take")
+
+class Act(StrEnum):
+    """What a move does (``Action.act``) or a public event tells (``Event.act``)."""
+
+    DEAL = "deal"  # an event only: a card dealt
+    DRAW = "draw"
+    GIVE = "give"
+    KEEP = "keep"
+    PLAY = "play"
+    TAKE = "take"
+
+
+ACTS = (Act.DRAW, Act.GIVE, Act.KEEP, Act.PLAY, Act.TAKE)
 
 
 class Action(NamedTuple):
     """``draw``, ``give CARD TO``, ``keep``, ``play CARD`` or ``take`` (RULES.md §8)."""
 
-    act: str
+    act: Act
     card: Card | None = None
     to: int | None = None
 
@@ -29,7 +42,7 @@ class Action(NamedTuple):
         try:
             return _GIVE[card][to]
         except (KeyError, IndexError, TypeError):
-            return Action("give", card, to)
+            return Action(Act.GIVE, card, to)
 
     @staticmethod
     def play(card: Card) -> Action:
@@ -89,11 +102,11 @@ class Action(NamedTuple):
         return f"Action.parse({str(self)!r})"
 
 
-DRAW = Action("draw")
-KEEP = Action("keep")
-TAKE = Action("take")
+DRAW = Action(Act.DRAW)
+KEEP = Action(Act.KEEP)
+TAKE = Action(Act.TAKE)
 _SIMPLE = {"draw": DRAW, "keep": KEEP, "take": TAKE}
 # Shared instances, keyed by card, so the engine's legality check is mostly an identity test.
 _ALL = pack(9)
-_PLAY: dict[int, Action] = {c: Action("play", c) for c in _ALL}
-_GIVE: dict[int, list[Action]] = {c: [Action("give", c, t) for t in range(9)] for c in _ALL}
+_PLAY: dict[int, Action] = {c: Action(Act.PLAY, c) for c in _ALL}
+_GIVE: dict[int, list[Action]] = {c: [Action(Act.GIVE, c, t) for t in range(9)] for c in _ALL}

@@ -1,7 +1,7 @@
 """A series of hands at one table: who deals each hand (R2.1, R5.1).
 
-The dealer rules are small pure functions, so that a bot that keeps its own tables (and lets
-players come and go between hands) decides the dealer exactly as ``Session`` does.
+The dealer rules are small pure functions: the first dealer is drawn at random, the loser
+deals next, and when players come and go between hands the deal passes on from the loser.
 
 >>> first_dealer(4, lambda n: 2)
 2
@@ -11,14 +11,11 @@ players come and go between hands) decides the dealer exactly as ``Session`` doe
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 
 from rules.cards import check_players
-from rules.engine import Game
 from rules.errors import DealError
 from rules.events import Outcome
-from rules.variant import Variant
 
 
 def first_dealer(players: int, randbelow: Callable[[int], int]) -> int:
@@ -59,29 +56,3 @@ def dealer_after_reseat(loser: int, old_seats: Sequence[object], new_seats: Sequ
         if player in new_seats:
             return new_seats.index(player)
     return None
-
-
-class Session:
-    """Hands dealt one after another at the same seats."""
-
-    def __init__(self, players: int, rng: random.Random, *, variant: Variant | None = None,
-                 names: Sequence[str] | None = None) -> None:
-        self.players = players
-        self.rng = rng
-        self.variant = variant
-        self.names = names
-        self.hands: list[Game] = []
-
-    def next_hand(self) -> Game:
-        """Deal a new hand; the previous one must be over."""
-        if not self.hands:
-            dealer = first_dealer(self.players, self.rng.randrange)
-        else:
-            previous = self.hands[-1].outcome()
-            if previous is None:
-                raise DealError("the current hand is not over yet (R5.1)")
-            dealer = next_dealer(previous)
-        game = Game.deal(self.players, self.rng, dealer=dealer, variant=self.variant,
-                         names=self.names)
-        self.hands.append(game)
-        return game

@@ -111,10 +111,6 @@ class Clocks:
         if self._idle_task is None and not self.closed:
             self._idle_task = asyncio.create_task(self._sweep_idle())
 
-    def running(self) -> int:
-        """How many table clocks exist (they are freed when their table stops playing)."""
-        return len(self._clocks)
-
     async def close(self) -> None:
         self.closed = True
         tasks = [c.task for c in self._clocks.values() if c.task] + (

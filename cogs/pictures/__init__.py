@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.db.records import TableStatus
 from bot.tables.service import Table
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
@@ -226,8 +227,8 @@ class Pictures:
     async def table(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
                     ) -> Picture | None:
         """The table's public cards as a picture (None: text only)."""
-        if style == OFF or not self.ready() or table.status in ("lobby", "ended") or \
-                not table.is_open:
+        if style == OFF or not self.ready() or not table.is_open or \
+                table.status is TableStatus.LOBBY:
             return None
         view = table.public_view()
         if view is None or view.is_over:

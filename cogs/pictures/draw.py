@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
@@ -222,18 +223,26 @@ def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS
 
 
 @lru_cache(maxsize=64)
-def _special(kind: str, suit: int, four: bool, mark: bool, folder: Path = FONTS
+class Special(StrEnum):
+    """A place that shows no card face."""
+
+    BACK = "back"  # the talon
+    EMPTY = "empty"  # an empty stack or trick
+    SUIT = "suit"  # a suit alone: the trump
+
+
+def _special(kind: Special, suit: int, four: bool, mark: bool, folder: Path = FONTS
              ) -> tuple[Image.Image, Image.Image]:
     """The talon's back, an empty place, or a suit alone (the trump)."""
     tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     pen = ImageDraw.Draw(tile)
     edge, width = (GOLD, 3) if mark else (EDGE, 1)
     box = (0, 0, CARD_W - 1, CARD_H - 1)
-    if kind == "back":
+    if kind is Special.BACK:
         pen.rounded_rectangle(box, radius=6, fill=BACK, outline=edge, width=width)
         pen.rounded_rectangle((6, 6, CARD_W - 7, CARD_H - 7), radius=4, outline=BACK_LINE,
                               width=2)
-    elif kind == "empty":
+    elif kind is Special.EMPTY:
         pen.rounded_rectangle(box, radius=6, fill=EMPTY, outline=GOLD if mark else LABEL,
                               width=width)
     else:
@@ -313,11 +322,11 @@ def draw_table(scene: TableScene, folder: Path = FONTS) -> Drawn:
                     boxes.append(Box(place.card, x, y, x + CARD_W, y + CARD_H,
                                      PLAYABLE if place.mark else PLAIN))
                 elif place.back:
-                    tile, shape = _special("back", 0, scene.four, place.mark, folder)
+                    tile, shape = _special(Special.BACK, 0, scene.four, place.mark, folder)
                 elif place.suit is not None:
-                    tile, shape = _special("suit", place.suit, scene.four, place.mark, folder)
+                    tile, shape = _special(Special.SUIT, place.suit, scene.four, place.mark, folder)
                 else:
-                    tile, shape = _special("empty", 0, scene.four, place.mark, folder)
+                    tile, shape = _special(Special.EMPTY, 0, scene.four, place.mark, folder)
                 canvas.paste(tile, (x, y), shape)
                 for line, text in enumerate(place.label.split("\n")[:2]):
                     letters, shape = _label(text, place.mark, folder)

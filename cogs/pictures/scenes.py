@@ -19,7 +19,7 @@ from cogs.pictures.draw import (
     Shown,
     TableScene,
 )
-from rules import Card, Phase, SeatView
+from rules import Act, Card, Phase, SeatView
 from rules.cards import SUITS
 from rules.i18n import Lang, rank_text, suit_name, translator
 
@@ -57,7 +57,7 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
         title = n_("Your stack, {count} card, bottom to top",
                    "Your stack, {count} cards, bottom to top", count).format(count=count)
         return HandScene(rows, four), _alt(f"{title}: {card_words(cards, lang)}.")
-    plays = {a.card for a in view.legal if a.act == "play"} if view.my_turn else set()
+    plays = {a.card for a in view.legal if a.act == Act.PLAY} if view.my_turn else set()
     marked = view.my_turn and len(plays) < count
     hand = sorted_hand(view.own, view.trump)
     shown_rows = []

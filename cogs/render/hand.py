@@ -9,7 +9,7 @@ from cogs.render.table import next_dealer_sentence
 from cogs.render.text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, suit_mark
 from cogs.widgets.buttons import Buttons, NLKButton, NLKSelect
 from cogs.widgets.ids import Look, Move, button_id, select_id
-from rules import Phase, SeatView
+from rules import Act, Phase, SeatView
 from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -82,7 +82,7 @@ def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
         return _("**Your lead**: play any card.")
     top = card_text(view.trick[-1][1], lang)
     bottom = card_text(view.trick[0][1], lang)
-    plays = [a for a in view.legal if a.act == "play"]
+    plays = [a for a in view.legal if a.act == Act.PLAY]
     if not plays:
         return _("**Your turn**: nothing beats {top}, so take {bottom}.").format(
             top=top, bottom=bottom)
@@ -93,7 +93,7 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
                        lang: Lang = DEFAULT) -> None:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
-    plays = [a.card for a in view.legal if a.act == "play" and a.card is not None]
+    plays = [a.card for a in view.legal if a.act == Act.PLAY and a.card is not None]
     v = view.version
     trump = SUITS.index(view.trump) if view.trump else None
     if len(plays) <= MAX_PLAY_BUTTONS:
@@ -119,7 +119,7 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
                                        placeholder.format(suit=suit_mark(suit),
                                                           count=len(cards)),
                                        options, row=row))
-    if any(a.act == "take" for a in view.legal):
+    if any(a.act == Act.TAKE for a in view.legal):
         bottom = view.trick[0][1]
         buttons.add_item(NLKButton(button_id(t, v, Move.TAKE),
                                    _("Take {card}").format(card=card_text(bottom, lang)),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bot.db.records import Mark
 from bot.tables.service import Table
 from cogs.render.text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
-from rules import SeatView
+from rules import Act, SeatView
 from rules.cards import SUITS
 from rules.engine import Event
 from rules.i18n import DEFAULT, Lang, translator
@@ -30,7 +30,7 @@ def turns(history: tuple[Event, ...], *, by_phase: bool = False) -> list[Turn]:
     splits the last collect turn from the lead its drawer makes next."""
     folded: list[Turn] = []
     for i, event in enumerate(history):
-        if event.act == "deal":
+        if event.act == Act.DEAL:
             continue
         same_phase = not by_phase or not folded or \
             (folded[-1].moves[-1][1].act in SHED_ACTS) == (event.act in SHED_ACTS)
@@ -81,17 +81,17 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
     drawn = None
     for i, event in turn.moves:
         shown = card_text(event.card, lang)
-        if event.act == "give":
+        if event.act == Act.GIVE:
             assert event.to is not None
             target = names[event.to]
             text = (_("gave it to {name}").format(name=target) if event.card == drawn
                     else _("gave {card} to {name}").format(card=shown, name=target))
-        elif event.act == "keep":
+        elif event.act == Act.KEEP:
             text = _("kept it") if event.card == drawn else _("kept {card}").format(card=shown)
         else:
             text = {"draw": _("drew {card}"), "play": _("played {card}"),
                     "take": _("took {card}")}[event.act].format(card=shown)
-        drawn = event.card if event.act == "draw" else None
+        drawn = event.card if event.act == Act.DRAW else None
         pieces.append(text + ("" if once is not None else _said(marked, kinds_of.get(i))))
     text = ", ".join(pieces) + tail
     while limit is not None and len(text) > limit and len(pieces) > 1:
@@ -110,7 +110,7 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
     _ = translator(lang).gettext
     names = tuple(safe_name(p) for p in view.players)
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang)}"
-                      for e in view.history if e.act == "deal")
+                      for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
     shed = False
     for turn in turns(view.history, by_phase=True):

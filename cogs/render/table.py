@@ -29,7 +29,7 @@ from cogs.render.text import (
 )
 from cogs.widgets.buttons import Buttons, NLKButton
 from cogs.widgets.ids import Look, Move, Seating, button_id
-from rules import Action, Phase, SeatView, commitment
+from rules import Act, Action, Phase, SeatView, commitment
 from rules.cards import MIN_PLAYERS, SUITS
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -354,13 +354,13 @@ def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
     """A collect-phase move's button; with ``actor``, labelled as that player's move."""
     _ = translator(lang).gettext
     v = view.version
-    if action.act == "give":
+    if action.act == Act.GIVE:
         assert action.card is not None and action.to is not None
         custom_id = button_id(t, v, Move.GIVE, f"{action.card}.{action.to}")
         label = _("Give {card} to {name}").format(card=card_text(action.card, lang),
                                                   name=label_name(view.players[action.to]))
         style = discord.ButtonStyle.success
-    elif action.act == "draw":
+    elif action.act == Act.DRAW:
         custom_id, label = button_id(t, v, Move.DRAW), _("Draw")
         style = discord.ButtonStyle.primary
     else:

@@ -14,7 +14,7 @@ from rules import (
     NotYourTurn,
     WrongStep,
 )
-from rules.session import Session
+from rules.session import first_dealer, next_dealer
 from rules.views import state_json
 from tests.rules.rules_helpers import act, cards, collect, deck, play_all
 
@@ -208,20 +208,14 @@ def test_version_counts_applied_actions():
 
 def test_r5_1_the_loser_deals_the_next_hand():
     rng = random.Random(11)
-    session = Session(5, rng)
+    dealer = first_dealer(5, rng.randrange)
     for _ in range(4):
-        game = session.next_hand()
-        if len(session.hands) > 1:
-            assert game.dealer == session.hands[-2].outcome().loser
+        game = Game.deal(5, rng, dealer=dealer)
+        assert game.dealer == dealer
         while not game.is_over:
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
         outcome = game.outcome()
         assert sorted(outcome.order) == list(range(5)) and outcome.order[-1] == outcome.loser
-
-
-def test_r5_1_next_hand_waits_for_the_current_one():
-    session = Session(4, random.Random(1))
-    session.next_hand()
-    with pytest.raises(ValueError, match="R5.1"):
-        session.next_hand()
+        dealer = next_dealer(outcome)
+        assert dealer == outcome.loser
