@@ -27,6 +27,7 @@ from bot.db.records import (
 )
 from bot.db.setting_queries import SettingQueries
 from bot.db.storage import Database, Duplicate, Row, Transaction
+from bot.db.upload_queries import UploadQueries
 from rules import Action, Variant
 
 
@@ -74,6 +75,7 @@ class Repository(Queries):
         super().__init__(db)
         self.ratings = RatingQueries(db)
         self.settings = SettingQueries(db)
+        self.uploads = UploadQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 

@@ -30,8 +30,10 @@ from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
 from cogs.live.publisher import Publisher
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
+from cogs.replay.handler import hand_choices, replays_of
 from cogs.routes.clicks import Clicks, seated
 from cogs.routes.families import FAMILIES
+from cogs.routes.replay import REPLAY_FAMILIES
 from rules import Variant
 from rules.i18n import Lang, translator
 
@@ -67,6 +69,7 @@ class NLK(commands.Cog):
     async def cog_load(self) -> None:
         """Register the buttons, the error replies and the notifier of the clocks."""
         self.bot.add_dynamic_items(*FAMILIES)
+        self.bot.add_dynamic_items(*REPLAY_FAMILIES)
         self.bot.tree.error(reply_error)
         self.bot.clocks.notifier = self.publisher
         self.bot.on_stop(self.publisher.close)
@@ -75,6 +78,7 @@ class NLK(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*FAMILIES)
+        self.bot.remove_dynamic_items(*REPLAY_FAMILIES)
         self.bot.clocks.notifier = None
         await self.publisher.close()
 
@@ -299,6 +303,27 @@ class NLK(commands.Cog):
             if current.strip() in value or current.strip().lower() in name.lower():
                 choices.append(app_commands.Choice(name=name[:100], value=value))
         return choices[:25]
+
+    @nlk.command(name=NC_("command", "replay"),
+                 description=L_("Step through a finished hand of this channel, or an exported "
+                                "file (only you see it)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"),
+                           file=L_("An nlk-replay/1 file, as /nlk export gives it (a hand "
+                                   "from anywhere)"))
+    @app_commands.rename(hand=NC_("command", "hand"), file=NC_("command", "file"))
+    async def replay(self, interaction: discord.Interaction[Any],
+                     hand: app_commands.Range[str, 1, 40] | None = None,
+                     file: discord.Attachment | None = None) -> None:
+        """Step through a finished hand privately: the whole table at each step, every hand
+        face up (the hand is over), with buttons to step, jump and show a step to all."""
+        await replays_of(self.bot).open(interaction, hand, file)
+
+    @replay.autocomplete("hand")
+    async def replay_choices(self, interaction: discord.Interaction[Any], current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The hands ``/nlk export`` offers: the channel's latest finished ones."""
+        return await hand_choices(self.servers, interaction, current)
 
     @nlk.command(name=NC_("command", "settings"),
                  description=L_("This server's defaults for new NLK tables (needs Manage "
