@@ -108,7 +108,7 @@ async def test_a_finished_hand_replays_step_by_step_to_its_loser(fake_discord, t
         fake.set_locale("cy", "hu")
         ix = await fake.slash("cy", None, "nlk", "replay")
         message = await ix.wait_message()
-        assert message.embeds[0]["title"] == f"Visszajátszás · {t}. asztal · 1. leosztás"
+        assert message.embeds[0]["title"] == f"Visszajátszás · #{t} asztal · 1. leosztás"
         _picture, alt = image_of(message)
         assert "Mindenki lapjai" in alt
     fake.assert_clean()
