@@ -25,6 +25,7 @@ from bot.db.records import (
     TableRecord,
     TableStatus,
 )
+from bot.db.season_queries import SeasonQueries
 from bot.db.setting_queries import SettingQueries
 from bot.db.storage import Database, Duplicate, Row, Transaction
 from bot.db.upload_queries import UploadQueries
@@ -76,6 +77,7 @@ class Repository(Queries):
         self.ratings = RatingQueries(db)
         self.settings = SettingQueries(db)
         self.uploads = UploadQueries(db)
+        self.seasons = SeasonQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 

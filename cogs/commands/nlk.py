@@ -25,6 +25,7 @@ from cogs.answers.interaction import (
 )
 from cogs.answers.replies import describe, reply_error, say
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
+from cogs.commands.seasons import SEASON_CHOICES, boards_of, seasons_value
 from cogs.i18n.mentions import link_commands
 from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
 from cogs.live.publisher import Publisher
@@ -34,6 +35,7 @@ from cogs.replay.handler import hand_choices, replays_of
 from cogs.routes.clicks import Clicks, seated
 from cogs.routes.families import FAMILIES
 from cogs.routes.replay import REPLAY_FAMILIES
+from cogs.routes.seasons import SEASON_FAMILIES
 from rules import Variant
 from rules.i18n import Lang, translator
 
@@ -69,7 +71,7 @@ class NLK(commands.Cog):
     async def cog_load(self) -> None:
         """Register the buttons, the error replies and the notifier of the clocks."""
         self.bot.add_dynamic_items(*FAMILIES)
-        self.bot.add_dynamic_items(*REPLAY_FAMILIES)
+        self.bot.add_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
         self.bot.tree.error(reply_error)
         self.bot.clocks.notifier = self.publisher
         self.bot.on_stop(self.publisher.close)
@@ -78,7 +80,7 @@ class NLK(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*FAMILIES)
-        self.bot.remove_dynamic_items(*REPLAY_FAMILIES)
+        self.bot.remove_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
         self.bot.clocks.notifier = None
         await self.publisher.close()
 
@@ -259,6 +261,8 @@ class NLK(commands.Cog):
             await interaction.response.send_message(
                 embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
             return
+        if await boards_of(self.bot).stats(interaction, size):
+            return  # the server plays in seasons: the current season's board
         embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
                                         lang)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
@@ -337,28 +341,31 @@ class NLK(commands.Cog):
         language=L_("The language of the bot's public messages in this server"),
         pictures=L_("Cards as pictures on the table message (and hands, unless a player "
                     "chose otherwise)"),
+        seasons=L_("Play in seasons with their own boards (UTC calendar), or all-time only"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"),
                          allow_ai=NC_("command", "allow_ai"),
                          language=NC_("command", "language"),
-                         pictures=NC_("command", "pictures"))
+                         pictures=NC_("command", "pictures"),
+                         seasons=NC_("command", "seasons"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
-                          pictures=PICTURES_CHOICES)
+                          pictures=PICTURES_CHOICES, seasons=SEASON_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any],
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
                        allow_ai: bool | None = None, language: str | None = None,
-                       pictures: str | None = None) -> None:
+                       pictures: str | None = None, seasons: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
-                                     "language": language, "pictures": pictures}.items()
+                                     "language": language, "pictures": pictures,
+                                     "seasons": seasons}.items()
                    if v is not None}
         perms = interaction.permissions
         before = await self.public(interaction)
@@ -387,6 +394,7 @@ class NLK(commands.Cog):
         embed.add_field(name=_("Language"), value=spoken if current.language else
                         _("{language} (the server's language)").format(language=spoken))
         embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
+        embed.add_field(name=_("Seasons"), value=seasons_value(current.seasons, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "cards"),

@@ -1,0 +1,34 @@
+"""The seasonal board buttons that receive clicks, before or after a restart: each custom
+id (``cogs/render/seasons.py``) names a season (or all-time), a table size and a page."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from cogs.commands.seasons import boards_of
+from cogs.render.seasons import TEMPLATE
+
+
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
+    """A season, a size or a page of the boards."""
+
+    def __init__(self, item: discord.ui.Button[Any], season: str, players: int, page: int
+                 ) -> None:
+        super().__init__(item)
+        self.season, self.players, self.page = season, players, page
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> BoardButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(item, match["season"], int(match["players"]), int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await boards_of(interaction.client).page(interaction, self.season, self.players,
+                                                 self.page)
+
+
+SEASON_FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton,)
