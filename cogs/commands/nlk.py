@@ -24,6 +24,7 @@ from cogs.answers.interaction import (
     tell_refusal,
 )
 from cogs.answers.replies import describe, reply_error, say
+from cogs.commands.chart import send_player
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
 from cogs.commands.seasons import SEASON_CHOICES, boards_of, seasons_value
 from cogs.i18n.mentions import link_commands
@@ -256,10 +257,9 @@ class NLK(commands.Cog):
         size; only the reader sees it, in their language."""
         guild_id = guild_of(interaction)
         lang = lang_of(interaction)
-        if user is not None:
-            numbers = await self.servers.player(guild_id, user.id)
-            await interaction.response.send_message(
-                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
+        if user is not None:  # their numbers, and their rating chart under them
+            await send_player(interaction, self.servers, self.pictures, guild_id, user.id,
+                              display_name(user), size)
             return
         if await boards_of(self.bot).stats(interaction, size):
             return  # the server plays in seasons: the current season's board
