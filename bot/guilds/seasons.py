@@ -8,6 +8,7 @@ before, whatever the setting.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ MONTHLY, QUARTERLY = "monthly", "quarterly"
 SEASONS = ("off", MONTHLY, QUARTERLY)  # /nlk settings seasons
 PAGE_SIZE = 10
 PODIUM = 3
+KEPT_BOARDS = 256  # seasons' boards kept rated, oldest dropped first
 KEY = re.compile(r"(?P<year>[0-9]{4})(?:(?P<month>0[1-9]|1[0-2])|Q(?P<quarter>[1-4]))")
 
 
@@ -104,6 +106,10 @@ class SeasonService:
     def __init__(self, repo: Repository, clock: Callable[[], float] = time.time) -> None:
         self.repo = repo
         self.clock = clock  # seconds since the epoch (tests move it)
+        # (server, season) → (its results' count and last hand, its boards, its sizes)
+        self._boards: dict[tuple[int, str], tuple[tuple[int, int],
+                                                  dict[int, list[RatingRecord]],
+                                                  dict[int, int]]] = {}
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), UTC)
@@ -125,35 +131,44 @@ class SeasonService:
         return sorted(seasons, reverse=True)
 
     async def ratings(self, guild_id: int, season: Season
-                      ) -> dict[int, list[RatingRecord]]:
-        """Each table size's rated players in ``season``, best first."""
+                      ) -> tuple[dict[int, list[RatingRecord]], dict[int, int]]:
+        """Each table size's rated players in ``season``, best first, and how many rated
+        hands each size had. Rated off the event loop, and kept while the season's results
+        are the same (a past season's never change)."""
         results, names = await self.repo.seasons.results_between(
             guild_id, stamp(season.start), stamp(season.end))
-        rated, _after = rate_all(results)
+        mark = (len(results), results[-1].hand_id if results else 0)
+        kept = self._boards.get((guild_id, season.key))
+        if kept is not None and kept[0] == mark:
+            return kept[1], kept[2]
+        rated, _after = await asyncio.to_thread(rate_all, results)
         boards: dict[int, list[RatingRecord]] = {}
-        for (_guild, players, user), kept in rated.items():
+        for (_guild, players, user), kept_rating in rated.items():
             boards.setdefault(players, []).append(RatingRecord(
-                user, names.get(user, str(user)), kept.rating.mu, kept.rating.sigma,
-                kept.hands, kept.losses, kept.hands / players))
+                user, names.get(user, str(user)), kept_rating.rating.mu,
+                kept_rating.rating.sigma, kept_rating.hands, kept_rating.losses,
+                kept_rating.hands / players))
         for rows in boards.values():
             rows.sort(key=lambda r: (-(r.mu - 3 * r.sigma), -r.hands, r.user_id))
-        return boards
+        hands: dict[int, set[int]] = {}
+        for result in results:
+            hands.setdefault(result.players, set()).add(result.hand_id)
+        sizes = {n: len(ids) for n, ids in sorted(hands.items())}
+        if len(self._boards) >= KEPT_BOARDS:
+            self._boards.pop(next(iter(self._boards)))
+        self._boards[(guild_id, season.key)] = (mark, boards, sizes)
+        return boards, sizes
 
     async def board(self, guild_id: int, kind: str, season: Season | None, page: int,
                     players: int | None = None) -> SeasonBoard:
         """One page of a season's board (default: the current season) at ``players`` (or
         the size with the most rated hands in it)."""
         season = season or self.current(kind)
-        results, _names = await self.repo.seasons.results_between(
-            guild_id, stamp(season.start), stamp(season.end))
-        hands: dict[int, set[int]] = {}
-        for result in results:
-            hands.setdefault(result.players, set()).add(result.hand_id)
-        sizes = {n: len(ids) for n, ids in sorted(hands.items())}
+        boards, sizes = await self.ratings(guild_id, season)
         if players not in sizes:
             players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
         assert players is not None
-        rows = (await self.ratings(guild_id, season)).get(players, [])
+        rows = boards.get(players, [])
         pages = max(1, -(-len(rows) // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
         now = self.now()
@@ -167,10 +182,10 @@ class SeasonService:
         """The final top three of the season that just ended (at its most played size),
         the first time this reader asks for the boards after it ended; else None."""
         ended = self.current(kind).previous()
-        boards = await self.ratings(guild_id, ended)
+        boards, sizes = await self.ratings(guild_id, ended)
         if not boards:
             return None
         if await self.repo.seasons.podium_shown(guild_id, user_id, ended.key):
             return None
-        players = max(boards, key=lambda n: (len(boards[n]), -n))
+        players = max(sizes, key=lambda n: (sizes[n], -n))
         return ended, players, boards[players][:PODIUM]

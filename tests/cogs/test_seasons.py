@@ -102,3 +102,18 @@ async def test_three_months_of_results_give_three_monthly_boards_and_all_time(fa
         ix = await fake.slash("dee", None, "nlk", "stats")
         assert (await ix.wait_message()).embeds[0] == all_time
     fake.assert_clean()
+
+
+def test_board_ids_belong_to_their_family_only():
+    from cogs.render.seasons import ALL_TIME, board_id
+    from cogs.routes.families import FAMILIES
+    from cogs.routes.replay import REPLAY_FAMILIES
+    from cogs.routes.seasons import SEASON_FAMILIES, BoardButton
+
+    def families(custom_id):
+        return [f for f in (*FAMILIES, *REPLAY_FAMILIES, *SEASON_FAMILIES)
+                if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
+
+    for key in (ALL_TIME, "202611", "2026Q4"):
+        assert families(board_id(key, 9, 12345)) == [BoardButton]
+    assert families("nlkb:202613:2:0") == [] and families("nlkb:2026Q5:2:0") == []
