@@ -8,7 +8,10 @@ from typing import Any
 
 import discord
 
+from bot.errors import InputError
+from cogs.answers.replies import describe, say
 from cogs.commands.seasons import boards_of
+from cogs.i18n.translator import lang_of
 from cogs.render.seasons import TEMPLATE
 
 
@@ -31,4 +34,17 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPL
                                                  self.page)
 
 
-SEASON_FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton,)
+class UnknownBoard(discord.ui.DynamicItem[discord.ui.Item[Any]],
+                   template=rf"(?!{TEMPLATE}$)nlkb:.{{0,95}}"):
+    """A board-shaped id no version of the buttons made (forged or damaged): refused."""
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> UnknownBoard:
+        return cls(item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await say(interaction, describe(InputError(), lang_of(interaction))[0])
+
+
+SEASON_FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton, UnknownBoard)

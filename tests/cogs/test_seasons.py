@@ -108,7 +108,7 @@ def test_board_ids_belong_to_their_family_only():
     from cogs.render.seasons import ALL_TIME, board_id
     from cogs.routes.families import FAMILIES
     from cogs.routes.replay import REPLAY_FAMILIES
-    from cogs.routes.seasons import SEASON_FAMILIES, BoardButton
+    from cogs.routes.seasons import SEASON_FAMILIES, BoardButton, UnknownBoard
 
     def families(custom_id):
         return [f for f in (*FAMILIES, *REPLAY_FAMILIES, *SEASON_FAMILIES)
@@ -116,4 +116,5 @@ def test_board_ids_belong_to_their_family_only():
 
     for key in (ALL_TIME, "202611", "2026Q4"):
         assert families(board_id(key, 9, 12345)) == [BoardButton]
-    assert families("nlkb:202613:2:0") == [] and families("nlkb:2026Q5:2:0") == []
+    for forged in ("nlkb:202613:2:0", "nlkb:2026Q5:2:0", "nlkb:A:10:0"):
+        assert families(forged) == [UnknownBoard], forged
