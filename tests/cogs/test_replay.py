@@ -240,3 +240,25 @@ def test_replay_ids_belong_to_one_family_and_fit_discord():
             assert len(custom_id) <= 100 and families(custom_id) == [ReplayStep]
     for forged in ("nlkr:h1:1:explode", "nlkr:x:1:next", "nlkr:h1:1234567:next"):
         assert families(forged) == [UnknownReplay], forged
+
+
+async def test_a_hand_stored_before_the_clock_columns_replays_too(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.set_channel_rate_limit(limit=200, per=5.0)
+    async with running_bot(fake, path, channel_edits=150):
+        await finished_hand(fake, path)
+    db = await SQLiteDatabase.open(str(path))
+    try:  # as a hand dealt before migration 0002 reads: no clock, nobody away
+        async with db.transaction() as tx:
+            await tx.execute("UPDATE hands SET turn_started = NULL, away = '[]', "
+                             "missed = '[]', stand_in = 0")
+    finally:
+        await db.close()
+    async with running_bot(fake, path, channel_edits=150):
+        ix = await fake.slash("ann", None, "nlk", "replay", {"hand": "1"})
+        message = await ix.wait_message()
+        ix = await fake.click("ann", message, custom_id=button(message, "last").custom_id)
+        await ix.wait_response()
+        assert "loses this hand" in json.dumps(message.embeds[0]["fields"])
+        image_of(message)
+    fake.assert_clean()
