@@ -175,14 +175,17 @@ class Replays:
         in ``lang``, its cards in ``letters``)."""
         with table_letters(letters):
             embed = step_embed(opened, marks, step, lang)
-            if style == OFF:
-                return embed, None
             try:
                 scene, alt = step_scene(step, lang, style == FOUR)
             except Exception:
                 log.warning("could not build a replay picture; sending text", exc_info=True)
                 return embed, None
-        return embed, await self.pictures.replay(scene, alt, REPLAY_FILE)
+        picture = None if style == OFF else await self.pictures.replay(scene, alt,
+                                                                       REPLAY_FILE)
+        if picture is None:  # text only: the table in the words of the picture's alt text
+            embed.add_field(name=translator(lang).gettext("The table at this step"),
+                            value=alt, inline=False)
+        return embed, picture
 
 
 def refusal_text(refused: ReplayRefused, lang: Lang) -> str:

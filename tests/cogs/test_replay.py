@@ -261,4 +261,13 @@ async def test_a_hand_stored_before_the_clock_columns_replays_too(fake_discord, 
         await ix.wait_response()
         assert "loses this hand" in json.dumps(message.embeds[0]["fields"])
         image_of(message)
+        # A reader who chose text only reads the table in words, with no picture.
+        ix = await fake.slash("ann", None, "nlk", "cards", {"style": "text"})
+        await ix.wait_response()
+        ix = await fake.slash("ann", None, "nlk", "replay", {"hand": "1"})
+        message = await ix.wait_message()
+        assert not message.attachments and "image" not in message.embeds[0]
+        fields = {f["name"]: f["value"] for f in message.embeds[0]["fields"]}
+        assert fields["The table at this step"].startswith("Stack tops: ")
+        assert "Every hand: " in fields["The table at this step"]
     fake.assert_clean()
