@@ -149,6 +149,14 @@ class RatingQueries(Queries):
             "ORDER BY hand_id DESC LIMIT ?", (guild_id, user_id, limit))
         return [(int(row["place"]), int(row["players"])) for row in reversed(rows)]
 
+    async def rating_history(self, guild_id: int, user_id: int, players: int) -> list[Rating]:
+        """One player's rating at one table size after each of their rated hands there,
+        oldest first (the rating chart)."""
+        rows = await self._all(
+            "SELECT mu, sigma FROM results WHERE guild_id = ? AND user_id = ? AND players = ? "
+            "AND mu IS NOT NULL ORDER BY hand_id", (guild_id, user_id, players))
+        return [Rating(float(row["mu"]), float(row["sigma"])) for row in rows]
+
 
 def _rating(row: Row) -> RatingRecord:
     return RatingRecord(row["user_id"], row["name"], row["mu"], row["sigma"], row["hands"],

@@ -155,6 +155,7 @@ class GuildSettings:
     allow_ai: bool = True
     language: str | None = None  # "en", "hu" or "fr"; None: the server's own locale
     pictures: str | None = None  # "on", "four-colour" or "off"; None: on
+    seasons: str | None = None  # "monthly" or "quarterly"; None: off (all-time boards only)
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,10 @@ from bot.db.records import (
     TableRecord,
     TableStatus,
 )
+from bot.db.season_queries import SeasonQueries
 from bot.db.setting_queries import SettingQueries
 from bot.db.storage import Database, Duplicate, Row, Transaction
+from bot.db.upload_queries import UploadQueries
 from rules import Action, Variant
 
 
@@ -74,6 +76,8 @@ class Repository(Queries):
         super().__init__(db)
         self.ratings = RatingQueries(db)
         self.settings = SettingQueries(db)
+        self.uploads = UploadQueries(db)
+        self.seasons = SeasonQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Any
 from bot.db.records import GuildSettings, HandRecord, RatingRecord, SizeRecord, StoredHand
 from bot.db.repository import Repository
 from bot.errors import BadSetting, HandInPlay, NoSuchHand, NoTable, NotAllowed
+from bot.guilds.seasons import SEASONS, SeasonService
 from bot.tables.service import check_timer
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class GuildService:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        self.seasons = SeasonService(repo)
 
     async def rate_old_results_by_size(self) -> int:
         """The start-up step after migration 0006: give every stored result that has none
@@ -85,6 +87,11 @@ class GuildService:
             changes = {**changes, "language": check_language(changes["language"])}
         if changes.get("pictures") not in (None, *PICTURES):
             raise BadSetting("pictures", value=changes["pictures"])
+        if "seasons" in changes:
+            if changes["seasons"] not in SEASONS:
+                raise BadSetting("seasons", value=changes["seasons"])
+            changes = {**changes, "seasons": None if changes["seasons"] == "off"
+                       else changes["seasons"]}
         current = replace(current, **changes)
         await self.repo.settings.save_guild_settings(guild_id, current)
         return current

@@ -13,6 +13,7 @@ from discord.ext import commands
 
 from bot.db.records import TableRecord, TableStatus
 from bot.errors import BotLacksPermissions, NoTable, TableExists
+from bot.guilds.replays import ReplaySource
 from bot.tables.service import Change, Table
 from cogs import render
 from cogs.answers.interaction import (
@@ -24,14 +25,19 @@ from cogs.answers.interaction import (
 )
 from cogs.answers.replies import describe, reply_error, say
 from cogs.client import Interaction, NLKClient
+from cogs.commands.chart import send_player
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
+from cogs.commands.seasons import SEASON_CHOICES, SeasonBoards, seasons_value
 from cogs.i18n.mentions import link_commands
 from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
 from cogs.live.publisher import Publisher
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
+from cogs.replay.handler import Replays, hand_choices
 from cogs.routes.clicks import Clicks, seated
 from cogs.routes.families import FAMILIES
+from cogs.routes.replay import REPLAY_FAMILIES
+from cogs.routes.seasons import SEASON_FAMILIES
 from rules import Variant
 from rules.i18n import Lang, translator
 
@@ -60,7 +66,11 @@ class NLK(commands.Cog):
         self.posts = self.publisher.posts
         self.clicks = Clicks(self.service, self.servers, self.publisher, self.hands,
                              self.messages, self.languages, self.posts)
-        bot.router = self.clicks  # where the button families hand their clicks
+        self.replays = Replays(ReplaySource(bot.servers.repo, bot.servers), self.pictures,
+                               self.posts, self.languages)
+        self.boards = SeasonBoards(bot.servers)
+        # Where the button families hand their clicks.
+        bot.router, bot.replays, bot.boards = self.clicks, self.replays, self.boards
         self._resuming: asyncio.Task[None] | None = None
 
     async def public(self, interaction: Interaction) -> Lang:
@@ -71,6 +81,7 @@ class NLK(commands.Cog):
         """Register the buttons and the error replies; shutting down closes the tables'
         owners."""
         self.bot.add_dynamic_items(*FAMILIES)
+        self.bot.add_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
         self.bot.tree.error(reply_error)
         self.bot.on_stop(self.publisher.close)
         # Load the pictures' font in a thread now rather than in the first player's tap.
@@ -78,6 +89,7 @@ class NLK(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*FAMILIES)
+        self.bot.remove_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
         if self._resuming is not None:
             self._resuming.cancel()
         await self.publisher.close()
@@ -259,11 +271,12 @@ class NLK(commands.Cog):
         size; only the reader sees it, in their language."""
         guild_id = guild_of(interaction)
         lang = lang_of(interaction)
-        if user is not None:
-            numbers = await self.servers.player(guild_id, user.id)
-            await interaction.response.send_message(
-                embed=stats.player(display_name(user), numbers, lang), ephemeral=True)
+        if user is not None:  # their numbers, and their rating chart under them
+            await send_player(interaction, self.servers, self.pictures, guild_id, user.id,
+                              display_name(user), size)
             return
+        if await self.boards.stats(interaction, size):
+            return  # the server plays in seasons: the current season's board
         embed, view = stats.leaderboard(await self.servers.leaderboard(guild_id, 0, size),
                                         lang)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
@@ -309,6 +322,27 @@ class NLK(commands.Cog):
                 choices.append(app_commands.Choice(name=name[:100], value=value))
         return choices[:25]
 
+    @nlk.command(name=NC_("command", "replay"),
+                 description=L_("Step through a finished hand of this channel, or an exported "
+                                "file (only you see it)."))
+    @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
+                                   "(42.3), as the table message shows them"),
+                           file=L_("An nlk-replay/1 file, as /nlk export gives it (a hand "
+                                   "from anywhere)"))
+    @app_commands.rename(hand=NC_("command", "hand"), file=NC_("command", "file"))
+    async def replay(self, interaction: Interaction,
+                     hand: app_commands.Range[str, 1, 40] | None = None,
+                     file: discord.Attachment | None = None) -> None:
+        """Step through a finished hand privately: the whole table at each step, every hand
+        face up (the hand is over), with buttons to step, jump and show a step to all."""
+        await self.replays.open(interaction, hand, file)
+
+    @replay.autocomplete("hand")
+    async def replay_choices(self, interaction: Interaction, current: str
+                             ) -> list[app_commands.Choice[str]]:
+        """The hands ``/nlk export`` offers: the channel's latest finished ones."""
+        return await hand_choices(self.servers, interaction, current)
+
     @nlk.command(name=NC_("command", "settings"),
                  description=L_("This server's defaults for new NLK tables (needs Manage "
                                 "Server to change)."))
@@ -321,28 +355,31 @@ class NLK(commands.Cog):
         language=L_("The language of the bot's public messages in this server"),
         pictures=L_("Cards as pictures on the table message (and hands, unless a player "
                     "chose otherwise)"),
+        seasons=L_("Play in seasons with their own boards (UTC calendar), or all-time only"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
                          turn_timer=NC_("command", "turn_timer"),
                          allow_ai=NC_("command", "allow_ai"),
                          language=NC_("command", "language"),
-                         pictures=NC_("command", "pictures"))
+                         pictures=NC_("command", "pictures"),
+                         seasons=NC_("command", "seasons"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
-                          pictures=PICTURES_CHOICES)
+                          pictures=PICTURES_CHOICES, seasons=SEASON_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
     async def settings(self, interaction: Interaction,
                        seats: app_commands.Range[int, 2, 9] | None = None,
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
                        allow_ai: bool | None = None, language: str | None = None,
-                       pictures: str | None = None) -> None:
+                       pictures: str | None = None, seasons: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = guild_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
-                                     "language": language, "pictures": pictures}.items()
+                                     "language": language, "pictures": pictures,
+                                     "seasons": seasons}.items()
                    if v is not None}
         perms = interaction.permissions
         before = await self.public(interaction)
@@ -371,6 +408,7 @@ class NLK(commands.Cog):
         embed.add_field(name=_("Language"), value=spoken if current.language else
                         _("{language} (the server's language)").format(language=spoken))
         embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
+        embed.add_field(name=_("Seasons"), value=seasons_value(current.seasons, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "cards"),

@@ -37,6 +37,7 @@ from cogs.pictures.draw import (
     draw_hand,
     draw_table,
 )
+from cogs.pictures.replay import ReplayScene, draw_replay
 from cogs.pictures.scenes import hand_scene, table_scene
 from cogs.pictures.turns import Turns
 from rules import Card
@@ -275,7 +276,14 @@ class Pictures:
                 log.warning("card pictures are off; the bot sends text: %s", error)
         return not self.broken
 
-    async def _picture(self, scene: HandScene | TableScene, alt: str, filename: str,
+    async def replay(self, scene: ReplayScene, alt: str, filename: str) -> Picture | None:
+        """A replay step's picture (None: text only); a reader waits for it."""
+        if not self.ready():
+            return None
+        return await self._picture(scene, alt, filename, urgent=True)
+
+    async def _picture(self, scene: HandScene | TableScene | ReplayScene, alt: str,
+                       filename: str,
                        urgent: bool = False) -> Picture | None:
         key = (*scene.key(), alt)
         cached = self.cache.get(key)
@@ -293,10 +301,15 @@ class Pictures:
         self.cache.put(key, picture)
         return picture
 
-    def draw(self, scene: HandScene | TableScene, alt: str, filename: str) -> Picture:
+    def draw(self, scene: HandScene | TableScene | ReplayScene, alt: str, filename: str
+             ) -> Picture:
         """Draw a scene now (in this thread)."""
-        drawn = draw_hand(scene, self.fonts) if isinstance(scene, HandScene) \
-            else draw_table(scene, self.fonts)
+        if isinstance(scene, ReplayScene):
+            drawn = draw_replay(scene, self.fonts)
+        elif isinstance(scene, HandScene):
+            drawn = draw_hand(scene, self.fonts)
+        else:
+            drawn = draw_table(scene, self.fonts)
         return Picture((*scene.key(), alt), drawn.png, filename, alt, drawn.width,
                        drawn.height, tuple(v for box in drawn.boxes for v in box.plain()))
 

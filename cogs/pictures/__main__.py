@@ -1,7 +1,8 @@
 """``python -m cogs.pictures bench`` measures the pictures; ``python -m cogs.pictures sample
-DIR`` writes a hand and a table as the README shows them.
+DIR`` writes a hand, a table and a replay step as the README shows them.
 
-bench: p50/p99 milliseconds and bytes for a 10-, 20- and 40-card hand and a 9-seat table,
+bench: p50/p99 milliseconds and bytes for a 10-, 20- and 40-card hand, a 9-seat table and a
+step of a 9-seat hand's replay (every hand face up),
 cold (nothing cached: the picture is drawn and compressed) and cached (the same picture
 asked for again), through the same code the bot uses (``Pictures``, off the event loop).
 The card faces are drawn once per look and kept (``draw._tile``): "first" is the very first
@@ -22,10 +23,13 @@ from typing import Any
 
 from cogs.pictures import CACHE_BYTES, Pictures
 from cogs.pictures.draw import HandScene, TableScene, _tile
+from cogs.pictures.replay import ReplayScene, replay_scene
 from cogs.pictures.scenes import hand_scene, table_scene
-from rules import Card, Phase, SeatView, Variant
+from rules import Card, Game, Phase, SeatView, Variant, shuffled_deck
 from rules.cards import SUITS
 from rules.i18n import Lang
+from rules.replay import replay_of
+from rules.steps import landmarks, step_of
 
 DECK = [Card.parse(r + s) for s in SUITS for r in "AKQJT98765432"]
 NAMES = ("Ann", "Bob", "Csilla", "Dani", "Eszter", "Feri", "Gábor", "Hanna", "István")
@@ -62,10 +66,27 @@ def table_view(phase: Phase, rng: random.Random) -> SeatView:
                  counts=(5,) * 9)
 
 
+def replay_steps(seed: int) -> list[Game]:
+    """Every step of one random 9-seat hand, from the deal to its loser."""
+    rng = random.Random(seed)
+    game = Game.from_deck(shuffled_deck(9, str(seed)), seed % 9, names=NAMES)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    replay = replay_of(game)
+    return [step_of(replay, k).game for k in range(landmarks(replay).last + 1)]
+
+
+_STEPS: list[Game] = []
+
+
 def scenes(kind: str, lang: Lang, four: bool, rng: random.Random
-           ) -> tuple[HandScene | TableScene, str]:
-    found: tuple[HandScene, str] | tuple[TableScene, str] | None
-    if kind.startswith("hand"):
+           ) -> tuple[HandScene | TableScene | ReplayScene, str]:
+    found: tuple[HandScene, str] | tuple[TableScene, str] | tuple[ReplayScene, str] | None
+    if kind == "replay-step":
+        if not _STEPS:
+            _STEPS.extend(replay_steps(1))
+        found = replay_scene(rng.choice(_STEPS), lang, four)
+    elif kind.startswith("hand"):
         found = hand_scene(hand_view(int(kind[4:]), rng), lang, four)
     else:
         found = table_scene(table_view(Phase.COLLECT if kind == "table-collect"
@@ -90,7 +111,7 @@ async def bench(rounds: int) -> None:
     print(f"first picture of the process (no card face drawn yet): {first:.1f} ms")
     print(f"{'picture':<16}{'cold p50':>10}{'cold p99':>10}{'cached p50':>12}"
           f"{'cached p99':>12}{'bytes p50':>11}{'bytes max':>11}")
-    for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed"):
+    for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed", "replay-step"):
         cold: list[float] = []
         cached: list[float] = []
         sizes: list[int] = []
@@ -110,27 +131,45 @@ async def bench(rounds: int) -> None:
         print(f"{kind:<16}{c50:>10.2f}{c99:>10.2f}{h50:>12.3f}{h99:>12.3f}"
               f"{int(statistics.median(sizes)):>11}{max(sizes):>11}")
     print(f"(the 9-seat table: collect = nine stack tops, the talon and the drawn card; "
-          f"shed = the trump and a trick of seven; {rounds} pictures each, half in four "
-          f"colours; card faces kept: {_tile.cache_info().currsize})")
+          f"shed = the trump and a trick of seven; replay-step = any step of a 9-seat hand, "
+          f"every hand face up; {rounds} pictures each, half in four colours; card faces "
+          f"kept: {_tile.cache_info().currsize})")
     average = sum(sizes) / len(sizes)
     print(f"cache bound: {CACHE_BYTES // (1024 * 1024)} MiB of pictures, about "
           f"{int(CACHE_BYTES / average):,} pictures of {int(average):,} bytes")
 
 
 def sample(folder: Path) -> None:
-    """The README's pictures: a 14-card hand to beat, and a nine-seat collect phase."""
+    """The README's pictures: a 14-card hand to beat, a nine-seat collect phase, and a step
+    of a six-seat hand's replay in the shed phase."""
     pictures = Pictures()
     rng = random.Random(3)
     hand, alt = hand_scene(hand_view(14, rng), Lang.EN, False) or (None, "")
     table, table_alt = table_scene(table_view(Phase.COLLECT, rng), Lang.EN, False) or \
         (None, "")
     assert hand is not None and table is not None
+    step = _replay_sample()
+    replay, replay_alt = replay_scene(step, Lang.EN, False)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, scene, text in (("hand.png", hand, alt), ("table.png", table, table_alt)):
+    shown: tuple[tuple[str, HandScene | TableScene | ReplayScene, str], ...] = (
+        ("hand.png", hand, alt), ("table.png", table, table_alt),
+        ("replay.png", replay, replay_alt))
+    for name, scene, text in shown:
         picture = pictures.draw(scene, text, name)
         (folder / name).write_bytes(picture.png)
         print(f"{folder / name}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
               f" alt text: {text}")
+
+
+def _replay_sample() -> Game:
+    """A step of a six-seat hand a few cards into a trick of the shed phase."""
+    rng = random.Random(4)
+    game = Game.from_deck(shuffled_deck(6, "readme"), 2, names=NAMES[:6])
+    while not game.is_over:
+        if game.phase is Phase.SHED and len(game.trick) == 3 and len(game.out) == 0:
+            return game
+        game.apply(rng.choice(game.legal_actions()))
+    return game
 
 
 def main(argv: list[str] | None = None) -> int:

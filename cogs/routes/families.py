@@ -13,18 +13,9 @@ from typing import Any
 
 import discord
 
-from cogs.client import NLKClient, Router
+from cogs.client import client_of
 from cogs.widgets import ids
 from cogs.widgets.ids import Look, Move, Page, Seating, Target
-
-
-def router_of(interaction: discord.Interaction[Any]) -> Router:
-    """The handlers of NLK clicks: the bot's ``router``. (discord.py types a DynamicItem's
-    interaction for any client; an NLK button only ever reaches the NLK bot.)"""
-    client = interaction.client
-    if not isinstance(client, NLKClient):
-        raise TypeError(f"an NLK button reached {type(client).__name__}")
-    return client.router
 
 
 class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -42,7 +33,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Move(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).move(interaction, self.target, self.move, [])
+        await client_of(interaction).router.move(interaction, self.target, self.move, [])
 
 
 class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
@@ -60,7 +51,7 @@ class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).move(interaction, self.target, Move.PLAY,
+        await client_of(interaction).router.move(interaction, self.target, Move.PLAY,
                                           list(self.item.values))
 
 
@@ -79,7 +70,7 @@ class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Seating(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).seat(interaction, self.target, self.act)
+        await client_of(interaction).router.seat(interaction, self.target, self.act)
 
 
 class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -97,7 +88,7 @@ class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match), Look(match["action"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).look(interaction, self.target, self.look)
+        await client_of(interaction).router.look(interaction, self.target, self.look)
 
 
 class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
@@ -115,7 +106,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).page(interaction, self.target)
+        await client_of(interaction).router.page(interaction, self.target)
 
 
 class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
@@ -133,7 +124,7 @@ class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
         return cls(item, Target.of(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await router_of(interaction).unknown(interaction, self.target)
+        await client_of(interaction).router.unknown(interaction, self.target)
 
 
 FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

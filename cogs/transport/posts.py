@@ -30,14 +30,19 @@ class ChannelPosts:
         return len(self._denied)
 
     async def post(self, channel_id: int, guild_id: int | None, content: str, *,
-                   mention: int | None = None, view: discord.ui.View | None = None
+                   mention: int | None = None, view: discord.ui.View | None = None,
+                   embed: discord.Embed | None = None, files: list[discord.File] | None = None
                    ) -> discord.Message | None:
-        """A channel message outside any interaction, paced, mentioning ``mention`` only."""
+        """A channel message outside any interaction, paced, mentioning ``mention`` only
+        (with ``embed`` and ``files``, if given)."""
         mentions = only_user(mention)
         channel = self.client.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             async with self.pacer.use(channel_id, Kind.WRITE):
-                message = await channel.send(content, view=view or discord.utils.MISSING,
+                message = await channel.send(content or None,
+                                             view=view or discord.utils.MISSING,
+                                             embed=embed or discord.utils.MISSING,
+                                             files=files or discord.utils.MISSING,
                                              allowed_mentions=mentions)
         except discord.Forbidden as error:
             # Permissions changed under a running table: the next interaction there is told.

@@ -8,6 +8,7 @@ import secrets
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -127,9 +128,13 @@ async def community(path: str) -> None:
             await service.next_hand(table.id, 10)
         await play_out(service, table.id, rng, moves=5)  # open, mid-hand
     await service.create(2, 200, 30, "Zed", 4, Variant())  # a lobby on another server
-    settings = Repository(db).settings
-    await settings.save_guild_settings(1, await settings.guild_settings(1))
+    repo = Repository(db)
+    settings = repo.settings
+    await settings.save_guild_settings(1, replace(await settings.guild_settings(1),
+                                                  seasons="monthly"))
     await settings.set_state_value("command_tree:1", "abc")
+    await repo.uploads.keep("ab" * 16, '{"players": 2}')  # a replay file opened in Discord
+    await repo.seasons.podium_shown(1, 10, "202610")  # ann saw October's podium
     await db.close()
 
 
@@ -151,7 +156,10 @@ async def snapshot(target: str) -> tuple[list, list, list]:
         tables = await TableService(repo).open_tables()
         return boards, [(t.id, t.channel_id, t.status, [s.user_id for s in t.seats],
                          state_json(t.game) if t.game else None) for t in tables], \
-            [await repo.settings.state_value("command_tree:1")]
+            [await repo.settings.state_value("command_tree:1"),
+             (await repo.settings.guild_settings(1)).seasons,
+             await repo.uploads.body("ab" * 16),
+             await repo.seasons.podium_shown(1, 10, "202610")]
     finally:
         await db.close()
 

@@ -149,6 +149,7 @@ async def test_no_reminder_or_ping_for_a_turn_a_stand_in_plays(fake_discord, tmp
     (one missed turn, not two)."""
     fake = fake_discord
     for seed in range(2, 12):
+        await asyncio.sleep(1.0)  # restarts in a row would pass Discord's global rate limit
         path = tmp_path / f"nlk{seed}.sqlite3"
         channel = fake.add_channel(f"s{seed}")
         clock = TimeMachine()
@@ -165,6 +166,7 @@ async def test_no_reminder_or_ping_for_a_turn_a_stand_in_plays(fake_discord, tmp
             lapsed = actor(table) == slow and last_move_by(path, table) == "stand-in"
         if not lapsed:
             continue  # the stand-in's first move ended the turn: try another deal
+        await asyncio.sleep(1.0)
         async with running_bot(fake, path, clock=clock, seed=seed, ai_delay=0.05):
             # No reminder and no ping for the lapsed turn: the stand-in finishes it.
             await fake.wait_until(lambda t=table, s=slow: actor(t) != s, timeout=10)

@@ -81,7 +81,8 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
         ix = await fake.slash("dee", None, "nlk", "stats", {"user": fake.user("ann").id})
         embed = (await ix.wait_message()).embeds[0]
         fields = {f["name"]: f["value"] for f in embed["fields"]}
-        assert set(fields) == {"Tables of 2 players", "Tables of 3 players"}
+        assert set(fields) == {"Tables of 2 players", "Tables of 3 players",
+                               "Rating at tables of 2 players"}  # the chart's sentence
         assert re.search(r"rank [12] of 2", fields["Tables of 2 players"])
         assert re.search(r"[▲▼▬] [+-]?\d+\.\d over the last 2 hands", fields["Tables of 2 players"])
         hands, _ = database_rows(path, t)

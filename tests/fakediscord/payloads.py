@@ -17,6 +17,7 @@ APPLICATION_FLAGS = (1 << 12) | (1 << 14) | (1 << 18) | (1 << 23)
 
 OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN, OPTION_USER = 3, 4, 5, 6
 OPTION_CHANNEL, OPTION_ROLE, OPTION_MENTIONABLE, OPTION_NUMBER = 7, 8, 9, 10
+OPTION_ATTACHMENT = 11
 
 
 def ready(
@@ -207,7 +208,17 @@ class Resolved:
         self.data.setdefault("channels", {})[str(channel.id)] = data
         return str(channel.id)
 
+    def attachment(self, raw: tuple[str, bytes]) -> str:
+        """A file the user attached to the command (``(filename, data)``): uploaded as
+        Discord does before the command is sent, and resolved by its id."""
+        filename, data = raw
+        stored = self.state.upload(filename, data)
+        self.data.setdefault("attachments", {})[str(stored.id)] = stored.to_dict()
+        return str(stored.id)
+
     def value(self, kind: int, raw: Any) -> Any:
+        if kind == OPTION_ATTACHMENT:
+            return self.attachment(raw)
         if kind == OPTION_USER or (kind == OPTION_MENTIONABLE and not isinstance(raw, Role)):
             return self.user(resolve_user(self.state, raw))
         if kind in (OPTION_ROLE, OPTION_MENTIONABLE):

@@ -540,6 +540,16 @@ class State:
         result += [self._store_file(channel, f, None, None) for f in by_index.values()]
         return result
 
+    def upload(self, filename: str, data: bytes) -> Attachment:
+        """A file a user attaches to a slash command: Discord keeps it at a URL before the
+        interaction arrives (in no channel yet)."""
+        ident = self.ids.next()
+        url = f"{self.base_url}/attachments/0/{ident}/{filename}"
+        kind = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        attachment = Attachment(ident, filename, data, url, kind, None)
+        self.attachments[ident] = attachment
+        return attachment
+
     def _store_file(
         self, channel: Channel, upload: UploadedFile, filename: str | None, description: str | None
     ) -> Attachment:

@@ -1,0 +1,113 @@
+"""Where a replay comes from: a finished hand of this server, or an uploaded
+``nlk-replay/1`` file kept under its content hash; and what each replay is called in a custom
+id (its *ref*), so a step button finds the same hand again, after a restart too.
+
+A hand in play is never opened (its hands are secret until it ends), nor a hand of another
+server, whatever a custom id says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from bot.db.records import StoredHand
+from bot.db.repository import Repository
+from bot.errors import HandInPlay
+from bot.guilds.service import GuildService
+from rules.errors import NLKError
+from rules.replay import Replay, read_records
+
+MAX_FILE = 1_000_000  # bytes: a whole hand of nine seats is some 20 KB
+DIGEST_CHARS = 32  # 128 bits of the file's SHA-256: no two files meet by chance
+REF = re.compile(rf"h(?P<hand>[0-9]{{1,18}})|f(?P<file>[0-9a-f]{{{DIGEST_CHARS}}})")
+
+
+class ReplayRefused(Exception):
+    """A replay that cannot be opened; ``reason`` picks the sentence the reader gets:
+    ``in_play`` (``number``, ``table``), ``gone``, ``too_big``, ``bad_file``
+    (``problem``)."""
+
+    def __init__(self, reason: str, **details: object) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A replay and what names it: its ref, and its table and hand number when stored."""
+
+    ref: str
+    replay: Replay
+    table_id: int | None = None
+    number: int | None = None
+
+
+class ReplaySource:
+    """Opens replays for reading; stores nothing but uploaded files."""
+
+    def __init__(self, repo: Repository, servers: GuildService) -> None:
+        self.repo = repo
+        self.servers = servers
+
+    async def from_channel(self, channel_id: int, which: str | None) -> Opened:
+        """A finished hand of this channel, chosen as ``/nlk export`` chooses it."""
+        try:
+            stored = await self.servers.hand_to_export(channel_id, which)
+        except HandInPlay as in_play:
+            raise ReplayRefused("in_play", **in_play.details) from None
+        return _stored(stored)
+
+    async def from_file(self, data: bytes) -> Opened:
+        """An uploaded file's first replay, kept so its buttons can find it again."""
+        if len(data) > MAX_FILE:
+            raise ReplayRefused("too_big", limit=MAX_FILE // 1000)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ReplayRefused("bad_file", problem="it is not UTF-8 text") from None
+        replay = _first_replay(text)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:DIGEST_CHARS]
+        await self.repo.uploads.keep(digest, text)
+        return Opened(f"f{digest}", replay)
+
+    async def by_ref(self, ref: str, guild_id: int | None) -> Opened:
+        """The replay a button names, if it is still there and belongs to this server."""
+        found = REF.fullmatch(ref)
+        if found is None:
+            raise ReplayRefused("gone")
+        if found["file"]:
+            text = await self.repo.uploads.body(found["file"])
+            if text is None:
+                raise ReplayRefused("gone")
+            return Opened(ref, _first_replay(text))
+        stored = await self.repo.replay(int(found["hand"]))
+        if stored is None:
+            raise ReplayRefused("gone")
+        table = await self.repo.table(stored.hand.table_id)
+        if table is None or table.guild_id != guild_id:
+            raise ReplayRefused("gone")
+        if not stored.hand.finished:
+            raise ReplayRefused("in_play", number=stored.hand.number, table=table.id)
+        return _stored(stored)
+
+
+def _stored(stored: StoredHand) -> Opened:
+    hand = stored.hand
+    return Opened(f"h{hand.id}", stored.replay(), hand.table_id, hand.number)
+
+
+def _first_replay(text: str) -> Replay:
+    """The file's first replay; a file whose first object is not one is refused with what
+    is wrong with it."""
+    try:
+        for record in read_records(text):
+            if record.replay is None:
+                raise ReplayRefused("bad_file", problem=record.problem or "it holds no replay")
+            return record.replay
+    except (NLKError, ValueError, TypeError, KeyError, AttributeError) as bad:
+        # Whatever else a hand-made file trips over in the reader: still one polite line.
+        raise ReplayRefused("bad_file", problem=str(bad) or type(bad).__name__) from None
+    raise ReplayRefused("bad_file", problem="it holds no replay")

@@ -1,0 +1,228 @@
+"""Answers ``/nlk replay`` and its step buttons: each answer opens the replay its custom id
+names, runs it to the step asked for, and redraws the reader's private message; **Show in
+channel** posts that step publicly, paced like every channel post.
+
+Nothing here changes a table or a hand. Every failure is a polite line: a replay that is not
+there (any more), a hand still in play, a bad file, or a step that is not there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import NoTable, Refusal
+from bot.guilds.replays import MAX_FILE, Opened, ReplayRefused, ReplaySource
+from bot.guilds.service import GuildService
+from cogs.answers.interaction import display_name, guild_of
+from cogs.answers.replies import describe, say
+from cogs.i18n.translator import Languages, lang_of
+from cogs.pictures import (
+    FOUR,
+    OFF,
+    SERVER_CHOICES,
+    SERVER_DEFAULT,
+    Picture,
+    Pictures,
+    edit_files,
+    send_files,
+)
+from cogs.pictures.replay import REPLAY_FILE
+from cogs.render import safe_name
+from cogs.render.text import message_url, table_letters
+from cogs.replay.ids import Act
+from cogs.replay.step import step_embed, step_scene, step_view
+from cogs.transport.posts import ChannelPosts
+from rules.i18n import Lang, translator
+from rules.steps import Landmarks, Step, landmarks, step_of
+
+log = logging.getLogger(__name__)
+
+
+
+class Replays:
+    """Opens replays for one reader at a time; keeps nothing between answers, so a button
+    answered after a restart is answered as before it."""
+
+    def __init__(self, source: ReplaySource, pictures: Pictures, posts: ChannelPosts,
+                 languages: Languages) -> None:
+        self.source = source
+        self.pictures = pictures
+        self.posts = posts
+        self.languages = languages
+
+    # --- the command -----------------------------------------------------------------------
+
+    async def open(self, interaction: discord.Interaction[Any], hand: str | None,
+                   file: discord.Attachment | None) -> None:
+        """``/nlk replay``: the file if one is attached, else the channel's hand."""
+        guild_of(interaction)
+        assert interaction.channel_id is not None
+        try:
+            if file is not None:
+                if file.size > MAX_FILE:
+                    raise ReplayRefused("too_big", limit=MAX_FILE // 1000)
+                try:
+                    data = await file.read()
+                except discord.HTTPException:
+                    raise ReplayRefused("unreadable") from None
+                opened = await self.source.from_file(data)
+            else:
+                try:
+                    opened = await self.source.from_channel(interaction.channel_id, hand)
+                except NoTable:
+                    raise ReplayRefused("none_yet") from None
+        except ReplayRefused as refused:
+            await say(interaction, refusal_text(refused, lang_of(interaction)))
+            return
+        await self._answer(interaction, opened, 0, edit=False)
+
+    # --- the buttons -----------------------------------------------------------------------
+
+    async def click(self, interaction: discord.Interaction[Any], ref: str, at: int, act: Act,
+                    values: list[str]) -> None:
+        """A step button or the jump menu of a replay message."""
+        try:
+            opened = await self.source.by_ref(ref, interaction.guild_id)
+            if act is Act.SHOW:
+                await self.show(interaction, opened, at)
+                return
+            marks = await asyncio.to_thread(landmarks, opened.replay)
+            target = {Act.FIRST: 0, Act.PREV: at - 1, Act.NEXT: at + 1,
+                      Act.LAST: marks.last}.get(act)
+            if act is Act.JUMP:
+                target = int(values[0]) if values and values[0].isdigit() else None
+            if target is None or not 0 <= target <= marks.last:
+                raise ReplayRefused("no_step")
+            await self._answer(interaction, opened, target, edit=True, marks=marks)
+        except ReplayRefused as refused:
+            await say(interaction, refusal_text(refused, lang_of(interaction)))
+        except Refusal as refusal:
+            await say(interaction, describe(refusal, lang_of(interaction))[0])
+        except Exception as error:  # never a traceback for the reader: a code, logged
+            await say(interaction, describe(error, lang_of(interaction))[0])
+
+    async def unknown(self, interaction: discord.Interaction[Any]) -> None:
+        """A replay-shaped custom id that no version of the buttons made."""
+        await say(interaction, refusal_text(ReplayRefused("no_step"), lang_of(interaction)))
+
+    async def show(self, interaction: discord.Interaction[Any], opened: Opened, at: int
+                   ) -> None:
+        """Post step ``at`` in the channel, in the server's language and picture style, as
+        one paced message; tell the reader where it went."""
+        assert interaction.channel_id is not None
+        await interaction.response.defer()  # the post may wait its turn in the channel
+        public = await self.languages.public(interaction.guild_id, interaction)
+        marks = await asyncio.to_thread(landmarks, opened.replay)
+        step = await asyncio.to_thread(step_of, opened.replay, min(max(at, 0), marks.last))
+        style = SERVER_CHOICES[SERVER_DEFAULT]
+        try:
+            style = await self.pictures.styles.public(interaction.guild_id)
+        except Exception:
+            log.warning("could not read a server's picture style", exc_info=True)
+        embed, picture = await self._drawn(opened, marks, step, public, public, style)
+        embed.set_author(name=translator(public).gettext("Shown by {name}").format(
+            name=display_name(interaction.user)))
+        message = await self.posts.post(
+            interaction.channel_id, interaction.guild_id, "", embed=embed,
+            files=[picture.file()] if picture is not None else None)
+        _ = translator(lang_of(interaction)).gettext
+        if message is None:
+            await say(interaction, _("I couldn't post in this channel, so nothing was shown. "
+                                     "Ask a moderator to let me send messages and files "
+                                     "here."))
+            return
+        await say(interaction, _("Shown in the channel: {link}").format(
+            link=message_url(interaction.guild_id, interaction.channel_id, message.id)))
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    async def _answer(self, interaction: discord.Interaction[Any], opened: Opened, at: int,
+                      *, edit: bool, marks: Landmarks | None = None) -> None:
+        lang = lang_of(interaction)
+        letters = await self.languages.public(interaction.guild_id, interaction)
+        if marks is None:
+            marks = await asyncio.to_thread(landmarks, opened.replay)
+        step = await asyncio.to_thread(step_of, opened.replay, at)
+        style = await self._private_style(interaction)
+        embed, picture = await self._drawn(opened, marks, step, lang, letters, style)
+        view = step_view(opened, marks, step.number, lang)
+        if edit:
+            await interaction.response.edit_message(embed=embed, view=view,
+                                                    **edit_files(embed, picture))
+        else:
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
+                                                    **send_files(embed, picture))
+
+    async def _private_style(self, interaction: discord.Interaction[Any]) -> str:
+        try:
+            return await self.pictures.styles.private(interaction.user.id,
+                                                      interaction.guild_id)
+        except Exception:
+            log.warning("could not read a card style; using the default", exc_info=True)
+            return self.pictures.styles.known_private(interaction.user.id,
+                                                      interaction.guild_id)
+
+    async def _drawn(self, opened: Opened, marks: Landmarks, step: Step, lang: Lang,
+                     letters: Lang, style: str) -> tuple[discord.Embed, Picture | None]:
+        """The step's words and, unless the reader chose text, its picture (its alt text
+        in ``lang``, its cards in ``letters``)."""
+        with table_letters(letters):
+            embed = step_embed(opened, marks, step, lang)
+            try:
+                scene, alt = step_scene(step, lang, style == FOUR)
+            except Exception:
+                log.warning("could not build a replay picture; sending text", exc_info=True)
+                return embed, None
+        picture = None if style == OFF else await self.pictures.replay(scene, alt,
+                                                                       REPLAY_FILE)
+        if picture is None:  # text only: the table in the words of the picture's alt text
+            embed.add_field(name=translator(lang).gettext("The table at this step"),
+                            value=alt, inline=False)
+        return embed, picture
+
+
+def refusal_text(refused: ReplayRefused, lang: Lang) -> str:
+    """The one line a reader gets for a replay that can't be opened."""
+    _ = translator(lang).gettext
+    details = refused.details
+    if refused.reason == "in_play":
+        return _("Hand {number} of table {table} is still being played: its replay would "
+                 "reveal the players' hidden hands. Replay it once it is over.").format(
+                     number=details["number"], table=details["table"])
+    if refused.reason == "none_yet":
+        return _("No hand has finished in this channel yet: a hand can be replayed once it "
+                 "is over.")
+    if refused.reason == "too_big":
+        return _("That file is too big for a replay (at most {limit} KB).").format(
+            limit=details["limit"])
+    if refused.reason == "bad_file":
+        return _("That file is not a replay NLK can open: {problem}.").format(
+            problem=safe_name(str(details["problem"]))[:300])
+    if refused.reason == "unreadable":
+        return _("Discord didn't let me read that file; please attach it again.")
+    if refused.reason == "gone":
+        return _("That replay is no longer here, so nothing changed. Open it again with "
+                 "`/nlk replay`.")
+    return _("That replay button doesn't make sense any more; nothing changed.")
+
+
+async def hand_choices(servers: GuildService, interaction: discord.Interaction[Any],
+                       current: str) -> list[app_commands.Choice[str]]:
+    """The channel's latest finished hands, newest first, those matching what is typed (as
+    ``/nlk export`` offers them)."""
+    if interaction.channel_id is None:
+        return []
+    _ = translator(lang_of(interaction)).gettext
+    choices = []
+    for record in await servers.finished_hands(interaction.channel_id):
+        value = f"{record.table_id}.{record.number}"
+        name = _("Table {table} · hand {number} · {players}").format(
+            table=record.table_id, number=record.number, players=", ".join(record.names))
+        if current.strip() in value or current.strip().lower() in name.lower():
+            choices.append(app_commands.Choice(name=name[:100], value=value))
+    return choices[:25]
