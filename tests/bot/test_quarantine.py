@@ -13,6 +13,7 @@ from bot.db.sqlite import SQLiteDatabase
 from bot.errors import NoTable
 from bot.settings import Settings
 from bot.tables.service import TableService
+from cogs.commands.nlk import NLK
 from rules import Variant
 from tests.nlk_driver import Driver, is_over, running_bot
 
@@ -97,10 +98,13 @@ async def test_the_bot_starts_and_plays_on_past_a_table_that_does_not_rebuild(
 
     told = []
 
-    async def on_tables_quarantined(self, quarantined):
-        told.extend(quarantined)
+    resume = NLK.resume
 
-    monkeypatch.setattr(NLKBot, "on_tables_quarantined", on_tables_quarantined, raising=False)
+    def resume_and_note(self, tables, quarantined):
+        told.extend(quarantined)
+        resume(self, tables, quarantined)
+
+    monkeypatch.setattr(NLK, "resume", resume_and_note)
     async with running_bot(fake, path) as bot:
         assert [(record.id, record.channel_id) for record, _ in told] == [(bad_id, other)]
         # Its channel is told why the table stopped.
@@ -128,13 +132,13 @@ async def test_commands_sync_to_the_dev_guild_only_when_they_changed(
         pass
     assert fake.command_sync_count(guild=fake.guild_id) == 1
     # A new version of the bot describes /nlk differently (each start loads the cog afresh).
-    load_extension = NLKBot.load_extension
+    add_cog = NLKBot.add_cog
 
-    async def load_and_change(self, name, **kwargs):
-        await load_extension(self, name, **kwargs)
+    async def add_and_change(self, cog, **kwargs):
+        await add_cog(self, cog, **kwargs)
         self.tree.get_command("nlk").description = "Play NLK: a changed description."
 
-    monkeypatch.setattr(NLKBot, "load_extension", load_and_change)
+    monkeypatch.setattr(NLKBot, "add_cog", add_and_change)
     async with running_bot(fake, path):
         pass
     assert fake.command_sync_count(guild=fake.guild_id) == 2

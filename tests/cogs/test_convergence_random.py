@@ -1,0 +1,189 @@
+"""A randomised run through the fake Discord: taps by the right and the wrong people, double
+taps on pings and on the table message, moves from the table message while a ping is live,
+timers running out into stand-ins, restarts (clean, and hard: nothing written at the end,
+as after SIGKILL), and End table's question raced against Next hand. Whenever the bot is
+left alone, what Discord shows must catch up with the stored table. The seed is printed
+(``NLK_CONVERGENCE_SEED`` replays one)."""
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+
+from cogs import render
+from rules.i18n import Lang
+from tests.nlk_driver import Driver, TimeMachine, actor, is_over, my_turn, running_bot, title
+
+PLAYERS = ["ann", "bob", "cy"]
+TIMER = 60
+DEADLINE = re.compile(r"<t:(\d+):R>")
+STEPS = 45
+
+
+def stored(bot):
+    [table] = bot.service.cached() or [None]
+    return table
+
+
+def moves_on(message):
+    return [b for b in message.buttons()
+            if b.custom_id and b.custom_id.split(":")[3].split(".")[0] in
+            ("give", "draw", "keep")]
+
+
+def live_pings(fake):
+    return [m for m in fake.public_messages() if m.pinged_user_ids]
+
+
+def shown_like_stored(fake, message, table) -> str | None:
+    """Why the table message differs from a fresh drawing of the stored table (None: it
+    does not)."""
+    drawn = render.table_embed(table, Lang.EN)
+    embed = message.embeds[0]
+    if embed.get("title") != drawn.title:
+        return f"title {embed.get('title')!r} != {drawn.title!r}"
+    if embed.get("description", "") != (drawn.description or ""):
+        return "description"
+    ids = [b.custom_id for b in message.buttons()]
+    fresh = [item.custom_id for item in render.table_view(table, Lang.EN).children]
+    if ids != fresh:
+        return f"buttons {ids} != {fresh}"
+    return None
+
+
+def pings_wrong(fake, table, now) -> str | None:
+    """Why the live pings are not exactly one, for the person to act, current (None: they
+    are)."""
+    pings = live_pings(fake)
+    user = table.user_to_act()
+    wanted = user is not None and table.ai_to_act() is None and not table.covered()
+    if not wanted:
+        return f"pings {[p.content for p in pings]} with nobody to ping" if pings else None
+    if [p.pinged_user_ids for p in pings] != [[user]]:
+        return f"pings {[(p.pinged_user_ids, p.content[:50]) for p in pings]} for {user}"
+    [ping] = pings
+    versions = {b.custom_id.split(":")[2] for b in ping.buttons() if b.custom_id} - {"-"}
+    if versions and versions != {str(table.game.version)}:
+        return f"ping buttons at {versions}, table at {table.game.version}"
+    found = DEADLINE.search(ping.content)
+    if found and int(found[1]) < now:
+        return f"ping deadline {found[1]} passed (now {now:.0f})"
+    return None
+
+
+def hands_wrong(fake, table) -> str | None:
+    """Why an open hand does not show whose turn it is now (None: every one does)."""
+    for name in PLAYERS:
+        hands = [m for m in fake.visible_to(name) if m.visible_to is not None
+                 and m.embeds and (m.embeds[0].get("title") or "").startswith("Your")]
+        if not hands or " · shed" not in title_of(table):
+            continue
+        theirs = table.user_to_act() == fake.user(name).id and table.ai_to_act() is None
+        if my_turn(hands[-1]) and not theirs:
+            return f"{name}'s hand shows their turn"
+    return None
+
+
+def title_of(table) -> str:
+    return render.table_embed(table, Lang.EN).title or ""
+
+
+async def converged(fake, bot, message, clock) -> None:
+    """Wait for what Discord shows to catch up with the stored table; fail with why not."""
+    why: list[str | None] = [None]
+
+    def check() -> bool:
+        table = stored(bot)
+        if table is None:
+            why[0] = "no table"
+            return False
+        why[0] = shown_like_stored(fake, message, table) or \
+            pings_wrong(fake, table, clock()) or hands_wrong(fake, table)
+        return why[0] is None
+
+    try:
+        await fake.wait_until(check, timeout=15)
+    except AssertionError:
+        nlk = bot.get_cog("NLK")
+        owners = {live.id: (live.ping, live.reminded, live.pinging.latest(live.id))
+                  for live in nlk.publisher.tables}
+        raise AssertionError(f"did not converge: {why[0]}; owners: {owners}") from None
+
+
+async def hard_stop(bot) -> None:
+    """Stop as SIGKILL would: the bot writes nothing down at the end (what the table
+    messages show, the live pings); only its own tasks are stopped."""
+    nlk = bot.get_cog("NLK")
+    bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close]
+
+
+async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_path):
+    seed = int(os.environ.get("NLK_CONVERGENCE_SEED") or random.randrange(10**6))
+    print(f"convergence seed: {seed} (NLK_CONVERGENCE_SEED={seed} replays it)")
+    rng = random.Random(seed)
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    clock = TimeMachine()
+    driver = Driver(fake, random.Random(seed))
+    kinds = []
+    async with contextlib.AsyncExitStack() as stack:
+        bot = await stack.enter_async_context(running_bot(fake, path, clock=clock, seed=seed))
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=TIMER)
+        for _step in range(STEPS):
+            held = stored(bot)
+            assert held is not None
+            who = actor(table)
+            kind = rng.choice(["right", "right", "wrong", "double-ping", "double-table",
+                               "timeout", "restart", "end-race"])
+            kinds.append(kind)
+            if is_over(table):
+                kind = "end-race"
+            if kind == "right" and who is not None:
+                if " · collect" in title(table) and moves_on(table):
+                    ix = await fake.click(who, table,
+                                          custom_id=rng.choice(moves_on(table)).custom_id)
+                    await ix.wait_response()
+                else:
+                    hand = await driver.open_hand(who, table)
+                    plays = [b for b in hand.buttons() if b.label != "Refresh"]
+                    if my_turn(hand) and plays:
+                        # A stand-in may take the turn first, as it may from a person.
+                        ix = await fake.click(who, hand, custom_id=plays[0].custom_id)
+                        await ix.wait_response()
+            elif kind == "wrong" and moves_on(table):
+                other = rng.choice([p for p in PLAYERS if p != who])
+                ix = await fake.click(other, table, custom_id=moves_on(table)[0].custom_id)
+                assert (await ix.wait_response()).ephemeral
+            elif kind == "double-ping" and who is not None:
+                pings = [p for p in live_pings(fake) if moves_on(p)]
+                if pings:
+                    button = rng.choice(moves_on(pings[-1]))
+                    taps = await asyncio.gather(*(fake.click(who, pings[-1],
+                                                             custom_id=button.custom_id)
+                                                  for _ in range(2)))
+                    for tap in taps:
+                        await tap.wait_response()
+            elif kind == "double-table" and who is not None and moves_on(table):
+                button = rng.choice(moves_on(table))
+                taps = await asyncio.gather(*(fake.click(who, table, custom_id=button.custom_id)
+                                              for _ in range(2)))
+                for tap in taps:
+                    await tap.wait_response()
+            elif kind == "timeout":
+                clock.advance(TIMER + 1)
+            elif kind == "restart":
+                if rng.random() < 0.5:
+                    await hard_stop(bot)
+                await stack.aclose()
+                await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
+                bot = await stack.enter_async_context(
+                    running_bot(fake, path, clock=clock, seed=seed))
+            elif kind == "end-race" and is_over(table):
+                ix, _asked = await driver.click("ann", table, "End table", expect=4)
+                question = await ix.wait_message()
+                await driver.click(rng.choice(["bob", "cy"]), table, "Next hand")
+                ix, refused = await driver.click("ann", question, "End the table", expect=4)
+                assert "out of date" in refused.data["content"]
+                assert stored(bot) is not None and stored(bot).is_open
+            await converged(fake, bot, table, clock)
+    print("steps:", " ".join(kinds))
