@@ -21,7 +21,7 @@ bypass the catalogue):
   Hungarian does after a number; French has its own two forms.
 * **Cards.** ``render.card_text(card, lang)``: the language's letters with the bot's suit
   colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``). A
-  private message draws its cards inside ``render.table_letters(public)``, so they show the
+  private message draws its cards with ``letters=`` the server's language, so they show the
   server's letters, as on the table, while its sentences follow the reader.
 * **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
   ``sentence(refusal, lang)``). The engine's refusals are translated by rule number

@@ -258,15 +258,15 @@ class OpenHands:
 def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
               letters: Lang | None = None) -> Drawn:
     """The owner's hand as it is now, in their language, with ``note``, its cards in the
-    table's ``letters`` (``render.table_letters``); once the table is closed, saying so and
-    without controls (every drawing of a hand goes through here, so a redraw, a tap and
-    **Refresh** show the same)."""
-    with render.table_letters(letters or lang):
-        if table.is_open:
-            return render.hand_message(table, user_id, note=note, lang=lang)
-        closed = translator(lang).gettext("This table is closed.")
-        embed, _controls = render.hand_message(
-            table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang)
+    table's ``letters``; once the table is closed, saying so and without controls (every
+    drawing of a hand goes through here, so a redraw, a tap and **Refresh** show the
+    same)."""
+    if table.is_open:
+        return render.hand_message(table, user_id, note=note, lang=lang, letters=letters)
+    closed = translator(lang).gettext("This table is closed.")
+    embed, _controls = render.hand_message(
+        table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang,
+        letters=letters)
     return embed, Buttons()
 
 

@@ -31,7 +31,6 @@ from cogs.render.text import (
     rules_line,
     safe_name,
     seed_reveal,
-    table_letters,
     timer_line,
 )
 
@@ -40,6 +39,6 @@ __all__ = [
     "fair_message",
     "hand_message", "jump_url", "log_lines", "message_url", "moves_message",
     "next_dealer_sentence", "next_hand_seats", "ping_message", "rules_line", "rules_text",
-    "safe_name", "seed_reveal", "seed_revealed", "table_embed", "table_letters", "table_view",
+    "safe_name", "seed_reveal", "seed_revealed", "table_embed", "table_view",
     "timer_line", "turn_text", "turns",
 ]

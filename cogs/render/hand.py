@@ -14,9 +14,10 @@ from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, translator
 
 
-def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT
-                 ) -> tuple[discord.Embed, discord.ui.View]:
-    """The player's stack or hand, and in phase two their controls, in their own language."""
+def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT,
+                 *, letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
+    """The player's stack or hand, and in phase two their controls, in their own language,
+    the cards in the table's ``letters`` (``card_text``)."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     view = table.view_of_user(user_id)
@@ -29,7 +30,7 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
     t = table.id
     count = len(view.own)
     if view.phase == Phase.COLLECT:
-        stack = " ".join(card_text(c, lang) for c in view.own) or _("*empty*")
+        stack = " ".join(card_text(c, lang, letters) for c in view.own) or _("*empty*")
         embed = discord.Embed(
             title=n_("Your stack — {count} card", "Your stack — {count} cards",
                      count).format(count=count),
@@ -41,10 +42,10 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
         embed = discord.Embed(
             title=n_("Your hand — {count} card", "Your hand — {count} cards",
                      count).format(count=count),
-            colour=COLOUR, description=hand_text(view.own, view.trump, lang))
-        embed.add_field(name=_("Now"), value=_hand_status(table, view, lang), inline=False)
+            colour=COLOUR, description=hand_text(view.own, view.trump, lang, letters))
+        embed.add_field(name=_("Now"), value=_hand_status(table, view, lang, letters), inline=False)
         if view.my_turn:
-            _add_play_controls(buttons, t, view, lang)
+            _add_play_controls(buttons, t, view, lang, letters)
     if note:
         embed.add_field(name=_("Note"), value=note[:1024], inline=False)
     buttons.add_item(NLKButton(button_id(t, None, Look.HAND), _("Refresh"),
@@ -55,7 +56,8 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
     return embed, buttons
 
 
-def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
+def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT,
+                 letters: Lang | None = None) -> str:
     _ = translator(lang).gettext
     if view.is_over:
         assert view.loser is not None
@@ -80,8 +82,8 @@ def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
         return _("Not your turn yet.")
     if not view.trick:
         return _("**Your lead**: play any card.")
-    top = card_text(view.trick[-1][1], lang)
-    bottom = card_text(view.trick[0][1], lang)
+    top = card_text(view.trick[-1][1], lang, letters)
+    bottom = card_text(view.trick[0][1], lang, letters)
     plays = [a for a in view.legal if a.act == Act.PLAY]
     if not plays:
         return _("**Your turn**: nothing beats {top}, so take {bottom}.").format(
@@ -90,7 +92,7 @@ def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
 
 
 def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
-                       lang: Lang = DEFAULT) -> None:
+                       lang: Lang = DEFAULT, letters: Lang | None = None) -> None:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     plays = [a.card for a in view.legal if a.act == Act.PLAY and a.card is not None]
@@ -101,13 +103,13 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
             style = discord.ButtonStyle.primary if card.suit == trump else \
                 discord.ButtonStyle.secondary
             buttons.add_item(NLKButton(button_id(t, v, Move.PLAY, str(card)),
-                                       card_text(card, lang), style, row=i // 5))
+                                       card_text(card, lang, letters), style, row=i // 5))
     else:
         # Too many for buttons: one select per suit (a suit never has more than 13 cards).
         suits = sorted({c.suit for c in plays}, key=lambda s: (s == trump, s))
         for row, suit in enumerate(suits):
             cards = sorted(c for c in plays if c.suit == suit)
-            options = [discord.SelectOption(label=card_text(c, lang), value=str(c))
+            options = [discord.SelectOption(label=card_text(c, lang, letters), value=str(c))
                        for c in cards]
             if suit == trump:
                 placeholder = n_("Play {suit} (trump) — {count} card",
@@ -122,5 +124,5 @@ def _add_play_controls(buttons: discord.ui.View, t: int, view: SeatView,
     if any(a.act == Act.TAKE for a in view.legal):
         bottom = view.trick[0][1]
         buttons.add_item(NLKButton(button_id(t, v, Move.TAKE),
-                                   _("Take {card}").format(card=card_text(bottom, lang)),
+                                   _("Take {card}").format(card=card_text(bottom, lang, letters)),
                                    discord.ButtonStyle.danger, row=4))

@@ -56,7 +56,8 @@ def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
 
 
 def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
-              limit: int | None = None, lang: Lang = DEFAULT) -> str:
+              limit: int | None = None, lang: Lang = DEFAULT, letters: Lang | None = None
+              ) -> str:
     """``gave 9♥️ to ann, drew J♠︎, kept it``, with the marks of moves nobody chose;
     cut from the front to ``limit`` characters (the latest moves matter most)."""
     _ = translator(lang).gettext
@@ -80,7 +81,7 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
         tail = " · " + ", ".join(legend) if legend else ""
     drawn = None
     for i, event in turn.moves:
-        shown = card_text(event.card, lang)
+        shown = card_text(event.card, lang, letters)
         if event.act == Act.GIVE:
             assert event.to is not None
             target = names[event.to]
@@ -104,12 +105,13 @@ def _said(marked: dict[Mark, str], mark: Mark | None) -> str:
     return "" if mark is None else marked.get(mark, "")
 
 
-def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
+def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
+              letters: Lang | None = None) -> list[str]:
     """The hand's public history, a line per turn; drawn from the public view only, which
     holds what everyone saw happen and never a hidden hand."""
     _ = translator(lang).gettext
     names = tuple(safe_name(p) for p in view.players)
-    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang)}"
+    dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
     shed = False
@@ -118,7 +120,8 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
             shed = True
             lines.append(_("**Shed** · trump {suit}").format(
                 suit=suit_mark(SUITS.index(view.trump))) if view.trump else _("**Shed**"))
-        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks, None, lang)}")
+        said = turn_text(turn, names, table.marks, None, lang, letters)
+        lines.append(f"{names[turn.seat]}: {said}")
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines

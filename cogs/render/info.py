@@ -14,13 +14,14 @@ from rules import Variant, commitment
 from rules.i18n import DEFAULT, Lang, translator
 
 
-def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT
-                  ) -> tuple[discord.Embed, discord.ui.View]:
-    """One page of the hand's moves (None: the latest page), with buttons to turn pages."""
+def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT, *,
+                  letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
+    """One page of the hand's moves (None: the latest page), with buttons to turn pages,
+    the cards in the table's ``letters``."""
     _ = translator(lang).gettext
     view = table.public_view()
     assert view is not None
-    pages = log_pages(log_lines(table, view, lang))
+    pages = log_pages(log_lines(table, view, lang, letters))
     last = len(pages) - 1
     shown = last if page is None else max(0, min(page, last))
     embed = discord.Embed(title=_("NLK · hand {number} · moves").format(

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 import discord
 
@@ -89,35 +86,16 @@ def suit_mark(suit: int) -> str:
     return SUIT_MARKS[suit]
 
 
-# The letters cards are drawn with, when not the words' language (see ``table_letters``).
-_LETTERS: ContextVar[Lang | None] = ContextVar("letters", default=None)
-
-
-@contextmanager
-def table_letters(lang: Lang) -> Iterator[None]:
-    """Inside, cards show ``lang``'s letters whatever language the words are in.
-
-    One card never reads two ways to one person: the table message and the pings show the
-    server's letters, so a private message (your hand, its buttons, Moves) does too, while
-    its sentences follow your own language. A French player on an English server reads
-    "Take J♥️" in French words, as J♥️ is written on the table."""
-    token = _LETTERS.set(lang)
-    try:
-        yield
-    finally:
-        _LETTERS.reset(token)
-
-
-def letters(lang: Lang) -> Lang:
-    """The language whose letters cards are drawn in now."""
-    return _LETTERS.get() or lang
-
-
-def card_text(card: Card, lang: Lang = DEFAULT) -> str:
+def card_text(card: Card, lang: Lang = DEFAULT, letters: Lang | None = None) -> str:
     """A card as the bot shows it on Discord, in the language's letters and with the suit's
     colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
-    ``10♥``; input stays ``TH``); inside ``table_letters``, in the table's letters."""
-    return rank_text(card.rank, letters(lang)) + SUIT_MARKS[card.suit]
+    ``10♥``; input stays ``TH``).
+
+    ``letters``: the table's language, when it is not the reader's. One card never reads two
+    ways to one person: the table message and the pings show the server's letters, so a
+    private message (your hand, its buttons, Moves) does too, while its sentences follow your
+    own language. A French player on an English server reads "Ramasser J♥️"."""
+    return rank_text(card.rank, letters or lang) + SUIT_MARKS[card.suit]
 
 
 def rules_line(variant: Variant, lang: Lang = DEFAULT) -> str:
@@ -139,8 +117,9 @@ def short_names(players: tuple[str, ...]) -> tuple[str, ...]:
                                                                          strict=True))
 
 
-def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT) -> str:
-    """A hand by suit, trumps last: ``♠︎ 7 9 J · ♥️ 8 Q``."""
+def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT,
+              letters: Lang | None = None) -> str:
+    """A hand by suit, trumps last: ``♠︎ 7 9 J · ♥️ 8 Q`` (ranks in ``letters``)."""
     _ = translator(lang).gettext
     if not cards:
         return _("*no cards*")
@@ -149,7 +128,7 @@ def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT) 
                                                          if trump_index is not None else [])
     parts = []
     for s in suits:
-        ranks = [rank_text(c.rank, letters(lang)) for c in sorted(cards) if c.suit == s]
+        ranks = [rank_text(c.rank, letters or lang) for c in sorted(cards) if c.suit == s]
         if ranks:
             mark = " " + _("(trump)") if s == trump_index else ""
             parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")

@@ -33,7 +33,7 @@ from cogs.pictures import (
 )
 from cogs.pictures.replay import REPLAY_FILE
 from cogs.render import safe_name
-from cogs.render.text import message_url, table_letters
+from cogs.render.text import message_url
 from cogs.replay.ids import Act
 from cogs.replay.step import step_embed, step_scene, step_view
 from cogs.transport.posts import ChannelPosts
@@ -171,13 +171,12 @@ class Replays:
                      letters: Lang, style: str) -> tuple[discord.Embed, Picture | None]:
         """The step's words and, unless the reader chose text, its picture (its alt text
         in ``lang``, its cards in ``letters``)."""
-        with table_letters(letters):
-            embed = step_embed(opened, marks, step, lang)
-            try:
-                scene, alt = step_scene(step, lang, style == FOUR)
-            except Exception:
-                log.warning("could not build a replay picture; sending text", exc_info=True)
-                return embed, None
+        embed = step_embed(opened, marks, step, lang, letters=letters)
+        try:
+            scene, alt = step_scene(step, lang, style == FOUR, letters=letters)
+        except Exception:
+            log.warning("could not build a replay picture; sending text", exc_info=True)
+            return embed, None
         picture = None if style == OFF else await self.pictures.replay(scene, alt,
                                                                        REPLAY_FILE)
         if picture is None:  # text only: the table in the words of the picture's alt text

@@ -1,8 +1,8 @@
 """One replay step as a reader sees it: the move in words with its number, whose turn it is,
 at the end the finishing order and the loser; its picture's scene; and the step buttons.
 
-Words follow the reader's language, cards the server's letters (the caller wraps this in
-``table_letters``), as every private message does.
+Words follow the reader's language, cards the server's letters (``letters``), as every
+private message does.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bot.guilds.replays import Opened
 from cogs.pictures.replay import ReplayScene, replay_scene
 from cogs.render import COLOUR, safe_name
 from cogs.render.history import Turn, turn_text
-from cogs.render.text import letters, suit_mark
+from cogs.render.text import suit_mark
 from cogs.replay.ids import Act, replay_id
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import Phase
@@ -23,8 +23,8 @@ from rules.steps import Landmarks, Step
 JUMPS = 25  # a select menu offers 25 options at most
 
 
-def step_embed(opened: Opened, marks: Landmarks, step: Step, lang: Lang = DEFAULT
-               ) -> discord.Embed:
+def step_embed(opened: Opened, marks: Landmarks, step: Step, lang: Lang = DEFAULT, *,
+               letters: Lang | None = None) -> discord.Embed:
     """The step in words: title, the move, the phase, whose turn, and at the end the
     finishing order with the loser."""
     _ = translator(lang).gettext
@@ -48,7 +48,8 @@ def step_embed(opened: Opened, marks: Landmarks, step: Step, lang: Lang = DEFAUL
         moves = tuple((i, event) for i, event in enumerate(step.events))
         move = _("{name}: {move}").format(
             name=names[step.mover],
-            move=turn_text(Turn(step.mover, moves), names, {}, None, lang)) if moves else ""
+            move=turn_text(Turn(step.mover, moves), names, {}, None, lang,
+                           letters)) if moves else ""
     lines.append(f"**{counter}** · {move}")
     if game.phase is Phase.COLLECT:
         lines.append(_("**Collect**"))
@@ -70,10 +71,10 @@ def step_embed(opened: Opened, marks: Landmarks, step: Step, lang: Lang = DEFAUL
     return embed
 
 
-def step_scene(step: Step, lang: Lang, four: bool) -> tuple[ReplayScene, str]:
-    """The step's picture and its alt text: words in ``lang``, cards in the letters now in
-    force."""
-    return replay_scene(step.game, lang, four, letters(lang))
+def step_scene(step: Step, lang: Lang, four: bool, *, letters: Lang | None = None
+               ) -> tuple[ReplayScene, str]:
+    """The step's picture and its alt text: words in ``lang``, cards in ``letters``."""
+    return replay_scene(step.game, lang, four, letters or lang)
 
 
 def step_view(opened: Opened, marks: Landmarks, at: int, lang: Lang = DEFAULT

@@ -221,9 +221,8 @@ class Clicks:
         if table.public_view() is None:
             raise NotPlaying("lobby")
         letters = await self.languages.public(interaction.guild_id, interaction)
-        with render.table_letters(letters):
-            embed, view = render.moves_message(table, int(arg) if arg else None,
-                                               lang_of(interaction))
+        embed, view = render.moves_message(table, int(arg) if arg else None,
+                                           lang_of(interaction), letters=letters)
         if is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
