@@ -33,6 +33,7 @@ from bot.guilds.service import GuildService
 from bot.settings import Settings
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
+from bot.tasks import Tasks
 from cogs.client import NLKClient
 from cogs.commands.nlk import NLK
 from cogs.i18n.translator import NLKTranslator
@@ -310,12 +311,10 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
             return
         # A service manager stops the bot with SIGTERM: close the gateway and the database
         # cleanly, as on Ctrl-C.
-        stopping: set[asyncio.Task[None]] = set()
+        stopping = Tasks()
 
         def stop() -> None:
-            task = asyncio.ensure_future(bot.close())
-            stopping.add(task)  # keep a reference until the shutdown is done
-            task.add_done_callback(stopping.discard)
+            stopping.start(bot.close())
 
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)

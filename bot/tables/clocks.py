@@ -19,13 +19,13 @@ from typing import Protocol
 
 from bot.errors import Refusal
 from bot.tables.service import AILevel, Change, Table, TableService
+from bot.tasks import backoff
 from rules.ai import DEFAULT_BUDGET_MS, choose
 
 log = logging.getLogger(__name__)
 
 REMINDER_SECONDS = 15.0
 IDLE_CHECK_SECONDS = 60.0
-RETRY_SECONDS = (1.0, 2.0, 5.0, 15.0, 60.0)  # after a failed step, then every minute
 
 
 class Step(Enum):
@@ -150,7 +150,7 @@ class Clocks:
                     # Report a persisting failure once, then back off rather than spin.
                     if clock.failures == 0:
                         log.exception("table %s: the %s step failed", table_id, what.value)
-                    pause = RETRY_SECONDS[min(clock.failures, len(RETRY_SECONDS) - 1)]
+                    pause = backoff(clock.failures + 1)
                     clock.failures += 1
                     await clock.sleep(pause)
         finally:

@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from bot.tables.service import Table
+from bot.tasks import Tasks
 from cogs.client import Interaction
 from cogs.live.coalesce import Coalescer
 from rules.i18n import Lang
@@ -108,7 +109,7 @@ class LiveTable:
         self.hands: dict[int, OpenHand] = {}
         self.hand_locks: dict[int, asyncio.Lock] = {}
         self.redraws: Coalescer[Table] = Coalescer(redraw, log, failed=self._drop_hands)
-        self.tasks: set[asyncio.Task[None]] = set()  # deletes, checks and other short work
+        self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
         self._settle = settle
 
     def borrow(self, now: float, max_age: float) -> tuple[Interaction, float] | None:
@@ -129,13 +130,9 @@ class LiveTable:
 
     def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run ``work`` as this table's own background task."""
-        task = asyncio.create_task(work)
-        self.tasks.add(task)
-        task.add_done_callback(self._done)
-        return task
+        return self.tasks.start(work)
 
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self.tasks.discard(task)
+    def _done(self, _task: asyncio.Task[None]) -> None:
         self.settle()
 
     def _drop_hands(self, _table_id: int) -> None:
@@ -160,10 +157,7 @@ class LiveTable:
 
     async def close(self) -> None:
         """Stop every task this table holds and free its state (shutting down)."""
-        tasks = [task for task in self.tasks if not task.done()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.tasks.cancel()
         await self.edits.close()
         await self.redraws.close()
         await self.pinging.close()

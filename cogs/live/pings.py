@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.tables.service import Table, TableService
+from bot.tasks import Tasks
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
@@ -211,8 +212,8 @@ class Pings:
         # forget), so that a restart deletes those whose turn is over.
         self._writes: dict[str, str | None] = {}
         self._writer: asyncio.Task[None] | None = None
-        self._deleting: set[asyncio.Task[None]] = set()  # given a grace at shutdown
-        self._chores: set[asyncio.Task[None]] = set()  # deleting what the last run left
+        self._deleting = Tasks()  # given a grace at shutdown
+        self._chores = Tasks()  # deleting what the last run left
 
     def tracked(self) -> int:
         return len(self._chores)
@@ -322,7 +323,7 @@ class Pings:
 
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
-        self._deleting_task(live.background(self._delete(table.channel_id, ping, table.id)))
+        self._deleting.keep(live.background(self._delete(table.channel_id, ping, table.id)))
 
     async def announce_end(self, table: Table, interaction: Interaction | None
                            ) -> None:
@@ -353,9 +354,6 @@ class Pings:
         await self.io.post(table, content, None, None, through)
 
 
-    def _deleting_task(self, task: asyncio.Task[None]) -> None:
-        self._deleting.add(task)
-        task.add_done_callback(self._deleting.discard)
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
@@ -368,13 +366,8 @@ class Pings:
         would stay written down, and the next start would delete it a second time), then
         stop and write down the pings still live."""
         self.closed = True
-        deleting = [task for task in self._deleting if not task.done()]
-        if deleting:
-            await asyncio.wait(deleting, timeout=PING_GRACE)
-        chores = [task for task in self._chores if not task.done()]
-        for task in chores:
-            task.cancel()
-        await asyncio.gather(*chores, return_exceptions=True)
+        await self._deleting.wait(PING_GRACE)
+        await self._chores.cancel()
 
     async def write_down(self) -> None:
         """Write down what is left to write (after the owners have stopped)."""
@@ -449,9 +442,7 @@ class Pings:
         for table_id, message_id, channel_id in stale:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))
         for channel_id, left in by_channel.items():
-            task = asyncio.create_task(self._delete_left(channel_id, left))
-            self._chores.add(task)
-            task.add_done_callback(self._chores.discard)
+            self._chores.start(self._delete_left(channel_id, left))
         if self._writes:
             self._write_soon()
         for table in tables:
@@ -487,13 +478,7 @@ class Pings:
             else:
                 self._note(table_id, message_id, None)
         for work in deletes:
-            self._deleting_task(self._chore(work))
-
-    def _chore(self, work: Any) -> asyncio.Task[None]:
-        task: asyncio.Task[None] = asyncio.create_task(work)
-        self._chores.add(task)
-        task.add_done_callback(self._chores.discard)
-        return task
+            self._deleting.keep(self._chores.start(work))
 
     def _can_read_history(self, channel_id: int) -> bool:
         channel = self.client.get_channel(channel_id)

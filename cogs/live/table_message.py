@@ -16,8 +16,8 @@ from contextlib import suppress
 
 import discord
 
-from bot.tables.clocks import RETRY_SECONDS
 from bot.tables.service import Table, TableService
+from bot.tasks import backoff
 from cogs.i18n.translator import Languages
 from cogs.live.owner import Drawing, LiveTable, LiveTables
 from cogs.live.shown import ShownRecord, carries, draw, fingerprint
@@ -319,8 +319,7 @@ class TableMessages:
                     live.edits.discard(table_id)
                     live.settle()
                     break
-                await asyncio.sleep(RETRY_SECONDS[min(failures - 1,
-                                                      len(RETRY_SECONDS) - 1)])
+                await asyncio.sleep(backoff(failures))
                 continue
             if failures:
                 log.info("table %s: its message is up to date again after %d failed "

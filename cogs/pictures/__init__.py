@@ -25,6 +25,7 @@ import discord
 
 from bot.db.records import TableStatus
 from bot.tables.service import Table
+from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     FONTS,
@@ -159,7 +160,7 @@ class Pictures:
         self.broken: str | None = None  # why pictures are off for this run, once logged
         self._failed: set[str] = set()  # kinds of drawing failure already logged
         self.turns = Turns()
-        self._late: set[asyncio.Task[Picture | None]] = set()  # drawings answers left behind
+        self._late = Tasks()  # drawings answers left behind
         self.answer_wait = ANSWER_WAIT
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
@@ -252,8 +253,7 @@ class Pictures:
             await asyncio.wait((task,), timeout=self.answer_wait)
         if task.done():
             return task.result()
-        self._late.add(task)
-        task.add_done_callback(self._late.discard)
+        self._late.keep(task)
         return LATE
 
     def warm(self) -> None:
