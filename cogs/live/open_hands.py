@@ -85,14 +85,14 @@ class OpenHands:
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            live.hands[user_id] = OpenHand(interaction, self.clock(), -1, None, letters)
+            live.follow_hand(user_id, OpenHand(interaction, self.clock(), -1, None, letters))
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.guild_id)
-            live.hands[user_id] = OpenHand(
+            live.follow_hand(user_id, OpenHand(
                 interaction, self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
-                letters)
+                letters))
         live.redraws.keep(table)
 
     def newest(self, table: Table) -> Table:
@@ -154,7 +154,7 @@ class OpenHands:
         hand = live.hands.get(user_id) if live is not None else None
         if live is None or hand is None:
             return
-        hand.looks, hand.revision = None, -1
+        hand.unsure()
         live.redraws.put(table)
 
     @asynccontextmanager
@@ -163,7 +163,7 @@ class OpenHands:
         lands first, and none starts until the answer is sent (then ``opened`` has
         recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
         live = self.tables.of(table)
-        lock = live.hand_locks.setdefault(user_id, asyncio.Lock())
+        lock = live.hand_lock(user_id)
         held = False
         with suppress(asyncio.TimeoutError):
             held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
@@ -172,15 +172,7 @@ class OpenHands:
         finally:
             if held:
                 lock.release()
-            self._free_lock(live, user_id)
-
-    def _free_lock(self, live: LiveTable, user_id: int) -> None:
-        """Drop a lock nobody holds for a hand no longer kept (the table closed, say)."""
-        lock = live.hand_locks.get(user_id)
-        if lock is None or lock.locked() or user_id in live.hands:
-            return
-        del live.hand_locks[user_id]
-        live.settle()
+            live.free_hand_lock(user_id)
 
     def changed(self, table: Table) -> None:
         """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
@@ -199,10 +191,8 @@ class OpenHands:
             table = live.redraws.latest(table_id)
             if table is None:
                 break
-            now = self.clock()
+            live.drop_stale_hands(self.clock(), self.lifetime)
             hands = live.hands
-            for user_id in [u for u, h in hands.items() if now - h.since > self.lifetime]:
-                del hands[user_id]  # its token is about to lapse
             due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
             if due:
                 await asyncio.gather(*(self._redraw(live, table, u, h) for u, h in due))
@@ -215,11 +205,11 @@ class OpenHands:
                       hand: OpenHand) -> None:
         """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
         is being answered (then its answer draws the newest state)."""
-        async with live.hand_locks.setdefault(user_id, asyncio.Lock()):
+        async with live.hand_lock(user_id):
             if live.hands.get(user_id) is not hand or hand.revision >= table.revision:
                 return  # answered meanwhile: ``opened`` replaced it
             await self._edit(live, table, user_id, hand)
-        self._free_lock(live, user_id)
+        live.free_hand_lock(user_id)
 
     async def _edit(self, live: LiveTable, table: Table, user_id: int,
                     hand: OpenHand) -> None:
@@ -230,29 +220,24 @@ class OpenHands:
         key = key_of(found)
         looks = _looks(embed, view, key)
         if looks == hand.looks:
-            hand.revision = table.revision
+            hand.drawn(table.revision, looks)
             return
         picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
         files = edit_files(embed, picture)
         if hand.looks is not None and picture is not None and hand.looks[2] == key:
             del files["attachments"]  # the same picture: the message keeps its file
-        hand.pending = True
-        try:
-            await hand.interaction.edit_original_response(embed=embed, view=view, **files)
-        except discord.NotFound:
-            self._drop(live, user_id, hand)  # dismissed, or the token has lapsed
-            return
-        except discord.HTTPException:
-            log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
-            self._drop(live, user_id, hand)
-            return
-        finally:
-            hand.pending = False
-        hand.revision, hand.looks = table.revision, looks
-
-    def _drop(self, live: LiveTable, user_id: int, hand: OpenHand) -> None:
-        if live.hands.get(user_id) is hand:
-            del live.hands[user_id]
+        with hand.redrawing():
+            try:
+                await hand.interaction.edit_original_response(embed=embed, view=view,
+                                                              **files)
+            except discord.NotFound:
+                live.drop_hand(user_id, hand)  # dismissed, or the token has lapsed
+                return
+            except discord.HTTPException:
+                log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
+                live.drop_hand(user_id, hand)
+                return
+        hand.drawn(table.revision, looks)
 
 
 def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,

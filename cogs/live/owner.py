@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +72,23 @@ class OpenHand:
     letters: Lang | None = None  # the table's language, whose letters its cards show
     pending: bool = False  # an edit through its token is on its way
 
+    def drawn(self, revision: int, looks: Any) -> None:
+        """It now shows ``revision``, looking like ``looks``."""
+        self.revision, self.looks = revision, looks
+
+    def unsure(self) -> None:
+        """What it shows is not known (its picture came late): redraw it."""
+        self.revision, self.looks = -1, None
+
+    @contextmanager
+    def redrawing(self) -> Iterator[None]:
+        """While an edit through its token is on its way."""
+        self.pending = True
+        try:
+            yield
+        finally:
+            self.pending = False
+
 
 @dataclass(frozen=True)
 class Drawing:
@@ -117,6 +135,76 @@ class LiveTable:
         if self.recent is not None and now - self.recent[1] > max_age:
             self.recent = None
         return self.recent
+
+    # --- what the table message shows (``TableMessages`` reports, the owner records) --------
+
+    def message_shows(self, revision: int) -> None:
+        """The table message now shows ``revision`` (or something newer already)."""
+        self.shown_revision = max(self.shown_revision, revision)
+
+    def message_posted(self, revision: int) -> None:
+        """The table message was posted afresh, showing ``revision``."""
+        self.gone = False
+        self.shown_revision = revision
+
+    def message_gone(self) -> None:
+        """The table message was found deleted: post it anew, whatever it showed."""
+        self.gone = True
+        self.shown_revision = -1
+
+    def message_drawn_in_current_style(self) -> None:
+        """A drawing in the server's language and style now is on its way."""
+        self.restyle = False
+
+    def message_restyled(self) -> None:
+        """The server's language or style changed: draw the message again."""
+        self.restyle = True
+
+    def may_check_message(self, now: float, every: float) -> bool:
+        """Whether to look for a deleted table message now (at most once ``every`` s)."""
+        if now - self.checked_at < every:
+            return False
+        self.checked_at = now
+        return True
+
+    # --- the ping (``Pings`` reports, the owner records) ---------------------------------------
+
+    def show_ping(self, ping: Ping | None) -> None:
+        """``ping`` is now the table's live ping (None: none)."""
+        self.ping = ping
+
+    def remind_of(self, turn: tuple[int, int]) -> None:
+        """The clock reminded the person to act of ``turn``."""
+        self.reminded = turn
+
+    # --- open hands (``OpenHands`` reports, the owner records) ---------------------------------
+
+    def follow_hand(self, user_id: int, hand: OpenHand) -> None:
+        self.hands[user_id] = hand
+
+    def drop_hand(self, user_id: int, hand: OpenHand) -> None:
+        """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""
+        if self.hands.get(user_id) is hand:
+            del self.hands[user_id]
+
+    def drop_stale_hands(self, now: float, lifetime: float) -> None:
+        """Stop following hands whose token is about to lapse."""
+        for user_id in [u for u, h in self.hands.items() if now - h.since > lifetime]:
+            del self.hands[user_id]
+
+    def hand_lock(self, user_id: int) -> asyncio.Lock:
+        """The lock that keeps a redraw of ``user_id``'s hand and a tap's answer apart."""
+        return self.hand_locks.setdefault(user_id, asyncio.Lock())
+
+    def free_hand_lock(self, user_id: int) -> None:
+        """Drop a lock nobody holds for a hand no longer followed."""
+        lock = self.hand_locks.get(user_id)
+        if lock is None or lock.locked() or user_id in self.hands:
+            return
+        del self.hand_locks[user_id]
+        self.settle()
+
+    # --- interactions at the table -------------------------------------------------------------
 
     def heard(self, interaction: Interaction) -> None:
         """``interaction`` was answered at the table: pings may go through its token."""

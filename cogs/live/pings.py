@@ -233,7 +233,7 @@ class Pings:
                 table.ai_to_act() is not None or self.service.clock() >= deadline:
             return
         live = self.tables.of(table)
-        live.reminded = turn
+        live.remind_of(turn)
         self.changed(table)
 
     def want(self, table: Table) -> PingWant | None:
@@ -278,7 +278,7 @@ class Pings:
                 continue
             if want is None:
                 assert shown is not None
-                live.ping = None
+                live.show_ping(None)
                 self._retire(live, table, shown)
             elif shown is None or needs_new_ping(shown.want, want):
                 if not await self._post(live, table, want):
@@ -287,7 +287,7 @@ class Pings:
                 if shown is not None:
                     self._retire(live, table, shown)
             elif not await self._edit(live, table, shown, want):
-                live.ping = None  # someone deleted it: post a fresh one
+                live.show_ping(None)  # someone deleted it: post a fresh one
                 self._note(table.id, shown.message.id, None)
         if live is not None:
             live.settle()
@@ -300,7 +300,7 @@ class Pings:
                                            live.borrow(time.monotonic(), BORROW_SECONDS))
         if message is None:
             return False
-        live.ping = Ping(message, want, time.monotonic() if sent is None else sent)
+        live.show_ping(Ping(message, want, time.monotonic() if sent is None else sent))
         self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
         return True
 
@@ -314,7 +314,7 @@ class Pings:
         except discord.HTTPException:
             # Not the ping's fault: post a fresh one rather than leave stale buttons.
             log.info("table %s: could not edit its turn ping; posting it again", table.id)
-            live.ping = None
+            live.show_ping(None)
             self._retire(live, table, shown)
             return True
         shown.want = want
@@ -436,8 +436,8 @@ class Pings:
             table = open_tables[table_id]
             # Posted by the last run: no token to edit it through, and what it shows is
             # what was written down (its deadline is renewed: the clock restarted).
-            self.tables.of(table).ping = Ping(discord.Object(message_id), record.shown(table),
-                                              -math.inf)
+            self.tables.of(table).show_ping(
+                Ping(discord.Object(message_id), record.shown(table), -math.inf))
         by_channel: dict[int, list[tuple[int, int]]] = {}
         for table_id, message_id, channel_id in stale:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))

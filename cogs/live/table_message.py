@@ -65,7 +65,7 @@ class TableMessages:
         live = self.tables.of(table)
         if table.revision >= live.shown_revision:
             self._remember(table, drawing)
-        live.shown_revision = max(live.shown_revision, table.revision)
+        live.message_shows(table.revision)
         latest = live.edits.latest(table.id)
         if latest is not None and latest.revision <= table.revision and not live.restyle:
             live.edits.discard(table.id)
@@ -90,15 +90,14 @@ class TableMessages:
     def redraw(self, table: Table) -> None:
         """Draw the table message again, paced, though it shows ``table``'s state (its
         server's language changed, or its picture was late for the answer)."""
-        self.tables.of(table).restyle = True
+        self.tables.of(table).message_restyled()
         self.request(table)
 
     def replaced(self, table: Table, drawing: Drawing, old_message_id: int | None) -> None:
         """An interaction posted the table message afresh (``drawing`` of ``table``): the
         old one, if any, is deleted so only one carries the table's buttons."""
         live = self.tables.of(table)
-        live.gone = False
-        live.shown_revision = table.revision  # the new message shows this, whatever the old did
+        live.message_posted(table.revision)  # the new one shows this, whatever the old did
         self._remember(table, drawing)
         if old_message_id is not None:
             live.background(self._retire(table.channel_id, old_message_id))
@@ -165,7 +164,7 @@ class TableMessages:
                 # Drawn after its last change (the time rules out a table that changed and
                 # changed back since) and as it would be drawn now.
                 if live.shown_revision < 0:
-                    live.shown_revision = table.revision
+                    live.message_shows(table.revision)
             else:
                 self.request(table)
 
@@ -204,10 +203,8 @@ class TableMessages:
         if self.closed or not table.is_open or table.message_id is None:
             return
         live = self.tables.of(table)
-        now = time.monotonic()
-        if now - live.checked_at < CHECK_SECONDS:
+        if not live.may_check_message(time.monotonic(), CHECK_SECONDS):
             return
-        live.checked_at = now
         live.background(self._check(table.id))
 
     async def exists(self, table: Table) -> bool:
@@ -232,8 +229,7 @@ class TableMessages:
                          table.id, table.message_id)
                 live = self.tables.of(table)
                 self.attached.unknown(table.id)
-                live.gone = True
-                live.shown_revision = -1
+                live.message_gone()
                 self.request(table)
         except Exception:
             log.warning("table %s: could not check its message", table_id, exc_info=True)
@@ -333,7 +329,7 @@ class TableMessages:
 
     async def _edit(self, live: LiveTable, table: Table) -> Drawing:
         """Draw the table message in the server's language now, and send it."""
-        live.restyle = False  # a change of language from here on draws again
+        live.message_drawn_in_current_style()  # a change of language from here draws again
         lang = await self.languages.public(table.guild_id)
         drawing = draw(table, lang)
         picture = await self.picture(table, lang)
@@ -347,7 +343,7 @@ class TableMessages:
                                          **send_files(drawing.embed, picture))
             self.attached.sent(table.id, picture)
             await self.service.set_message(table.id, message.id)
-            live.gone = False
+            live.message_posted(table.revision)
             return drawing
         try:
             # An unchanged picture sends no file: the message keeps the one it has.
@@ -357,6 +353,6 @@ class TableMessages:
             self.attached.sent(table.id, picture)
         except discord.NotFound:
             # Someone deleted the table message: post a fresh one so the table stays playable.
-            live.gone = True
+            live.message_gone()
             raise _Gone() from None
         return drawing
