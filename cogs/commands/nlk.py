@@ -310,17 +310,7 @@ class NLK(commands.Cog):
     async def export_choices(self, interaction: Interaction, current: str
                              ) -> list[app_commands.Choice[str]]:
         """The channel's latest finished hands, newest first, those matching what is typed."""
-        if interaction.channel_id is None:
-            return []
-        _ = translator(lang_of(interaction)).gettext
-        choices = []
-        for record in await self.servers.finished_hands(interaction.channel_id):
-            value = f"{record.table_id}.{record.number}"
-            name = _("Table {table} · hand {number} · {players}").format(
-                table=record.table_id, number=record.number, players=", ".join(record.names))
-            if current.strip() in value or current.strip().lower() in name.lower():
-                choices.append(app_commands.Choice(name=name[:100], value=value))
-        return choices[:25]
+        return await hand_choices(self.servers, interaction, current)
 
     @nlk.command(name=NC_("command", "replay"),
                  description=L_("Step through a finished hand of this channel, or an exported "
