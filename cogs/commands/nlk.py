@@ -33,7 +33,7 @@ from cogs.render import stats
 from cogs.routes.clicks import Clicks, seated
 from cogs.routes.families import FAMILIES
 from rules import Variant
-from rules.i18n import Lang, translator
+from rules.i18n import Lang, shown_name, translator
 
 if TYPE_CHECKING:
     from bot.client import NLKBot
@@ -264,7 +264,7 @@ class NLK(commands.Cog):
                                 "file (default: the last one)."))
     @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
                                    "(42.3), as the table message shows them"))
-    @app_commands.rename(hand=NC_("command", "hand"))
+    @app_commands.rename(hand=NC_("deal", "hand"))  # a deal, not the command /nlk hand
     async def export(self, interaction: discord.Interaction[Any],
                      hand: app_commands.Range[str, 1, 40] | None = None) -> None:
         """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
@@ -295,7 +295,8 @@ class NLK(commands.Cog):
         for record in await self.servers.finished_hands(interaction.channel_id):
             value = f"{record.table_id}.{record.number}"
             name = _("Table {table} · hand {number} · {players}").format(
-                table=record.table_id, number=record.number, players=", ".join(record.names))
+                table=record.table_id, number=record.number,
+                players=", ".join(shown_name(n, lang_of(interaction)) for n in record.names))
             if current.strip() in value or current.strip().lower() in name.lower():
                 choices.append(app_commands.Choice(name=name[:100], value=value))
         return choices[:25]

@@ -30,8 +30,11 @@ bypass the catalogue):
 * **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
   ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context
   ``"command"`` (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` →
-  ``új`` and ``nouvelle``. Discord's naming rules are checked for every name in the catalogue
-  and again by the fake Discord when the tree is synced.
+  ``új`` and ``nouvelle``. A name that means something else in one place has a context of its
+  own: ``/nlk export``'s option ``hand`` is a deal (``NC_("deal", "hand")``: "leosztás",
+  "donne"), where the command ``/nlk hand`` is your cards ("lapjaim", "main"). Discord's
+  naming rules are checked for every name in the catalogue and again by the fake Discord
+  when the tree is synced.
 * **The catalogue.** After changing a sentence: extract, update, translate and compile as
   docs/translating.md says.
 """
@@ -76,15 +79,18 @@ class NLKTranslator(app_commands.Translator):
         lang = LOCALES.get(locale)
         if lang is None:
             return None  # Discord shows the English default
-        return translate_command_text(string.message, lang, context.location)
+        return translate_command_text(string.message, lang, context.location,
+                                      string.extras.get("context", NAME_CONTEXT))
 
 
 def translate_command_text(message: str, lang: Lang,
-                           location: app_commands.TranslationContextLocation) -> str | None:
-    """The catalogue's translation of a command's text, or None when it has none."""
+                           location: app_commands.TranslationContextLocation,
+                           name_context: str = NAME_CONTEXT) -> str | None:
+    """The catalogue's translation of a command's text, or None when it has none; a name is
+    looked up in its ``name_context`` (``NC_``'s first argument)."""
     catalogue = translator(lang)
     if location in NAMES:
-        found = catalogue.pgettext(NAME_CONTEXT, message)
+        found = catalogue.pgettext(name_context, message)
     else:
         found = catalogue.gettext(message)
     return found if found != message or lang == Lang.EN else None

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 from bot.db.records import Mark
 from bot.tables.service import Table
-from cogs.render.text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
+from cogs.render.text import (
+    FORCED_SYMBOL,
+    LOG_PAGE_CHARS,
+    card_text,
+    marks,
+    player_names,
+    suit_mark,
+)
 from rules import SeatView
 from rules.cards import SUITS
 from rules.engine import Event
@@ -108,7 +115,7 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
     """The hand's public history, a line per turn; drawn from the public view only, which
     holds what everyone saw happen and never a hidden hand."""
     _ = translator(lang).gettext
-    names = tuple(safe_name(p) for p in view.players)
+    names = player_names(view.players, lang)
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang)}"
                       for e in view.history if e.act == "deal")
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
@@ -118,7 +125,9 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT) -> list[str]:
             shed = True
             lines.append(_("**Shed** · trump {suit}").format(
                 suit=suit_mark(SUITS.index(view.trump))) if view.trump else _("**Shed**"))
-        lines.append(f"{names[turn.seat]}: {turn_text(turn, names, table.marks, None, lang)}")
+        # The catalogue's "{name}: {move}", so French puts its space before the colon.
+        lines.append(_("{name}: {move}").format(
+            name=names[turn.seat], move=turn_text(turn, names, table.marks, None, lang)))
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines

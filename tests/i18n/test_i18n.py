@@ -218,11 +218,19 @@ async def test_the_translator_names_the_real_commands_in_hungarian_and_french() 
                                                        Where.parameter_description)
                     assert described and len(described) <= 100, parameter.description
                 for choice in parameter.choices:
-                    assert translate_command_text(choice.name, lang, Where.choice_name)
+                    # None: the same words ("1 minute" in French), so Discord shows them.
+                    assert translate_command_text(choice.name, lang, Where.choice_name) \
+                        or _same_words(choice.name, lang), choice.name
     new = await translate.translate(_str("new"), Locale.hungarian, _ctx(Where.command_name))
     assert new == "új"
     assert await translate.translate(_str("new"), Locale.french,
                                      _ctx(Where.command_name)) == "nouvelle"
+
+
+def _same_words(message: str, lang: Lang) -> bool:
+    """Whether the catalogue translates ``message`` as the very same words."""
+    return any(m.id == message and m.string == message
+               for m in catalogue(catalogue_path(lang)))
 
 
 def _str(text: str):

@@ -124,7 +124,7 @@ def test_french_keeps_its_glossary() -> None:
     # The penalty pick-up is "ramasser" ("prendre" is winning a trick); "take a seat" and
     # the typed command 'take' are not it.
     taking = [t for m, t in pairs.items() if re.search(r"\b(take|takes|took)\b(?! a seat)", m)
-              and "'take'" not in m and "ramass" not in t]
+              and "“take”" not in m and "ramass" not in t]
     assert not taking, taking
     assert not [t for t in pairs.values() if re.search(r"\bpren(d|ez|ons|nent)\b", t)
                 and "place" not in t]
