@@ -42,9 +42,9 @@ async def test_one_person_plays_a_whole_hand_against_ai_seats(fake_discord, tmp_
         table = await driver.new_table("ann", seats=4)
         await driver.click("ann", table, "Add AI")
         await driver.click("ann", table, "Add AI")
-        await driver.click("ann", table, "Add strong AI")
         ix, response = await driver.click("bob", table, "Add AI", expect=4)
         assert "Only the host" in response.data["content"]
+        await driver.click("ann", table, "Add strong AI")
         assert "🤖" in table.text() and "AI 3 (strong)" in table.text()
         await driver.click("ann", table, "Start (host)")
         await driver.play_hand(table)
