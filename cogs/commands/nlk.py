@@ -340,8 +340,11 @@ class NLK(commands.Cog):
         before = await self.public(interaction)
         current = await self.servers.change_settings(
             guild_id, changes, can_manage=perms.manage_guild or perms.administrator)
+        if "allow_ai" in changes:  # the open tables show or hide their AI buttons
+            self.languages.changed(guild_id, current.language, current.allow_ai)
+            self.publisher.messages.relanguage(guild_id)
         if "language" in changes:
-            self.languages.changed(guild_id, current.language)
+            self.languages.changed(guild_id, current.language, current.allow_ai)
             if await self.public(interaction) != before:  # the open tables follow, paced
                 self.publisher.messages.relanguage(guild_id)
         if "pictures" in changes:

@@ -131,15 +131,27 @@ class Languages:
         self.client = client
         self._settings: dict[int, str | None] = {}
         self._locales: dict[int, Lang] = {}
+        # Whether each server lets hosts add AI players, read with its language: the table
+        # message offers no AI button that could only refuse.
+        self._ai: dict[int, bool] = {}
 
     def seen(self, interaction: discord.Interaction[Any]) -> None:
         """Remember the server's locale that an interaction carries."""
         if interaction.guild_id is not None and interaction.guild_locale is not None:
             self._locales[interaction.guild_id] = normalise(interaction.guild_locale)
 
-    def changed(self, guild_id: int, setting: str | None) -> None:
-        """``/nlk settings language`` saved a new choice (None: the server's own locale)."""
+    def changed(self, guild_id: int, setting: str | None,
+                allow_ai: bool | None = None) -> None:
+        """``/nlk settings`` saved a new language (None: the server's own locale) and, if
+        given, whether hosts may add AI players."""
         self._settings[guild_id] = setting
+        if allow_ai is not None:
+            self._ai[guild_id] = allow_ai
+
+    def ai_allowed(self, guild_id: int | None) -> bool:
+        """Whether the server lets hosts add AI players, as last read (``public`` reads it);
+        True until known, as the setting's default is."""
+        return self._ai.get(guild_id, True) if guild_id is not None else True
 
     async def public(self, guild_id: int | None,
                      interaction: discord.Interaction[Any] | None = None) -> Lang:
@@ -149,7 +161,9 @@ class Languages:
         if guild_id is None:
             return DEFAULT
         if guild_id not in self._settings and self.servers is not None:
-            self._settings[guild_id] = (await self.servers.settings(guild_id)).language
+            settings = await self.servers.settings(guild_id)
+            self._settings[guild_id] = settings.language
+            self._ai[guild_id] = settings.allow_ai
         setting = self._settings.get(guild_id)
         if setting:
             return normalise(setting)

@@ -157,3 +157,22 @@ def test_alt_text_keeps_french_typography():
     seat = game.to_act or 0
     _scene, hand_alt = hand_scene(table_for(game).seat_view(seat), Lang.FR, False)
     assert "\u202f: " in hand_alt and " : " not in hand_alt
+
+
+async def test_a_server_without_ai_players_shows_no_ai_button(fake_discord, tmp_path):
+    from tests.fakediscord.models import Perm
+    from tests.nlk_driver import running_bot
+
+    fake = fake_discord
+    fake.add_user("owner", permissions=Perm.MANAGE_GUILD)
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        await (await fake.slash("owner", None, "nlk", "settings",
+                                {"allow_ai": False})).wait_response()
+        table = await (await fake.slash("ann", None, "nlk", "new", {"seats": 3})).wait_message()
+        assert not [b for b in table.buttons() if "AI" in (b.label or "")]
+        await (await fake.slash("owner", None, "nlk", "settings",
+                                {"allow_ai": True})).wait_response()
+        # The open table follows the setting, with nobody touching it.
+        await fake.wait_until(lambda: any(b.label == "Add AI" for b in table.buttons()),
+                              timeout=10)
+    fake.assert_clean()
