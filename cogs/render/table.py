@@ -43,7 +43,7 @@ class Detail:
 
 
 DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
-           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 16, False))
+           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 14, False))
 
 
 def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
