@@ -194,6 +194,8 @@ def test_no_straight_quote_in_hungarian_or_french(lang: Lang) -> None:
     """Quotation marks are „…” in Hungarian and « … » in French; an apostrophe is ’."""
     straight = [t for _, t in translations(lang) if "'" in t or '"' in t]
     assert not straight, straight[:3]
+    foreign = "“«»" if lang == Lang.HU else "“”„"  # English or the other language's marks
+    assert not [t for _, t in translations(lang) if any(mark in t for mark in foreign)]
 
 
 def test_quotes_of_each_language() -> None:
