@@ -12,7 +12,7 @@ import contextlib
 import os
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from rules.actions import Action
@@ -329,7 +329,20 @@ def ask_terminal(prompt: str) -> str:
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # The help is in the environment's language: --lang is not read yet when it is built.
     _ = translator(from_environment()).gettext
-    p = subparsers.add_parser("play", help=_("play a hand in the terminal against AI players"))
+    usage = _("usage: ")
+
+    class Formatter(argparse.HelpFormatter):
+        """argparse's own frame ("usage:") in the player's language too."""
+
+        def add_usage(self, usage_text: str | None, actions: Iterable[argparse.Action],
+                      groups: Iterable[argparse._MutuallyExclusiveGroup],
+                      prefix: str | None = None) -> None:
+            super().add_usage(usage_text, actions, groups, usage if prefix is None else prefix)
+
+    p = subparsers.add_parser("play", help=_("play a hand in the terminal against AI players"),
+                              formatter_class=Formatter, add_help=False)
+    p._optionals.title = _("options")
+    p.add_argument("-h", "--help", action="help", help=_("show this help and leave"))
     add_deal_arguments(p, seed=None,
                        seed_help=_("repeat a hand: the same seed, the same deal"), words=_)
     p.add_argument("--seat", type=int, default=0, help=_("your seat, 0 to players-1"))

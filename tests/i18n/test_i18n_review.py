@@ -267,3 +267,20 @@ def test_the_terminal_game_quotes_what_was_typed_in_its_languages_marks(
         assert "Niveau des IA\u202f: aléatoire" in out.getvalue()
     else:
         assert "Gépi játékosok szintje: véletlenszerű" in out.getvalue()
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("hu_HU.UTF-8", ("használat: ", "kapcsolók:", "ez a súgó", "2–9 játékos", "erős")),
+    ("fr_FR.UTF-8", ("utilisation\u202f: ", "options\u202f:", "affiche cette aide",
+                     "de 2 à 9 joueurs", "forte"))])
+def test_the_terminal_games_help_is_in_the_environments_language(lang, words) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {"PATH": "", "LANG": lang, "PYTHONIOENCODING": "utf-8"}
+    shown = subprocess.run([sys.executable, "-m", "rules", "play", "--help"],
+                           cwd=Path(__file__).resolve().parents[2], env=env,
+                           capture_output=True, text=True, check=True).stdout
+    assert all(word in shown for word in words), shown
+    assert "usage:" not in shown and "show this help" not in shown
