@@ -75,9 +75,11 @@ def test_a_long_name_is_cut_and_the_words_around_it_are_not():
     short = render.table.short_names(game.names, Lang.EN)
     assert short[1] == "AI 2 (strong)" and short[0].startswith("Zsófia Tóth")
     assert short[0].endswith("…") and len(short[0]) == 16
+    # A button labelled with the actor's name cuts the name, and keeps its move whole.
     button = render.table.collect_button(table.id, table.public_view(),
                                          game.legal_actions()[0], Lang.EN, long)
-    assert button.label.endswith(("Draw", "Keep", ")")) or ": " in button.label
+    name, _colon, move = button.label.partition(": ")
+    assert name == long[:31] + "…" and (move in ("Draw", "Keep") or move.startswith("Give "))
 
 
 def test_a_one_page_log_has_no_latest_button():
