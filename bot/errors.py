@@ -39,17 +39,19 @@ class NoTable(Refusal):
 
 
 class TableExists(Refusal):
-    """The channel already has an open table (``table_id``, ``message_id``)."""
+    """The channel already has an open table (``table_id``, ``message_id``; ``reason``
+    lobby: it is waiting for players, so its host can still cancel it)."""
 
-    def __init__(self, table_id: int, message_id: int | None) -> None:
-        super().__init__("", table_id=table_id, message_id=message_id)
+    def __init__(self, table_id: int, message_id: int | None, reason: str = "") -> None:
+        super().__init__(reason, table_id=table_id, message_id=message_id)
         self.table_id = table_id
         self.message_id = message_id
 
 
 class NotSeated(Refusal):
     """The user has no seat at this table (``turn_of``: who is to act, if anyone; ``reason``
-    leaving: their seat goes when this hand ends; remove: ``name`` is not seated)."""
+    leaving: their seat goes when this hand ends; remove: ``name`` is not seated; next,
+    next_full: only the next hand's players deal it, and its seats are all taken or not)."""
 
     def __init__(self, reason: str = "", *, turn_of: str | None = None) -> None:
         super().__init__(reason, turn_of=turn_of)

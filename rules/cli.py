@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rules.cards import check_players
 from rules.deal import commitment, shuffled_deck
 from rules.errors import NLKError
+from rules.i18n import N_
 from rules.replay import read_records
 from rules.simulate import simulate
 from rules.variant import LAST_CARD_VALUES, Variant
@@ -49,14 +50,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def add_deal_arguments(parser: argparse.ArgumentParser, *, seed: str | None,
-                       seed_help: str = "the seed the hands are shuffled with") -> None:
-    """The options of every command that deals hands: players, seed and the variants (§6)."""
-    parser.add_argument("--players", type=int, default=6, help="2 to 9 (R6.3)")
+                       seed_help: str = "the seed the hands are shuffled with",
+                       words: Callable[[str], str] = N_) -> None:
+    """The options of every command that deals hands: players, seed and the variants (§6);
+    ``words`` translates their help (``python -m rules play`` speaks the player's language,
+    the tools for developers English)."""
+    _ = words
+    parser.add_argument("--players", type=int, default=6, help=_("2 to 9 players (R6.3)"))
     parser.add_argument("--seed", default=seed, help=seed_help)
     parser.add_argument("--last-card", choices=LAST_CARD_VALUES, default="keep",
-                        help="whether the last talon card must be kept (R6.1)")
+                        help=_("whether the last talon card must be kept (R6.1)"))
     parser.add_argument("--must-beat-in-suit", action="store_true",
-                        help="no trumping while you can beat in suit (R6.2)")
+                        help=_("no trumping while you can beat in suit (R6.2)"))
 
 
 def variant_of(args: argparse.Namespace) -> Variant:

@@ -117,12 +117,14 @@ def translator(lang: object) -> Translator:
 # --- French elision before names -------------------------------------------------------------
 
 # Placeholders that hold a player's name: "de {name}" becomes "d’{name}" when the name
-# starts with a vowel or an h (a name's h is mute: d’Hélène, d’Hugo).
+# starts with a vowel, a y or an h (a name's h is mute: d’Hélène, d’Hugo; d’Yves). Names
+# from Hungarian servers start with Á, Í, Ó, Ú, Ő or Ű too: "C’est au tour d’Ádám".
 NAME_PLACEHOLDERS = ("name", "to", "dealer", "by", "turn_of", "host", "player")
 _BEFORE_NAME = re.compile(r"\b([Dd]e|[Qq]ue|[Ll]e|[Ll]a|[Jj]e) ((?:\*\*|\*|_)?)\{(" +
                           "|".join(NAME_PLACEHOLDERS) + r")\}")
 _ELIDED = {"de": "d’", "que": "qu’", "le": "l’", "la": "l’", "je": "j’"}
-_VOWELS = frozenset("aeiouhàâäæéèêëîïôöœùûüAEIOUHÀÂÄÆÉÈÊËÎÏÔÖŒÙÛÜ")
+_VOWELS = frozenset("aeiouyhàáâäæéèêëíîïóôöőœúùûüűÿ"
+                    "AEIOUYHÀÁÂÄÆÉÈÊËÍÎÏÓÔÖŐŒÚÙÛÜŰŸ")
 
 
 def _starts_with_vowel(value: object) -> bool:
@@ -138,6 +140,8 @@ def elide(template: str, values: Mapping[str, object]) -> str:
     'C’est au tour d’alice.'
     >>> elide("En attente de **{name}**.", {"name": "bob"})
     'En attente de **{name}**.'
+    >>> elide("C’est au tour de {name}.", {"name": "Ádám"}).format(name="Ádám")
+    'C’est au tour d’Ádám.'
     """
     def shorten(match: re.Match[str]) -> str:
         word, mark, key = match[1], match[2], match[3]
@@ -174,6 +178,64 @@ class FrenchTranslations(gettext.GNUTranslations):
 def catalogue_path(lang: Lang, suffix: str = ".po") -> Path:
     """Where a language's catalogue lives (``.po`` source, ``.mo`` compiled)."""
     return LOCALES / lang.value / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
+
+
+# --- quotes and AI players' names ----------------------------------------------------------
+
+_QUOTES = {Lang.EN: ("“", "”"), Lang.HU: ("„", "”"), Lang.FR: ("«\u202f", "\u202f»")}
+
+
+def quote(text: object, lang: object = DEFAULT) -> str:
+    """``text`` in the quotation marks of ``lang``: “x”, „x”, « x » (French with the narrow
+    no-break space inside, so the marks never wrap away from their word).
+
+    >>> quote("give QQ 1", "hu"), quote("x", "fr")
+    ('„give QQ 1”', '«\u202fx\u202f»')
+    """
+    opening, closing = _QUOTES[normalise(lang)]
+    return f"{opening}{text}{closing}"
+
+
+# How an AI seat is named when it is drawn, by its level: the seat stores "AI 2 (strong)"
+# (the name given when it was seated), and each reader sees it in their own language.
+_AI_NAMES = {"heuristic": N_("AI {number}"), "strong": N_("AI {number} (strong)"),
+             "random": N_("AI {number} (random)")}
+_STORED_AI = re.compile(r"AI (\d{1,2}) \((heuristic|strong|random)\)")
+
+
+def stored_ai_name(number: int, level: str) -> str:
+    """The name an AI seat is stored under (in every language the same; see ``shown_name``)."""
+    return f"AI {number} ({level})"
+
+
+def ai_name(number: int, level: str, lang: object = DEFAULT) -> str:
+    """An AI player's name in ``lang``.
+
+    >>> ai_name(1, "heuristic", "hu"), ai_name(2, "strong", "fr"), ai_name(3, "strong")
+    ('Gép 1', 'IA 2 (forte)', 'AI 3 (strong)')
+    """
+    message = _AI_NAMES.get(level, _AI_NAMES["heuristic"])
+    return translator(lang).gettext(message).format(number=number)
+
+
+def shown_name(name: str, lang: object = DEFAULT) -> str:
+    """A player's name as ``lang`` shows it: an AI seat's stored name ("AI 2 (strong)") in
+    the reader's words, any other name as it is.
+
+    >>> shown_name("AI 2 (strong)", "hu"), shown_name("AI 1 (heuristic)"), shown_name("Éva")
+    ('Gép 2 (erős)', 'AI 1', 'Éva')
+    """
+    found = _STORED_AI.fullmatch(name)
+    return ai_name(int(found[1]), found[2], lang) if found else name
+
+
+def level_name(level: str, lang: object = DEFAULT) -> str:
+    """An AI level in words: "random", "standard", "strong" (``rules.ai``'s levels)."""
+    t = translator(lang)
+    words = {"random": t.pgettext("AI level", "random"),
+             "heuristic": t.pgettext("AI level", "standard"),
+             "strong": t.pgettext("AI level", "strong")}
+    return words.get(level, level)
 
 
 # --- numbers -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import contextlib
 import os
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from rules.actions import Action
@@ -28,7 +28,9 @@ from rules.i18n import (
     card_text,
     cards_text,
     from_environment,
+    level_name,
     normalise,
+    quote,
     suit_name,
     translator,
     variant_text,
@@ -150,7 +152,7 @@ def table(view: SeatView, words: Words | None = None) -> str:
         if s == me and name != you:
             lines.append(_("  {name} (you): {state}").format(name=name, state=state))
         else:
-            lines.append(f"  {name}: {state}")
+            lines.append(_("  {name}: {state}").format(name=name, state=state))
     own = w.cards(view.own) or _("(empty)")
     lines.append(_("Your stack (bottom → top): {cards}").format(cards=own)
                  if view.phase == Phase.COLLECT else _("Your hand: {cards}").format(cards=own))
@@ -164,7 +166,8 @@ def read_choice(text: str, view: SeatView, words: Words | None = None) -> Action
 
     Raises ``InputError`` with a reason the player can act on.
     """
-    _ = (words or Words())._
+    w = words or Words()
+    _ = w._
     t = text.strip()
     legal = view.legal
     if t.isdigit():
@@ -178,19 +181,19 @@ def read_choice(text: str, view: SeatView, words: Words | None = None) -> Action
                 card = Card.parse(t)
             except NLKError:
                 raise InputError(_("{text} is neither a number from the list nor an action "
-                                   "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
-                                   ).format(text=repr(t))) from None
+                                   "(like “draw”, “give 9D 1”, “keep”, “play KS”, “take”)"
+                                   ).format(text=quote(t, w.lang))) from None
             return _card_only(card, view, words)
         return Action.parse(t)
     except InputError:
         raise
     except CardError:  # "give QQ 1": the action is right, its card is not
         raise InputError(_("{text} is not a card: write a rank then a suit (S H D C), like "
-                           "TD or 9S (R1.3)").format(text=repr(t.split()[1]))) from None
+                           "TD or 9S (R1.3)").format(text=quote(t.split()[1], w.lang))) from None
     except NLKError:  # the engine's English stays for replays; the player reads their own
         raise InputError(_("{text} is neither a number from the list nor an action "
-                           "(like 'draw', 'give 9D 1', 'keep', 'play KS', 'take')"
-                           ).format(text=repr(t))) from None
+                           "(like “draw”, “give 9D 1”, “keep”, “play KS”, “take”)"
+                           ).format(text=quote(t, w.lang))) from None
 
 
 def _card_only(card: Card, view: SeatView, words: Words | None = None) -> Action:
@@ -203,8 +206,8 @@ def _card_only(card: Card, view: SeatView, words: Words | None = None) -> Action
         return Action.give(card, places[0])
     if places:
         example = " ".join(("give", str(card), str(places[0])))  # typed notation, untranslated
-        raise InputError(w._("{card} fits on more than one stack: say which, like '{example}'"
-                             ).format(card=w.card(card), example=example))
+        raise InputError(w._("{card} fits on more than one stack: say which, like {example}"
+                             ).format(card=w.card(card), example=quote(example, w.lang)))
     raise InputError(w._("{card} fits on no other stack now").format(card=w.card(card)))
 
 
@@ -257,7 +260,7 @@ def play_hand(players: int, seat: int, level: str, seed: str, budget_ms: int | N
     dealer = game.dealer or 0
     dealt = _("You dealt. AI players: {level}.") if dealer == seat \
         else _("{name} dealt. AI players: {level}.")
-    print(dealt.format(name=names[dealer], level=level), file=out)
+    print(dealt.format(name=names[dealer], level=level_name(level, w.lang)), file=out)
     narrator = _Narrator(game, seat, out, w)
     while not game.is_over:
         narrator.catch_up()
@@ -326,12 +329,25 @@ def ask_terminal(prompt: str) -> str:
 def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # The help is in the environment's language: --lang is not read yet when it is built.
     _ = translator(from_environment()).gettext
-    p = subparsers.add_parser("play", help=_("play a hand in the terminal against AI players"))
+    usage = _("usage: ")
+
+    class Formatter(argparse.HelpFormatter):
+        """argparse's own frame ("usage:") in the player's language too."""
+
+        def add_usage(self, usage_text: str | None, actions: Iterable[argparse.Action],
+                      groups: Iterable[argparse._MutuallyExclusiveGroup],
+                      prefix: str | None = None) -> None:
+            super().add_usage(usage_text, actions, groups, usage if prefix is None else prefix)
+
+    p = subparsers.add_parser("play", help=_("play a hand in the terminal against AI players"),
+                              formatter_class=Formatter, add_help=False)
+    p._optionals.title = _("options")
+    p.add_argument("-h", "--help", action="help", help=_("show this help and leave"))
     add_deal_arguments(p, seed=None,
-                       seed_help=_("repeat a hand: the same seed, the same deal"))
+                       seed_help=_("repeat a hand: the same seed, the same deal"), words=_)
     p.add_argument("--seat", type=int, default=0, help=_("your seat, 0 to players-1"))
     p.add_argument("--level", choices=LEVELS, default="strong",
-                   help=_("the AI players' level"))
+                   help=_("the AI players' level: random, heuristic (standard) or strong"))
     p.add_argument("--budget-ms", type=int, default=300,
                    help=_("the strong AI's thinking time per decision"))
     p.add_argument("--lang", type=normalise, choices=list(Lang), default=from_environment(),

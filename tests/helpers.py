@@ -116,19 +116,25 @@ async def play_until(driver, hands, done, *, tapped=None, moves=20):
 ANY_ACTOR = re.compile(r"▶ [^*\n]*\*\*(.+?)\*\*")  # "▶ **ann** …" or "▶ Au tour d’**ann**"
 
 
-async def play_out_by_ids(fake, table, over: str, rng: random.Random) -> list:
+async def play_out_by_ids(fake, table, over: str, rng: random.Random, *,
+                          humans: set[str] | None = None) -> list:
     """Play the hand to its end (until the table's title ends with ``over``) by custom ids
     only, so in any language, opening hands privately in phase two; returns every private
-    hand message seen, as (player, message)."""
+    hand message seen, as (player, message). With ``humans``, every other seat is an AI's:
+    its turns are waited for, not played."""
+    def actor() -> str | None:
+        found = ANY_ACTOR.search(description(table))
+        who = found[1] if found else None
+        return who if humans is None or who in humans else None
+
     hands = []
     for _ in range(3000):
         if title(table).endswith(over):
             return hands
-        found = ANY_ACTOR.search(description(table))
-        who = found[1] if found else None
+        who = actor()
         if who is None:
-            await fake.wait_until(lambda: ANY_ACTOR.search(description(table)) is not None
-                                  or title(table).endswith(over), timeout=10)
+            await fake.wait_until(lambda: actor() is not None or title(table).endswith(over),
+                                  timeout=20)
             continue
         moves = [b for b in table.buttons() if b.custom_id.split(":")[3].split(".")[0]
                  in ("give", "draw", "keep")]

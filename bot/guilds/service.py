@@ -43,6 +43,7 @@ class LeaderboardPage:
     first_place: int  # the place of the first row
     players: int = 0  # the table size shown (0: no rated hand on the server yet)
     sizes: dict[int, int] = field(default_factory=dict)  # rated hands at each table size
+    asked: int = 0  # a size asked for that has no rated hand (another is shown instead)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class GuildService:
         """One page of the rated players at one table size, best first: ``players``, or
         the size with the most rated hands (the page is clamped to those that exist)."""
         sizes = await self.repo.ratings.table_sizes(guild_id)
+        asked = players if players is not None and players not in sizes else 0
         if players not in sizes:
             players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
         assert players is not None
@@ -120,7 +122,7 @@ class GuildService:
         pages = max(1, -(-total // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
         rows = await self.repo.ratings.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
-        return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes)
+        return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes, asked)
 
     async def player(self, guild_id: int, user_id: int) -> PlayerStats:
         """One player's numbers at each table size and their latest results."""
@@ -142,7 +144,8 @@ class GuildService:
                 raise NoTable("export")
             return stored
         numbers = [int(n) for n in re.findall(r"[0-9]{1,18}", which)]
-        if len(numbers) not in (1, 2):
+        # "-1" is no hand (it is not hand 1): hands are numbered from 1, tables from 1.
+        if len(numbers) not in (1, 2) or re.search(r"-\s*[0-9]", which) or 0 in numbers:
             raise NoSuchHand(which.strip()[:40])
         table_id, number = (None, numbers[0]) if len(numbers) == 1 else numbers
         stored = await self.repo.hand_in_channel(channel_id, number, table_id)

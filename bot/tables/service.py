@@ -56,6 +56,7 @@ from bot.tables.table import (
 )
 from rules import Action, Card, Game, Phase, Variant, shuffled_deck
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
+from rules.i18n import stored_ai_name
 from rules.session import first_dealer
 
 __all__ = ["MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "AILevel", "AITurn", "Change", "Seat",
@@ -157,7 +158,9 @@ class TableService:
                 await self.store.change(existing.id, None, self._closer(TableStatus.ENDED))
                 existing = None
         if existing is not None:  # said first: no setting matters in a channel that has one
-            raise TableExists(existing.id, existing.message_id)
+            # Only a lobby can be cancelled; a table that has played is ended instead.
+            raise TableExists(existing.id, existing.message_id,
+                              "lobby" if existing.status is TableStatus.LOBBY else "")
         if bad is not None:
             raise bad
         try:
@@ -191,7 +194,8 @@ class TableService:
             number = 1 + sum(1 for s in table.next_seats if s.ai)
             # Never an id the last hand used: the next dealer is found by id (R5.1).
             ai_id = -min([0, *(s.user_id for s in [*table.next_seats, *table.seats])]) + 1
-            await self._seat(table, Seat(-ai_id, f"AI {number} ({level})", level))
+            # Stored in no language: each reader sees it named in theirs (shown_name).
+            await self._seat(table, Seat(-ai_id, stored_ai_name(number, level), level))
         return await self.store.change(table_id, channel_id, apply)
 
     async def remove_ai(self, table_id: int, user_id: int, *,
@@ -288,7 +292,9 @@ class TableService:
             if table.status is not TableStatus.OVER or table.game is None:
                 raise HandNotOver()
             if not table.in_next_hand(user_id):
-                raise NotSeated("next")
+                # Told to join first only while there is a seat to join.
+                full = len(table.next_seats) >= table.max_seats
+                raise NotSeated("next_full" if full else "next")
             if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers("next")
             seats = list(table.next_seats)

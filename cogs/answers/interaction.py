@@ -63,9 +63,11 @@ async def tell_refusal(interaction: Interaction, posts: ChannelPosts) -> None:
                "allow it.").format(missing=", ".join(_(name) for name in missing))
              if missing else _("It seems to have them again now."))
     try:
+        # Not Discord's own words ("Missing Permissions"): they are English in every server,
+        # and the sentence after says what is missing.
         await interaction.followup.send(
-            _("The bot couldn't post in this channel ({said}), so turn pings or table "
-              "updates may be missing. {needs}").format(said=said, needs=needs),
+            _("The bot couldn't post in this channel, so turn pings or table updates may be "
+              "missing. {needs}").format(needs=needs),
             ephemeral=True)
     except discord.HTTPException:
         log.warning("could not tell about a refused post", exc_info=True)

@@ -18,7 +18,7 @@ from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
 from cogs.render import safe_name
 from rules.explain import refusal_text
-from rules.i18n import DEFAULT, N_, Lang, translator
+from rules.i18n import DEFAULT, N_, Lang, quote, shown_name, translator
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +33,16 @@ REPLIES: dict[Key, str] = {
     (errors.NoTable, "gone"): N_("That table no longer exists."),
     (errors.NoTable, "export"): N_("No hand has finished in this channel yet: a hand is exported "
                                    "only once it is over."),
-    errors.TableExists: N_("This channel already has an NLK table. Join that one, or its host "
-                           "can cancel it."),
+    errors.TableExists: N_("This channel already has an NLK table: join its next hand, or ask "
+                           "its host to end it with `/nlk end`."),
+    (errors.TableExists, "lobby"): N_("This channel already has an NLK table waiting for "
+                                      "players: join that one, or its host can cancel it."),
     errors.NotSeated: N_("You're not playing at this table."),
     (errors.NotSeated, "next"): N_("Only the players at this table can deal the next hand: tap "
-                                   "**Join** first to play it."),
+                                   "**Join next hand** first to play it."),
+    (errors.NotSeated, "next_full"): N_("Only the players at this table can deal the next hand, "
+                                        "and every seat of it is taken: watch this one, or "
+                                        "wait for a seat to come free."),
     (errors.NotSeated, "leaving"): N_("You're already leaving: your seat goes when this hand "
                                       "ends."),
     (errors.NotSeated, "remove"): N_("That player isn't staying at this table (or is already "
@@ -90,12 +95,12 @@ REPLIES: dict[Key, str] = {
     (errors.BadSetting, "timer"): N_("A turn timer needs at least {minimum} seconds, and at most "
                                      "3600 (or 0 for none)."),
     (errors.BadSetting, "ai"): N_("There is no AI level called {value}."),
-    (errors.BadSetting, "language"): N_("There is no language called {value}: choose en, hu or "
-                                        "fr."),
-    (errors.BadSetting, "pictures"): N_("There is no picture setting called {value}: choose "
-                                        "on, four-colour or off."),
-    (errors.BadSetting, "cards"): N_("There is no card style called {value}: choose server, "
-                                     "pictures, four-colour or text."),
+    (errors.BadSetting, "language"): N_("There is no language called {value}: choose one the "
+                                        "list offers ({choices})."),
+    (errors.BadSetting, "pictures"): N_("There is no picture setting called {value}: choose one "
+                                        "the list offers ({choices})."),
+    (errors.BadSetting, "cards"): N_("There is no card style called {value}: choose one the "
+                                     "list offers ({choices})."),
     errors.WaitYourTurn: N_("It's {name}'s turn."),
     errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
                      "Use the buttons as they are now."),
@@ -109,6 +114,14 @@ REPLIES: dict[Key, str] = {
 }
 
 NAMES = ("name", "turn_of", "hand")  # details players named or typed: escaped before use
+# A refused setting names what may be chosen as the reader's list shows it, never the
+# values Discord sends ("four-colour", "fr").
+CHOICES = {
+    "language": (N_("The server's own language"), N_("English"), N_("Hungarian"), N_("French")),
+    "pictures": (N_("pictures"), N_("four-colour pictures"), N_("text only")),
+    "cards": (N_("as the server shows them"), N_("pictures"), N_("four-colour pictures"),
+              N_("text only")),
+}
 FALLBACK = N_("That can't be done now; nothing changed.")
 
 
@@ -122,7 +135,11 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
     template = REPLIES.get((type(refusal), refusal.reason)) or REPLIES.get(type(refusal))
     if template is None:  # a subclass: look up its parents
         template = next((REPLIES[k] for k in type(refusal).__mro__ if k in REPLIES), FALLBACK)
-    details = {k: safe_name(v) if k in NAMES else v for k, v in refusal.details.items()}
+    details = {k: safe_name(shown_name(str(v), lang)) if k in NAMES else v
+               for k, v in refusal.details.items()}
+    if isinstance(refusal, errors.BadSetting) and refusal.reason in (*CHOICES, "ai"):
+        details["value"] = quote(safe_name(str(details.get("value", ""))), lang)
+        details["choices"] = ", ".join(_(word) for word in CHOICES.get(refusal.reason or "", ()))
     try:
         text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
     except (KeyError, IndexError, ValueError):

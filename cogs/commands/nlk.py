@@ -286,7 +286,7 @@ class NLK(commands.Cog):
                                 "file (default: the last one)."))
     @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
                                    "(42.3), as the table message shows them"))
-    @app_commands.rename(hand=NC_("command", "hand"))
+    @app_commands.rename(hand=NC_("deal", "hand"))  # a deal, not the command /nlk hand
     async def export(self, interaction: Interaction,
                      hand: app_commands.Range[str, 1, 40] | None = None) -> None:
         """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
@@ -319,7 +319,7 @@ class NLK(commands.Cog):
                                    "(42.3), as the table message shows them"),
                            file=L_("An nlk-replay/1 file, as /nlk export gives it (a hand "
                                    "from anywhere)"))
-    @app_commands.rename(hand=NC_("command", "hand"), file=NC_("command", "file"))
+    @app_commands.rename(hand=NC_("deal", "hand"), file=NC_("command", "file"))
     async def replay(self, interaction: Interaction,
                      hand: app_commands.Range[str, 1, 40] | None = None,
                      file: discord.Attachment | None = None) -> None:
@@ -375,8 +375,11 @@ class NLK(commands.Cog):
         before = await self.public(interaction)
         current = await self.servers.change_settings(
             guild_id, changes, can_manage=perms.manage_guild or perms.administrator)
+        if "allow_ai" in changes:  # the open tables show or hide their AI buttons
+            self.languages.changed(guild_id, current.language, current.allow_ai)
+            self.publisher.messages.relanguage(guild_id)
         if "language" in changes:
-            self.languages.changed(guild_id, current.language)
+            self.languages.changed(guild_id, current.language, current.allow_ai)
             if await self.public(interaction) != before:  # the open tables follow, paced
                 self.messages.relanguage(guild_id)
         if "pictures" in changes:

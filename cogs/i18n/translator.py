@@ -30,8 +30,11 @@ bypass the catalogue):
 * **Slash commands.** Names are ``NC_("command", "new")`` and descriptions and choice names
   ``L_("...")`` (``locale_str``); ``NLKTranslator`` looks names up with the context
   ``"command"`` (``pgettext``), so the catalogue holds ``msgctxt "command" msgid "new"`` →
-  ``új`` and ``nouvelle``. Discord's naming rules are checked for every name in the catalogue
-  and again by the fake Discord when the tree is synced.
+  ``új`` and ``nouvelle``. A name that means something else in one place has a context of its
+  own: ``/nlk export``'s option ``hand`` is a deal (``NC_("deal", "hand")``: "leosztás",
+  "donne"), where the command ``/nlk hand`` is your cards ("lapjaim", "main"). Discord's
+  naming rules are checked for every name in the catalogue and again by the fake Discord
+  when the tree is synced.
 * **The catalogue.** After changing a sentence: extract, update, translate and compile as
   docs/translating.md says.
 """
@@ -76,15 +79,18 @@ class NLKTranslator(app_commands.Translator):
         lang = LOCALES.get(locale)
         if lang is None:
             return None  # Discord shows the English default
-        return translate_command_text(string.message, lang, context.location)
+        return translate_command_text(string.message, lang, context.location,
+                                      string.extras.get("context", NAME_CONTEXT))
 
 
 def translate_command_text(message: str, lang: Lang,
-                           location: app_commands.TranslationContextLocation) -> str | None:
-    """The catalogue's translation of a command's text, or None when it has none."""
+                           location: app_commands.TranslationContextLocation,
+                           name_context: str = NAME_CONTEXT) -> str | None:
+    """The catalogue's translation of a command's text, or None when it has none; a name is
+    looked up in its ``name_context`` (``NC_``'s first argument)."""
     catalogue = translator(lang)
     if location in NAMES:
-        found = catalogue.pgettext(NAME_CONTEXT, message)
+        found = catalogue.pgettext(name_context, message)
     else:
         found = catalogue.gettext(message)
     return found if found != message or lang == Lang.EN else None
@@ -125,15 +131,27 @@ class Languages:
         self.client = client
         self._settings: dict[int, str | None] = {}
         self._locales: dict[int, Lang] = {}
+        # Whether each server lets hosts add AI players, read with its language: the table
+        # message offers no AI button that could only refuse.
+        self._ai: dict[int, bool] = {}
 
     def seen(self, interaction: Interaction) -> None:
         """Remember the server's locale that an interaction carries."""
         if interaction.guild_id is not None and interaction.guild_locale is not None:
             self._locales[interaction.guild_id] = normalise(interaction.guild_locale)
 
-    def changed(self, guild_id: int, setting: str | None) -> None:
-        """``/nlk settings language`` saved a new choice (None: the server's own locale)."""
+    def changed(self, guild_id: int, setting: str | None,
+                allow_ai: bool | None = None) -> None:
+        """``/nlk settings`` saved a new language (None: the server's own locale) and, if
+        given, whether hosts may add AI players."""
         self._settings[guild_id] = setting
+        if allow_ai is not None:
+            self._ai[guild_id] = allow_ai
+
+    def ai_allowed(self, guild_id: int | None) -> bool:
+        """Whether the server lets hosts add AI players, as last read (``public`` reads it);
+        True until known, as the setting's default is."""
+        return self._ai.get(guild_id, True) if guild_id is not None else True
 
     async def public(self, guild_id: int | None,
                      interaction: Interaction | None = None) -> Lang:
@@ -143,7 +161,9 @@ class Languages:
         if guild_id is None:
             return DEFAULT
         if guild_id not in self._settings and self.servers is not None:
-            self._settings[guild_id] = (await self.servers.settings(guild_id)).language
+            settings = await self.servers.settings(guild_id)
+            self._settings[guild_id] = settings.language
+            self._ai[guild_id] = settings.allow_ai
         setting = self._settings.get(guild_id)
         if setting:
             return normalise(setting)

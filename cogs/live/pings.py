@@ -332,13 +332,13 @@ class Pings:
         view = table.public_view()
         if view is None or view.loser is None:
             return
-        order = ", ".join(render.safe_name(view.players[s]) for s in view.out)
         lang = await self.languages.public(table.guild_id, interaction)
+        order = render.finishing_order(table, view, lang)
         _ = translator(lang).gettext
         # The next hand's seats are those still seated: people who left during the hand
         # are gone, and if the loser is one of them, someone else deals.
         content = render.next_dealer_sentence(
-            table, view, number=table.hand_number, order=order,
+            table, view, lang=lang, number=table.hand_number, order=order,
             random=_("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
                      "at random. Finishing order: {order}."),
             loser=_("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
@@ -347,9 +347,9 @@ class Pings:
                     "next. Finishing order: {order}."))
         content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
             seated=len(table.next_seats), seats=table.max_seats,
-            players=render.next_hand_seats(table))
-        # This is now the channel's newest message: a way back to the table's buttons.
-        content += f" [{_('Table')}]({render.jump_url(table)})"
+            players=render.next_hand_seats(table, lang=lang))
+        # No link to the table message: `/nlk table` may post it again, and a notice that
+        # stays in the channel would keep pointing at the deleted one.
         through = (interaction, time.monotonic()) if interaction is not None else None
         await self.io.post(table, content, None, None, through)
 

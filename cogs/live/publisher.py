@@ -96,7 +96,7 @@ class Publisher:
         lang = await self.languages.public(table.guild_id, interaction)
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)):
-                drawing = draw(table, lang)
+                drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
                 picture = await self.pictures.within(
                     self.messages.picture(table, lang, urgent=True))
                 if isinstance(picture, Late):
@@ -135,7 +135,7 @@ class Publisher:
         """Post the table message as the answer to a command (so it costs no channel
         request), record it, and bring it up to date if the table changed meanwhile."""
         lang = await self.languages.public(table.guild_id, interaction)
-        drawing = draw(table, lang)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
         picture = await self.messages.picture(table, lang, urgent=True)
         callback = await interaction.response.send_message(
             embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))

@@ -38,9 +38,10 @@ class ShownRecord:
                 return None
 
 
-def draw(table: Table, lang: Lang = DEFAULT) -> Drawing:
-    """The table message, drawn once."""
-    return Drawing(render.table_embed(table, lang), render.table_view(table, lang))
+def draw(table: Table, lang: Lang = DEFAULT, ai_allowed: bool = True) -> Drawing:
+    """The table message, drawn once (``ai_allowed``: the server's AI players setting)."""
+    return Drawing(render.table_embed(table, lang),
+                   render.table_view(table, lang, ai_allowed=ai_allowed))
 
 
 def fingerprint(drawing: Drawing) -> str:

@@ -160,7 +160,8 @@ class TableMessages:
             record = ShownRecord.load(shown[table.id]) if table.id in shown else None
             lang = await self.languages.public(table.guild_id)
             if record is not None and record.at >= active.get(table.id, 0.0) and \
-                    record.digest == fingerprint(draw(table, lang)):
+                    record.digest == fingerprint(draw(
+                        table, lang, self.languages.ai_allowed(table.guild_id))):
                 # Drawn after its last change (the time rules out a table that changed and
                 # changed back since) and as it would be drawn now.
                 if live.shown_revision < 0:
@@ -331,7 +332,7 @@ class TableMessages:
         """Draw the table message in the server's language now, and send it."""
         live.message_drawn_in_current_style()  # a change of language from here draws again
         lang = await self.languages.public(table.guild_id)
-        drawing = draw(table, lang)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
         picture = await self.picture(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)

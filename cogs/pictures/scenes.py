@@ -21,7 +21,7 @@ from cogs.pictures.draw import (
 )
 from rules import Act, Card, Phase, SeatView
 from rules.cards import SUITS
-from rules.i18n import Lang, rank_text, suit_name, translator
+from rules.i18n import Lang, rank_text, shown_name, suit_name, translator
 
 ALT_LIMIT = 1024  # Discord's limit on an attachment's description
 NAME_CHARS = 14
@@ -69,7 +69,7 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
             shown_rows.append(row)
     title = n_("Your hand, {count} card", "Your hand, {count} cards", count).format(
         count=count)
-    text = f"{title}: {suits_words(hand, view.trump, lang)}."
+    text = _("{title}: {cards}.").format(title=title, cards=suits_words(hand, view.trump, lang))
     if marked:
         playable = [c for c in hand if c in plays]
         text += " " + (_("You can play: {cards}.").format(cards=card_words(playable, lang))
@@ -82,7 +82,8 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
     drawn card and the trump; in the shed phase the trump and the trick as it stands."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
-    names = [cut(p) for p in view.players]
+    players = [shown_name(p, lang) for p in view.players]  # an AI in the reader's words
+    names = [cut(p) for p in players]
     trump = SUITS.index(view.trump) if view.trump else None
     trump_word = suit_word(trump, lang) if trump is not None else ""
     if view.phase == Phase.COLLECT:
@@ -95,7 +96,7 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
             seats.append(Place(label, top, rank_text(top.rank, lang) if top else "",
                                mark=seat == view.to_act))
             said.append(_("{name}: {card}").format(
-                name=view.players[seat],
+                name=players[seat],
                 card=card_word(top, lang) if top is not None else _("empty")))
         extras = [Place(_("Talon {count}").format(count=view.talon), back=view.talon > 0)]
         if view.drawn is not None:
@@ -108,7 +109,7 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
         rows = [tuple(seats[i:i + PER_TABLE_ROW]) for i in range(0, len(seats),
                                                                  PER_TABLE_ROW)]
         rows.append(tuple(extras))
-        text = _("Stack tops") + ": " + "; ".join(said) + "."
+        text = _("Stack tops: {tops}.").format(tops=semicolons(said, lang))
         return TableScene(tuple(rows), four), _alt(text)
     if view.phase != Phase.SHED:
         return None
@@ -121,7 +122,7 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
     shed_rows = tuple(tuple(places[i:i + PER_TABLE_ROW])
                       for i in range(0, len(places), PER_TABLE_ROW))
     trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
-                                                  name=view.players[seat])
+                                                  name=players[seat])
                       for seat, card in view.trick) or _("empty")
     text = _("Trump: {suit}").format(suit=trump_word) + ". " + \
         _("Trick: {cards}").format(cards=trick) + "."
@@ -170,5 +171,15 @@ def suits_words(hand: list[Card], trump: str | None, lang: Lang) -> str:
             name = suit_word(suit, lang)
             if trump is not None and suit == SUITS.index(trump):
                 name = _("{suit} (trump)").format(suit=name)
-            parts.append(f"{name}: {', '.join(ranks)}")
-    return "; ".join(parts)
+            parts.append(_("{suit}: {cards}").format(suit=name, cards=", ".join(ranks)))
+    return semicolons(parts, lang)
+
+
+def semicolons(parts: list[str], lang: Lang) -> str:
+    """Parts joined by semicolons as ``lang`` writes them (French: a narrow no-break space
+    before each), through the catalogue's "{earlier}; {later}"."""
+    _ = translator(lang).gettext
+    text = parts[0] if parts else ""
+    for part in parts[1:]:
+        text = _("{earlier}; {later}").format(earlier=text, later=part)
+    return text

@@ -66,7 +66,7 @@ def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT,
                 return _("You lost this hand.")
             # The same three cases as the table message: a loser who left deals nothing.
             return next_dealer_sentence(
-                table, view, loser=_("You lost this hand: you deal the next one."),
+                table, view, lang=lang, loser=_("You lost this hand: you deal the next one."),
                 other=_("You lost this hand and have left: **{dealer}** deals the next."),
                 random=_("You lost this hand and have left: the next dealer will be drawn "
                          "at random."))

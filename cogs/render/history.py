@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 from bot.db.records import Mark
 from bot.tables.service import Table
-from cogs.render.text import FORCED_SYMBOL, LOG_PAGE_CHARS, card_text, marks, safe_name, suit_mark
+from cogs.render.text import (
+    FORCED_SYMBOL,
+    LOG_PAGE_CHARS,
+    card_text,
+    marks,
+    player_names,
+    suit_mark,
+)
 from rules import Act, SeatView
 from rules.cards import SUITS
 from rules.engine import Event
@@ -110,7 +117,7 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
     """The hand's public history, a line per turn; drawn from the public view only, which
     holds what everyone saw happen and never a hidden hand."""
     _ = translator(lang).gettext
-    names = tuple(safe_name(p) for p in view.players)
+    names = player_names(view.players, lang)
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
@@ -120,8 +127,10 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
             shed = True
             lines.append(_("**Shed** · trump {suit}").format(
                 suit=suit_mark(SUITS.index(view.trump))) if view.trump else _("**Shed**"))
-        said = turn_text(turn, names, table.marks, None, lang, letters)
-        lines.append(f"{names[turn.seat]}: {said}")
+        # The catalogue's "{name}: {move}", so French puts its space before the colon.
+        lines.append(_("{name}: {move}").format(
+            name=names[turn.seat],
+            move=turn_text(turn, names, table.marks, None, lang, letters)))
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines

@@ -36,7 +36,8 @@ def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT, *
         buttons.add_item(NLKButton(button_id(t, None, Look.MOVES, str(shown - 1)), _("◀ Earlier")))
     if shown < last:
         buttons.add_item(NLKButton(button_id(t, None, Look.MOVES, str(shown + 1)), _("Later ▶")))
-    buttons.add_item(NLKButton(button_id(t, None, Look.MOVES), _("Latest")))
+    if last > 0:  # one page is all there is: turning to the latest would show it again
+        buttons.add_item(NLKButton(button_id(t, None, Look.MOVES), _("Latest")))
     return embed, buttons
 
 

@@ -60,16 +60,24 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
         title = n_("NLK leaderboard · tables of {count} player",
                    "NLK leaderboard · tables of {count} players",
                    board.players).format(count=board.players)
+    if board.asked and board.players:
+        # The size asked for has no rated hand: say so before showing the one there is.
+        lines.insert(0, n_("No rated hand has been played at tables of {count} player yet; "
+                           "here are tables of {shown}.",
+                           "No rated hand has been played at tables of {count} players yet; "
+                           "here are tables of {shown}.", board.asked).format(
+                               count=board.asked, shown=board.players) + "\n")
     embed = discord.Embed(
         title=title, colour=COLOUR,
         description="\n".join(lines) or _("No rated hands yet. Hands with AI seats or a "
                                           "stand-in don't count."))
-    embed.set_footer(text=n_(
-        "Page {page}/{pages} · the rating rises as you finish ahead of others, cautiously "
-        "while it is new · provisional under {count} hand",
-        "Page {page}/{pages} · the rating rises as you finish ahead of others, cautiously "
-        "while it is new · provisional under {count} hands", PROVISIONAL_HANDS).format(
-            page=board.page + 1, pages=board.pages, count=PROVISIONAL_HANDS))
+    if board.rows:  # an empty board has no pages to count, and no ratings to explain
+        embed.set_footer(text=n_(
+            "Page {page}/{pages} · the rating rises as you finish ahead of others, cautiously "
+            "while it is new · provisional under {count} hand",
+            "Page {page}/{pages} · the rating rises as you finish ahead of others, cautiously "
+            "while it is new · provisional under {count} hands", PROVISIONAL_HANDS).format(
+                page=board.page + 1, pages=board.pages, count=PROVISIONAL_HANDS))
     view = Buttons()
     if board.pages > 1:
         page, pages = board.page, board.pages

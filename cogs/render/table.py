@@ -17,11 +17,10 @@ from cogs.render.text import (
     TABLE_CHARS,
     TABLE_LINES,
     card_text,
-    cut_name,
     label_name,
     ordinal,
+    player_name,
     rules_line,
-    safe_name,
     seed_reveal,
     short_names,
     suit_mark,
@@ -45,7 +44,7 @@ class Detail:
 
 
 DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
-           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 16, False))
+           Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 14, False))
 
 
 def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
@@ -80,7 +79,7 @@ def embed_size(embed: discord.Embed) -> tuple[int, int]:
 def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     _ = translator(lang).gettext
     host = " " + _("(host)")
-    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{safe_name(s.name)}"
+    seats = "\n".join(f"{i}. {'🤖 ' if s.ai else ''}{player_name(s.name, lang)}"
                       f"{host if s.user_id == table.host_id else ''}"
                       for i, s in enumerate(table.next_seats, 1)) or _("*empty*")
     counts = {"seated": len(table.next_seats), "seats": table.max_seats}
@@ -115,7 +114,8 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
     closed = table.status is TableStatus.ENDED
     if closed:
         status = (_("**{name} lost this hand.** The table is closed.").format(
-                      name=safe_name(view.players[view.loser])) if view.loser is not None
+                      name=player_name(view.players[view.loser], lang))
+                  if view.loser is not None
                   else _("**The table was ended before this hand finished.**"))
     elif view.is_over:
         status = next_hand_status(table, view, lang)
@@ -128,17 +128,18 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         order = [*view.out, *([view.loser] if view.loser is not None else [])]
         loses = " — " + _("**loses**")
         lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}"
-                 f"{safe_name(cut_name(view.players[s], detail.name_chars))}"
+                 f"{player_name(view.players[s], lang, detail.name_chars)}"
                  + (loses if s == view.loser else "") for i, s in enumerate(order, 1)]
         embed.add_field(name=_("Finishing order"), value="\n".join(lines), inline=False)
         if not closed:
             embed.add_field(name=next_hand_label(table, lang),
-                            value=next_hand_seats(table, detail.name_chars), inline=False)
+                            value=next_hand_seats(table, detail.name_chars, lang),
+                            inline=False)
     else:
         embed.add_field(name=_("Players"), value=_seat_lines(table, view, detail, lang),
                         inline=False)
     if view.phase == Phase.SHED and view.trick:
-        short = short_names(view.players)
+        short = short_names(view.players, lang)
         trick = " → ".join(f"{card_text(card, lang)} {short[s]}" if detail.trick_names
                            else card_text(card, lang) for s, card in view.trick)
         label = n_("Trick · {count} of {size} card", "Trick · {count} of {size} cards",
@@ -167,7 +168,7 @@ def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
     go between hands): the loser, the next old player still seated, or a random draw."""
     _ = translator(lang).gettext
     said = next_dealer_sentence(
-        table, view,
+        table, view, lang=lang,
         random=_("**{name} loses this hand**; the next dealer will be drawn at random."),
         loser=_("**{name} loses this hand** and deals the next."),
         other=_("**{name} loses this hand** and has left: **{dealer}** deals the next."))
@@ -177,7 +178,7 @@ def next_hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
 
 
 def next_dealer_sentence(table: Table, view: SeatView, *, random: str, loser: str,
-                         other: str, **fields: object) -> str:
+                         other: str, lang: Lang = DEFAULT, **fields: object) -> str:
     """The finished hand's ``loser`` ({name}) and the next dealer ({dealer}), in the sentence
     for the case: the loser deals (R5.1), another of its players does because the loser left,
     or nobody of it stayed and the dealer is drawn at ``random`` (R2.1)."""
@@ -189,9 +190,9 @@ def next_dealer_sentence(table: Table, view: SeatView, *, random: str, loser: st
         said = loser
     else:
         said = other
-    return said.format(name=safe_name(view.players[view.loser]), **fields,
-                       dealer=safe_name(table.next_seats[dealer].name) if dealer is not None
-                       else "")
+    return said.format(name=player_name(view.players[view.loser], lang), **fields,
+                       dealer=player_name(table.next_seats[dealer].name, lang)
+                       if dealer is not None else "")
 
 
 def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:
@@ -200,17 +201,24 @@ def next_hand_label(table: Table, lang: Lang = DEFAULT) -> str:
                                                     seats=table.max_seats)
 
 
-def next_hand_seats(table: Table, name_chars: int = NAME_LIMIT) -> str:
-    """The next hand's seats in seat order, on one line."""
-    return ", ".join(f"{'🤖 ' if s.ai else ''}{safe_name(cut_name(s.name, name_chars))}"
+def next_hand_seats(table: Table, name_chars: int = NAME_LIMIT, lang: Lang = DEFAULT) -> str:
+    """The next hand's seats in seat order, on one line, AI seats marked 🤖."""
+    return ", ".join(f"{'🤖 ' if s.ai else ''}{player_name(s.name, lang, name_chars)}"
                      for s in table.next_seats) or "—"
+
+
+def finishing_order(table: Table, view: SeatView, lang: Lang = DEFAULT) -> str:
+    """The players who went out, in order, on one line, AI seats marked 🤖 as in the
+    next hand's seats beside it."""
+    return ", ".join(f"{'🤖 ' if table.seats[s].ai else ''}{player_name(view.players[s], lang)}"
+                     for s in view.out)
 
 
 def _status(view: SeatView, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     assert view.to_act is not None
-    who = f"**{safe_name(view.players[view.to_act])}**"
+    who = f"**{player_name(view.players[view.to_act], lang)}**"
     if view.phase == Phase.COLLECT:
         talon = n_("Talon: **{count}** card", "Talon: **{count}** cards",
                    view.talon).format(count=view.talon)
@@ -236,7 +244,7 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     latest = last_round(view.history) if detail.turns else {}
-    short = short_names(view.players)
+    short = short_names(view.players, lang)
     away_mark = " · " + _("away (AI playing)")
     dealer_mark = " · " + _("dealer")
     leaving_mark = " · 👋 " + _("leaves after this hand")
@@ -264,13 +272,15 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         turn = latest.get(seat)
         moved = f" · *{turn_text(turn, short, table.marks, detail.turn_chars, lang)}*" \
             if turn else ""
-        name = safe_name(cut_name(player, detail.name_chars))
+        name = player_name(player, lang, detail.name_chars)
         lines.append(f"{marker}{robot}{name} — {detail_text}{dealer}{away}{moved}")
     return "\n".join(lines)
 
 
-def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
-    """The table message's buttons: lobby controls, the current collect turn, or My hand."""
+def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
+               ) -> discord.ui.View:
+    """The table message's buttons: lobby controls, the current collect turn, or My hand.
+    ``ai_allowed``: the server lets hosts add AI players (``/nlk settings allow_ai``)."""
     _ = translator(lang).gettext
     view = Buttons()
     t = table.id
@@ -283,7 +293,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
                                 discord.ButtonStyle.primary))
         view.add_item(NLKButton(button_id(t, None, Seating.CANCEL), _("Cancel (host)"),
                                 discord.ButtonStyle.danger))
-        _add_ai_buttons(view, t, lang)
+        _add_ai_buttons(view, table, lang, ai_allowed)
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -302,7 +312,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         add_log_buttons(view, t, lang)
         # The host may add or remove AI seats for the next hand, as in the lobby (row 1
         # also holds Fair deal).
-        _add_ai_buttons(view, t, lang)
+        _add_ai_buttons(view, table, lang, ai_allowed)
         # The seats the AI kept for people who are away: the host may free them (at most
         # nine seats, so two rows of five are always enough).
         away = [s for i, s in enumerate(table.seats) if i in table.away
@@ -310,7 +320,7 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
         for i, seat in enumerate(away[:10]):
             view.add_item(NLKButton(button_id(t, None, Seating.REMOVE, str(seat.user_id)),
                                     _("Remove {name} (away)").format(
-                                        name=label_name(seat.name)), row=2 + i // 5))
+                                        name=label_name(seat.name, lang)), row=2 + i // 5))
         return view
     if seat_view.phase == Phase.COLLECT:
         if table.ai_to_act() is None:  # an AI's turn shows no buttons to press
@@ -331,14 +341,22 @@ def table_view(table: Table, lang: Lang = DEFAULT) -> discord.ui.View:
     return view
 
 
-def _add_ai_buttons(view: discord.ui.View, t: int, lang: Lang = DEFAULT) -> None:
-    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike)."""
+def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,
+                    ai_allowed: bool = True) -> None:
+    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike): only
+    those that can do something, never one that can only refuse (a full table adds no AI,
+    a table without AI seats removes none, a server without AI players shows none)."""
     _ = translator(lang).gettext
-    view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.HEURISTIC.upper()),
-                            _("Add AI"), row=1))
-    view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.STRONG.upper()),
-                            _("Add strong AI"), row=1))
-    view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI"), row=1))
+    t = table.id
+    if not ai_allowed:
+        return
+    if len(table.next_seats) < table.max_seats:
+        view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.HEURISTIC.upper()),
+                                _("Add AI"), row=1))
+        view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.STRONG.upper()),
+                                _("Add strong AI"), row=1))
+    if any(s.ai for s in table.next_seats):
+        view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI"), row=1))
 
 
 def to_act_legal(table: Table) -> tuple[Action, ...]:
@@ -358,7 +376,8 @@ def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
         assert action.card is not None and action.to is not None
         custom_id = button_id(t, v, Move.GIVE, f"{action.card}.{action.to}")
         label = _("Give {card} to {name}").format(card=card_text(action.card, lang),
-                                                  name=label_name(view.players[action.to]))
+                                                  name=label_name(view.players[action.to],
+                                                                  lang))
         style = discord.ButtonStyle.success
     elif action.act == Act.DRAW:
         custom_id, label = button_id(t, v, Move.DRAW), _("Draw")
@@ -369,7 +388,7 @@ def collect_button(t: int, view: SeatView, action: Action, lang: Lang = DEFAULT,
         label = _("Keep {card}").format(card=card_text(view.drawn, lang))
         style = discord.ButtonStyle.secondary
     if actor is not None:
-        label = _("{name}: {move}").format(name=label_name(actor), move=label)
+        label = _("{name}: {move}").format(name=label_name(actor, lang), move=label)
     return NLKButton(custom_id, label, style)
 
 

@@ -10,7 +10,7 @@ from bot.db.records import Mark
 from bot.tables.service import Table
 from rules import Card, Variant, commitment
 from rules.cards import SUITS
-from rules.i18n import DEFAULT, Lang, rank_text, translator, variant_text
+from rules.i18n import DEFAULT, Lang, rank_text, shown_name, translator, variant_text
 from rules.i18n import number as written_number
 
 COLOUR = discord.Colour(0x2E7D32)
@@ -22,8 +22,10 @@ MAX_PLAY_BUTTONS = 20  # four rows of five; the fifth row holds Take and Refresh
 NAME_LIMIT = 32
 
 
-LABEL_NAME = 24  # names on button labels
-SHORT_NAME = 12  # names inside move lines and the trick: the seat list has them in full
+# Names are cut, never the words around them; and only long ones: "AI 2 (strong)" and a
+# first name with a short surname ("Zsófia Tóth") stay whole in move lines and the trick.
+LABEL_NAME = 32  # names on button labels (a label holds 80: the longest has 40 of words)
+SHORT_NAME = 16  # names inside move lines and the trick: the seat list has them in full
 
 
 # The table message stays readable on a phone: at most this much, whatever the seats.
@@ -62,9 +64,21 @@ def safe_name(text: str) -> str:
         cut_name(text, NAME_LIMIT)))
 
 
-def label_name(text: str) -> str:
-    """A name for a button label (no markdown there)."""
-    return cut_name(text, LABEL_NAME)
+def label_name(text: str, lang: Lang = DEFAULT) -> str:
+    """A name for a button label (no markdown there), an AI's in ``lang``."""
+    return cut_name(shown_name(text, lang), LABEL_NAME)
+
+
+def player_name(name: str, lang: Lang = DEFAULT, chars: int = NAME_LIMIT) -> str:
+    """A player's name as ``lang``'s reader sees it in an embed: an AI seat named in their
+    words ("Gép 2 (erős)"), cut to ``chars`` and made safe."""
+    return safe_name(cut_name(shown_name(name, lang), chars))
+
+
+def player_names(players: tuple[str, ...] | list[str], lang: Lang = DEFAULT
+                 ) -> tuple[str, ...]:
+    """Every seat's ``player_name``, in seat order."""
+    return tuple(player_name(p, lang) for p in players)
 
 
 def ordinal(n: int, lang: Lang = DEFAULT) -> str:
@@ -110,8 +124,9 @@ def timer_line(seconds: int, lang: Lang = DEFAULT) -> str:
         else _("no turn timer")
 
 
-def short_names(players: tuple[str, ...]) -> tuple[str, ...]:
+def short_names(players: tuple[str, ...], lang: Lang = DEFAULT) -> tuple[str, ...]:
     """Names cut for move lines and the trick; names that would clash stay whole."""
+    players = tuple(shown_name(p, lang) for p in players)
     cut = [cut_name(p, SHORT_NAME) for p in players]
     return tuple(safe_name(p if cut.count(c) > 1 else c) for p, c in zip(players, cut,
                                                                          strict=True))

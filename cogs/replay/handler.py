@@ -37,7 +37,7 @@ from cogs.render.text import message_url
 from cogs.replay.ids import Act
 from cogs.replay.step import step_embed, step_scene, step_view
 from cogs.transport.posts import ChannelPosts
-from rules.i18n import Lang, translator
+from rules.i18n import Lang, shown_name, translator
 from rules.steps import Landmarks, Step, landmarks, step_of
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,8 @@ async def hand_choices(servers: GuildService, interaction: discord.Interaction[A
     for record in await servers.finished_hands(interaction.channel_id):
         value = f"{record.table_id}.{record.number}"
         name = _("Table {table} · hand {number} · {players}").format(
-            table=record.table_id, number=record.number, players=", ".join(record.names))
+            table=record.table_id, number=record.number,
+            players=", ".join(shown_name(n, lang_of(interaction)) for n in record.names))
         if current.strip() in value or current.strip().lower() in name.lower():
             choices.append(app_commands.Choice(name=name[:100], value=value))
     return choices[:25]

@@ -178,17 +178,37 @@ def test_python_m_rules_play_takes_lang_and_defaults_to_the_locale() -> None:
 
 # --- Discord -------------------------------------------------------------------------------
 
-def _command_names() -> list[str]:
-    return [m.id for m in catalogue(POT) if m.context == "command"]
+NAME_CONTEXTS = ("command", "deal")  # msgctxt of names: commands and options; a deal
+
+
+def _command_names(context: str = "command") -> list[str]:
+    return [m.id for m in catalogue(POT) if m.context == context]
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_localised_command_names_pass_discords_rules(lang: Lang) -> None:
     names = _command_names()
     assert {"nlk", "new", "settings", "must_beat_in_suit", "language"} <= set(names)
-    for name in names:
-        local = translator(lang).pgettext("command", name)
-        assert NAME.match(local) and local == local.lower(), (lang, name, local)
+    for context in NAME_CONTEXTS:
+        for name in _command_names(context):
+            local = translator(lang).pgettext(context, name)
+            assert NAME.match(local) and local == local.lower(), (lang, name, local)
+    # Two commands never share a localised name (Discord refuses the whole tree).
+    commands = [translator(lang).pgettext("command", n) for n in ("new", "hand", "table",
+                "leave", "end", "remove", "rules", "stats", "export", "settings", "cards")]
+    assert len(set(commands)) == len(commands), commands
+
+
+def test_command_names_read_as_the_review_asked() -> None:
+    """Accents kept, and the cards command no neighbour of /nlk lapjaim (issue 30)."""
+    hu = translator(Lang.HU).pgettext
+    assert [hu("command", n) for n in ("pictures", "style", "cards", "hand")] == \
+        ["képek", "stílus", "megjelenés", "lapjaim"]
+    assert hu("command", "turn_timer") == "időkorlát"
+    # /nlk export's option is a deal, not the /nlk hand command's "your cards".
+    assert hu("deal", "hand") == "leosztás"
+    assert translator(Lang.FR).pgettext("deal", "hand") == "donne"
+    assert translator(Lang.FR).pgettext("command", "hand") == "main"
 
 
 async def test_the_translator_names_the_real_commands_in_hungarian_and_french() -> None:
@@ -210,19 +230,31 @@ async def test_the_translator_names_the_real_commands_in_hungarian_and_french() 
                                                  Where.command_description)
             assert description and len(description) <= 100, command.description
             for parameter in command.parameters:
-                local = translate_command_text(parameter.name, lang, Where.parameter_name) \
-                    or parameter.name
+                context = parameter.locale_name.extras.get("context", "command") \
+                    if parameter.locale_name is not None else "command"
+                local = translate_command_text(parameter.name, lang, Where.parameter_name,
+                                               context) or parameter.name
+                if command.name == "export":
+                    assert local == {Lang.HU: "leosztás", Lang.FR: "donne"}[lang]
                 assert local and NAME.match(local) and local == local.lower(), parameter.name
                 if parameter.description != "…":
                     described = translate_command_text(parameter.description, lang,
                                                        Where.parameter_description)
                     assert described and len(described) <= 100, parameter.description
                 for choice in parameter.choices:
-                    assert translate_command_text(choice.name, lang, Where.choice_name)
+                    # None: the same words ("1 minute" in French), so Discord shows them.
+                    assert translate_command_text(choice.name, lang, Where.choice_name) \
+                        or _same_words(choice.name, lang), choice.name
     new = await translate.translate(_str("new"), Locale.hungarian, _ctx(Where.command_name))
     assert new == "új"
     assert await translate.translate(_str("new"), Locale.french,
                                      _ctx(Where.command_name)) == "nouvelle"
+
+
+def _same_words(message: str, lang: Lang) -> bool:
+    """Whether the catalogue translates ``message`` as the very same words."""
+    return any(m.id == message and m.string == message
+               for m in catalogue(catalogue_path(lang)))
 
 
 def _str(text: str):
@@ -246,9 +278,12 @@ def test_private_and_public_languages() -> None:
 
 # --- strings that bypass the catalogue -----------------------------------------------------
 
+# Every module of the cogs (issue 30 found lines built with f-strings outside cogs/render: the
+# alt text), but for the picture benchmark a developer runs and a font check's own error.
+NOT_FOR_PLAYERS = {"cogs/pictures/__main__.py", "cogs/pictures/draw.py"}
 CONVERTED = ["rules/play.py", "rules/i18n.py", *sorted(
-    str(path.relative_to(ROOT)) for path in [*(ROOT / "cogs").glob("*.py"),
-                                             *(ROOT / "cogs" / "render").glob("*.py")])]
+    str(path.relative_to(ROOT)) for path in (ROOT / "cogs").glob("**/*.py")
+    if str(path.relative_to(ROOT)) not in NOT_FOR_PLAYERS)]
 # Literals that are not for people: notation, argparse flags, formats without words.
 _WORDLESS = re.compile(r"^[\W\d_]*$|^\{?[a-z_]+\}?$")
 _ALLOWED_CALLS = {"_", "n_", "N_", "gettext", "ngettext", "pgettext", "NC_", "NP_", "L_"}

@@ -124,7 +124,7 @@ def test_french_keeps_its_glossary() -> None:
     # The penalty pick-up is "ramasser" ("prendre" is winning a trick); "take a seat" and
     # the typed command 'take' are not it.
     taking = [t for m, t in pairs.items() if re.search(r"\b(take|takes|took)\b(?! a seat)", m)
-              and "'take'" not in m and "ramass" not in t]
+              and "“take”" not in m and "ramass" not in t]
     assert not taking, taking
     assert not [t for t in pairs.values() if re.search(r"\bpren(d|ez|ons|nent)\b", t)
                 and "place" not in t]
@@ -159,3 +159,128 @@ def test_a_long_turn_timer_has_its_thousands_separator() -> None:
 
     assert timer_line(3600, Lang.FR) == "3\u202f600 s par tour"
     assert timer_line(3600, Lang.EN) == "3,600 s per turn"
+
+
+# --- issue 30: a native re-read ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["Ádám", "Ödön", "Őrs", "Íris", "Úna", "Ügyes", "Űrhajós",
+                                  "Yves", "ádám", "Olga"])
+def test_french_elides_before_accented_capitals_and_y(name: str) -> None:
+    """Names from a Hungarian server start with Á, Í, Ó, Ő, Ú, Ű too."""
+    said = translator(Lang.FR).gettext("It's {name}'s turn.").format(name=name)
+    assert said == f"C’est au tour d’{name}.", said
+    bold = elide("En attente de **{name}**.", {"name": name}).format(name=name)
+    assert bold == f"En attente d’**{name}**."
+
+
+@pytest.mark.parametrize("name", ["Béla", "Zsófia", "Ħ", "1er", ""])
+def test_french_keeps_de_before_a_consonant(name: str) -> None:
+    said = translator(Lang.FR).gettext("It's {name}'s turn.").format(name=name)
+    assert said == f"C’est au tour de {name}."
+
+
+def test_every_french_name_sentence_elides_before_an_ai_seat() -> None:
+    """An AI seat is named "IA 1": "C’est au tour d’IA 1", never "de AI 1"."""
+    from rules.i18n import shown_name
+
+    name = shown_name("AI 1 (heuristic)", Lang.FR)
+    assert name == "IA 1"
+    assert translator(Lang.FR).gettext("It's {name}'s turn.").format(name=name) == \
+        "C’est au tour d’IA 1."
+
+
+@pytest.mark.parametrize("lang", [Lang.HU, Lang.FR])
+def test_no_straight_quote_in_hungarian_or_french(lang: Lang) -> None:
+    """Quotation marks are „…” in Hungarian and « … » in French; an apostrophe is ’."""
+    straight = [t for _, t in translations(lang) if "'" in t or '"' in t]
+    assert not straight, straight[:3]
+    foreign = "“«»" if lang == Lang.HU else "“”„"  # English or the other language's marks
+    assert not [t for _, t in translations(lang) if any(mark in t for mark in foreign)]
+
+
+def test_quotes_of_each_language() -> None:
+    from rules.i18n import quote
+
+    assert quote("QQ", Lang.HU) == "„QQ”"
+    assert quote("QQ", Lang.FR) == "«\u202fQQ\u202f»"
+    assert quote("QQ", Lang.EN) == "“QQ”"
+
+
+@pytest.mark.parametrize(("lang", "names"), [
+    (Lang.EN, ("AI 1", "AI 2 (strong)", "AI 3 (random)")),
+    (Lang.HU, ("Gép 1", "Gép 2 (erős)", "Gép 3 (véletlen)")),
+    (Lang.FR, ("IA 1", "IA 2 (forte)", "IA 3 (aléatoire)")),
+])
+def test_ai_seats_are_named_in_the_readers_language(lang: Lang, names: tuple[str, ...]) -> None:
+    from rules.i18n import shown_name, stored_ai_name
+
+    stored = [stored_ai_name(1, "heuristic"), stored_ai_name(2, "strong"),
+              stored_ai_name(3, "random")]
+    assert tuple(shown_name(s, lang) for s in stored) == names
+    # A person's name is never touched, even one that looks a little like an AI's.
+    for person in ("AI 1", "AI 1 (heuristic) fan", "Éva"):
+        assert shown_name(person, lang) == person
+
+
+def test_hungarian_never_starts_a_line_with_a_place() -> None:
+    """ "{place} lettél" would start "1. lettél", a numbered list on Discord."""
+    pairs = translations(Lang.HU)
+    assert not [t for _, t in pairs if t.startswith("{place}")]
+    assert dict(pairs)["You finished {place}."] == "Helyezésed: {place}"
+
+
+def test_the_review_wording_holds() -> None:
+    """A few sentences of issue 30, so that a later edit can't undo them unnoticed."""
+    hu, fr = dict(translations(Lang.HU)), dict(translations(Lang.FR))
+    assert "Kérj meg egy moderátort" in hu[
+        "I can't run a table in this channel: I'm missing {missing}. Ask a moderator to give "
+        "me these permissions here."]
+    assert (hu["My hand"], hu["My stack"]) == ("Lapjaim", "Kupacom")
+    assert hu["{seconds} s per turn"] == "{seconds} mp körönként"
+    assert hu["no turn timer"] == "nincs időkorlát"
+    assert hu["You can play: {cards}."].startswith("Kijátszható")
+    assert not [t for t in hu.values() if re.search(r"lemond|lépésid|bárki, aki|vehetsz el|"
+                                                   r"te lépsz", t)]
+    assert hu["Card pictures"] == "Lapok megjelenése"  # its value may be "csak szöveg"
+    assert (fr["End the table"], fr["Keep it"]) == ("Fermer la table", "Annuler")
+    assert fr["last card may be given away"] == "dernière carte libre"
+    assert fr["Fair deal"] == "Mélange vérifiable"
+    assert fr["Leave"] == "Quitter"
+    assert not [t for t in fr.values() if re.search(r"Vous avez fini|donnable|dont afficher|"
+                                                   r"Si les hôtes|Si celui|\(par \{by\}\)", t)]
+    timers = [fr[f"{n} minutes"] for n in (2, 3, 5, 10, 30)] + [fr["15 seconds"]]
+    assert all(" min" not in t or "minute" in t for t in timers), timers
+
+
+@pytest.mark.parametrize(("lang", "opening"), [("hu", "„"), ("fr", "«\u202f")])
+def test_the_terminal_game_quotes_what_was_typed_in_its_languages_marks(
+        lang: str, opening: str) -> None:
+    out = io.StringIO()
+    answers = iter(["nonsense", "q"])
+    play_hand(3, 0, "random", "2", None, Variant(), lambda _: next(answers), out, lang)
+    refused = [line for line in out.getvalue().splitlines() if "nonsense" in line]
+    assert refused and opening + "nonsense" in refused[0], refused
+    assert "'" not in "".join(refused)
+    # A seat line: "Vous : 1 carte", with the no-break space before the colon.
+    if lang == "fr":
+        assert re.search(r"^  \S.*\u202f: ", out.getvalue(), re.M)
+        assert "Niveau des IA\u202f: aléatoire" in out.getvalue()
+    else:
+        assert "Gépi játékosok szintje: véletlenszerű" in out.getvalue()
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("hu_HU.UTF-8", ("használat: ", "kapcsolók:", "ez a súgó", "2–9 játékos", "erős")),
+    ("fr_FR.UTF-8", ("utilisation\u202f: ", "options\u202f:", "affiche cette aide",
+                     "de 2 à 9 joueurs", "forte"))])
+def test_the_terminal_games_help_is_in_the_environments_language(lang, words) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {"PATH": "", "LANG": lang, "PYTHONIOENCODING": "utf-8"}
+    shown = subprocess.run([sys.executable, "-m", "rules", "play", "--help"],
+                           cwd=Path(__file__).resolve().parents[2], env=env,
+                           capture_output=True, text=True, check=True).stdout
+    assert all(word in shown for word in words), shown
+    assert "usage:" not in shown and "show this help" not in shown

@@ -182,10 +182,11 @@ def test_a_refused_move_speaks_the_players_language_with_its_rule_number():
     english = _refused("en", ["play AS", "give QQ 1"])
     assert english[0] == ("Not possible: In the collect phase you give, draw or keep; playing "
                           "and taking come in the shed phase (R3.3). Try again.")
-    assert "'QQ' is not a card" in english[1] and "(R1.3)" in english[1]
-    for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "'QQ' nem lap"),
+    assert "“QQ” is not a card" in english[1] and "(R1.3)" in english[1]
+    # What was typed is quoted as each language quotes: „QQ” in Hungarian, « QQ » in French.
+    for lang, start, card in (("hu", "Nem lehet: A körödnek ebben a részében", "„QQ” nem lap"),
                               ("fr", "Impossible\u202f: Ce coup ne correspond pas",
-                               "'QQ' n’est pas")):
+                               "«\u202fQQ\u202f» n’est pas")):
         rule, typo = _refused(lang, ["play AS", "give QQ 1"])
         assert rule.startswith(start) and "(R3.3)" in rule, rule
         assert typo.startswith(start.split(":")[0]) and card in typo and "(R1.3)" in typo
