@@ -89,7 +89,8 @@ class ReplaySource:
         table = await self.repo.table(stored.hand.table_id)
         if table is None or table.guild_id != guild_id:
             raise ReplayRefused("gone")
-        if not stored.hand.finished:
+        if not stored.hand.finished and table.status.is_open:
+            # (A hand cut short because its table ended is over: its seed is public.)
             raise ReplayRefused("in_play", number=stored.hand.number, table=table.id)
         return _stored(stored)
 

@@ -222,3 +222,21 @@ async def test_a_hand_cut_short_by_the_end_of_its_table_can_be_exported(nlk):
     game, result = parse(replay).run()
     assert result["error"] is None and len(replay["actions"]) >= 4
     fake.assert_clean()
+
+
+async def test_a_hand_cut_short_by_the_end_of_its_table_replays_step_by_step(nlk):
+    """Like its export, its replay opens, and its buttons step through it."""
+    fake, bot, driver, path = nlk
+    table = await driver.seat_and_start("ann", ["bob"])
+    for _ in range(3):
+        await driver._collect_step(table)
+    ix = await fake.slash("ann", None, "nlk", "end")
+    await ix.wait_response()
+    ix = await fake.slash("bob", None, "nlk", "replay", {"hand": "1"})
+    replay = await ix.wait_message()
+    assert replay.ephemeral
+    step = next(b for b in replay.buttons() if (b.custom_id or "").endswith(":next"))
+    ix = await fake.click("bob", replay, custom_id=step.custom_id)
+    response = await ix.wait_response()
+    assert response.type == 7, response.data
+    fake.assert_clean()
