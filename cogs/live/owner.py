@@ -45,6 +45,7 @@ class PingWant:
     version: int
     deadline: float | None
     reminder: bool
+    shed: bool = False  # phase two's ping: **My hand** instead of moves
 
 
 @dataclass

@@ -55,9 +55,12 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | No
             table.ai_to_act() is not None or table.covered():
         return None
     # Phase one's buttons carry the version they were drawn at; phase two's ping carries
-    # only **My hand**, which stays right for the whole turn.
-    version = game.version if game.phase is Phase.COLLECT else turn[1]
-    return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn)
+    # only **My hand**, which stays right for the whole turn. A turn can begin in phase one
+    # and go on in phase two (its player drew the last card): the phase is part of it.
+    shed = game.phase is not Phase.COLLECT
+    version = turn[1] if shed else game.version
+    return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn,
+                    shed)
 
 
 def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:
@@ -78,16 +81,18 @@ class PingRecord:
     turn: int | None = None  # the version the turn began at (None: an older record)
     deadline: float | None = None
     reminder: bool = False
+    shed: bool = False
 
     def dump(self) -> str:
         return json.dumps({"channel": self.channel_id, "hand": self.hand,
                            "version": self.version, "user": self.user_id, "turn": self.turn,
-                           "deadline": self.deadline, "reminder": self.reminder})
+                           "deadline": self.deadline, "reminder": self.reminder,
+                           "shed": self.shed})
 
     @classmethod
     def of(cls, channel_id: int, want: PingWant) -> PingRecord:
         return cls(channel_id, want.hand, want.version, want.user_id, want.turn,
-                   want.deadline, want.reminder)
+                   want.deadline, want.reminder, want.shed)
 
     @classmethod
     def load(cls, text: str) -> PingRecord:
@@ -99,7 +104,7 @@ class PingRecord:
                        None if user is None else int(user),
                        None if turn is None else int(turn),
                        None if deadline is None else float(deadline),
-                       bool(data.get("reminder", False)))
+                       bool(data.get("reminder", False)), bool(data.get("shed", False)))
         except (TypeError, KeyError, AttributeError):
             raise ValueError(text) from None
         except ValueError:
@@ -114,7 +119,8 @@ class PingRecord:
         if turn is None or self.user_id is None or not _turn_goes_on(table, self):
             return None
         deadline = self.deadline if self.turn is not None else math.nan
-        return PingWant(self.user_id, turn[0], turn[1], self.version, deadline, self.reminder)
+        return PingWant(self.user_id, turn[0], turn[1], self.version, deadline, self.reminder,
+                        self.shed)
 
 
 class PingIO(Protocol):

@@ -236,3 +236,32 @@ async def test_closing_the_table_deletes_the_ping_and_lets_the_owner_go():
         await asyncio.sleep(0)
     assert pings.io.kinds() == ["post", "delete"]
     assert len(tables) == 0
+
+
+def turn_across_phases():
+    """Two snapshots of one turn: in phase one, then in phase two (its player took the last
+    talon card and leads)."""
+    for seed in range(300):
+        stream = snapshots(seed)
+        before = next(stream)
+        for after in stream:
+            if after.game.is_over:
+                break
+            if before.game.phase is Phase.COLLECT and after.game.phase is Phase.SHED:
+                if after.turn_key() == before.turn_key() and after.user_to_act() is not None:
+                    return before, after
+                break
+            before = after
+    raise AssertionError("no turn across the phases")
+
+
+async def test_a_turn_that_goes_on_into_phase_two_gets_my_hand_instead_of_moves():
+    pings, tables = owner()
+    before, after = turn_across_phases()
+    pings.changed(before)
+    await settled(tables)
+    pings.changed(after)
+    live = await settled(tables)
+    assert pings.io.kinds() == ["post", "edit"]
+    assert pings.io.calls[1][2] is None  # no move buttons: My hand
+    assert live.ping.want == wanted_ping(after, None) and live.ping.want.shed
