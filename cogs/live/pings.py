@@ -307,7 +307,13 @@ class Pings:
         if message is None:
             return False
         live.show_ping(Ping(message, want, time.monotonic() if sent is None else sent))
-        self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
+        # Written down at once, not in the next batch: a bot killed before the batch would
+        # start again not knowing this ping, and never delete it.
+        try:
+            await self.service.remember(
+                {f"{PING}{table.id}:{message.id}": PingRecord.of(table.channel_id, want).dump()})
+        except Exception:
+            log.warning("could not write down a turn ping", exc_info=True)
         return True
 
     async def _edit(self, live: LiveTable, table: Table, shown: Ping, want: PingWant) -> bool:
@@ -451,8 +457,41 @@ class Pings:
             self._chores.start(self._delete_left(channel_id, left))
         if self._writes:
             self._write_soon()
+        # A run killed between posting a ping and writing it down left a ping nobody knows
+        # of: where a ping is wanted and none was written down, look for one.
+        now = discord.utils.time_snowflake(discord.utils.utcnow())
+        for table in tables:
+            if table.id not in live and wanted_ping(table, None) is not None and \
+                    self._can_read_history(table.channel_id):
+                self._chores.start(self._sweep(table, now))
         for table in tables:
             self.changed(table)  # each table's ping converges from here
+
+    async def _sweep(self, table: Table, before: int) -> None:
+        """Delete the table's turn pings posted before ``before`` (a snowflake) that nobody
+        wrote down: the bot's messages that mention someone and carry the table's
+        buttons, other than the table message."""
+        prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
+        try:
+            async with self.pacer.use(table.channel_id, Kind.READ):
+                history = await self.client.http.logs_from(table.channel_id, HISTORY_MAX,
+                                                           before=before)
+        except discord.HTTPException:
+            log.info("table %s: could not look for turn pings left behind", table.id)
+            return
+        me = self.client.user.id if self.client.user else None
+        for message in history:
+            message_id = int(message["id"])
+            rows: list[Any] = list(message.get("components", []))
+            ids = [str(item.get("custom_id", "")) for row in rows
+                   for item in row.get("components", [])]
+            if int(message["author"]["id"]) != me or message_id == table.message_id or \
+                    not message.get("mentions") or not any(i.startswith(prefix) for i in ids):
+                continue
+            log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
+                     message_id)
+            await self._delete(table.channel_id,
+                               Ping(discord.Object(message_id), None, -math.inf), table.id)
 
     async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
         """Delete the pings (table id, message id) the last run left in a channel. A run

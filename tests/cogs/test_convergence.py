@@ -240,3 +240,25 @@ async def test_a_hand_cut_short_by_the_end_of_its_table_replays_step_by_step(nlk
     response = await ix.wait_response()
     assert response.type == 7, response.data
     fake.assert_clean()
+
+
+async def test_a_ping_nobody_wrote_down_is_found_and_deleted_at_the_next_start(
+        fake_discord, tmp_path):
+    """A bot killed between posting a ping and writing it down: the next start finds it in
+    the channel and deletes it, and the player to act has one ping."""
+    import sqlite3
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(7))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        first = actor(table)
+        while actor(table) == first:
+            await driver._collect_step(table)
+        ping = await fake.wait_until(lambda: one_ping_for(fake, None, actor(table)), timeout=10)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM bot_state WHERE key LIKE 'ping:%'")
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: ping.deleted, timeout=10)
+        await fake.wait_until(lambda: one_ping_for(fake, None, actor(table)), timeout=10)
+    fake.assert_clean()

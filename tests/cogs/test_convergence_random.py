@@ -189,5 +189,11 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
                 ix, refused = await driver.click("ann", question, "End the table", expect=4)
                 assert "out of date" in refused.data["content"]
                 assert stored(bot) is not None and stored(bot).is_open
-            await converged(fake, bot, table, clock, started)
+            try:
+                await converged(fake, bot, table, clock, started)
+            except AssertionError as error:
+                history = [(m.id, m.content[:24], m.deleted)
+                           for m in fake.messages(include_deleted=True)
+                           if m.visible_to is None][-8:]
+                raise AssertionError(f"after {' '.join(kinds)}: {error}; {history}") from None
     print("steps:", " ".join(kinds))
