@@ -220,6 +220,9 @@ class Pings:
         self._writer: asyncio.Task[None] | None = None
         self._deleting = Tasks()  # given a grace at shutdown
         self._chores = Tasks()  # deleting what the last run left
+        # Messages older than this were posted by an earlier run (Discord's ids grow with
+        # time): pings this run posts, even before it resumes its tables, are younger.
+        self._started = discord.utils.time_snowflake(discord.utils.utcnow())
 
     def tracked(self) -> int:
         return len(self._chores)
@@ -459,18 +462,18 @@ class Pings:
             self._write_soon()
         # A run killed between posting a ping and writing it down left a ping nobody knows
         # of: where a ping is wanted and none was written down, look for one.
-        now = discord.utils.time_snowflake(discord.utils.utcnow())
+        known = {message_id for _table_id, message_id, _channel_id in stale}
         for table in tables:
             if table.id not in live and wanted_ping(table, None) is not None and \
                     self._can_read_history(table.channel_id):
-                self._chores.start(self._sweep(table, now))
+                self._chores.start(self._sweep(table, self._started, known))
         for table in tables:
             self.changed(table)  # each table's ping converges from here
 
-    async def _sweep(self, table: Table, before: int) -> None:
+    async def _sweep(self, table: Table, before: int, known: set[int]) -> None:
         """Delete the table's turn pings posted before ``before`` (a snowflake) that nobody
-        wrote down: the bot's messages that mention someone and carry the table's
-        buttons, other than the table message."""
+        wrote down (``known``: those written down, deleted apart): the bot's messages that
+        mention someone and carry the table's buttons, other than the table message."""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
         try:
             async with self.pacer.use(table.channel_id, Kind.READ):
@@ -486,7 +489,8 @@ class Pings:
             ids = [str(item.get("custom_id", "")) for row in rows
                    for item in row.get("components", [])]
             if int(message["author"]["id"]) != me or message_id == table.message_id or \
-                    not message.get("mentions") or not any(i.startswith(prefix) for i in ids):
+                    message_id in known or not message.get("mentions") or \
+                    not any(i.startswith(prefix) for i in ids):
                 continue
             log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
                      message_id)
