@@ -119,6 +119,7 @@ class LiveTable:
         # snapshot the ping task brings it to.
         self.ping: Ping | None = None
         self.reminded: tuple[int, int] | None = None
+        self.newest: Table | None = None  # the newest snapshot seen: what the ping should show
         self.pinging: Coalescer[Table] = Coalescer(ping, log)
         # The newest interaction answered at the table, and when it came: a change made
         # without one (an AI's move) posts its turn ping through this one's token.
@@ -169,6 +170,13 @@ class LiveTable:
         return True
 
     # --- the ping (``Pings`` reports, the owner records) ---------------------------------------
+
+    def saw(self, table: Table) -> Table:
+        """Keep ``table`` if it is the newest snapshot seen; returns the newest. (Changes are
+        reported out of order: a tap's answer may land after a later change was shown.)"""
+        if self.newest is None or table.revision >= self.newest.revision:
+            self.newest = table
+        return self.newest
 
     def show_ping(self, ping: Ping | None) -> None:
         """``ping`` is now the table's live ping (None: none)."""

@@ -232,7 +232,8 @@ class Pings:
     def changed(self, table: Table) -> None:
         """The table changed: bring its ping up to date (one task per table)."""
         if not self.closed:
-            self.tables.of(table).pinging.put(table)
+            live = self.tables.of(table)
+            live.pinging.put(live.saw(table))
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         """The clock says the person to act is running out of time: their ping becomes a
