@@ -12,11 +12,9 @@ import gc
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import signal
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import discord
@@ -28,6 +26,9 @@ from bot.cluster.shards import Shards
 from bot.db.repository import Repository
 from bot.db.storage import Database, open_database
 from bot.guilds.service import GuildService
+from bot.ops.commands import warn_if_registered_twice
+from bot.ops.observe import Observer
+from bot.ops.workers import WorkerPool
 from bot.settings import Settings
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
@@ -71,7 +72,7 @@ class NLKBot(commands.Bot):
         # part of the bot's global REST budget.
         self.shard_range = shards or Shards(0, 0, 1)
         self.identify_gate: IdentifyGate | None = None  # sharded: IDENTIFY paced through the db
-        self.ai_pool: ProcessPoolExecutor | None = None
+        self.ai_pool: WorkerPool | None = None
         self.db: Database | None = None
         self.service: TableService
         self.servers: GuildService
@@ -121,8 +122,8 @@ class NLKBot(commands.Bot):
         await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
-            self.ai_pool = ProcessPoolExecutor(self.ai_processes,
-                                               mp_context=multiprocessing.get_context("spawn"))
+            # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
+            self.ai_pool = WorkerPool(self.ai_processes)
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The cog registers its buttons, its error replies and its part of resuming tables.
@@ -142,6 +143,8 @@ class NLKBot(commands.Bot):
                      "them everywhere)", len(synced))
         elif self.shard_range.owns(0):  # (one process of a cluster looks, not each)
             await self._warn_if_unpublished()
+        if not self.sync_only and self.shard_range.owns(0):
+            await warn_if_registered_twice(self.tree, repo, COMMAND_GROUP)
         if self.sync_only:
             return
         await self._learn_command_ids()
@@ -291,7 +294,9 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
     finally:
         await db.close()
     use_api_base(settings)
-    async with bot_class(settings)(settings, sync_only=sync_only) as bot:
+    observer = Observer(settings)  # the "ready" line; NLK_METRICS: metrics and health
+    async with bot_class(settings)(settings, sync_only=sync_only,
+                                   **observer.options()) as bot:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return
@@ -300,6 +305,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         stopping: set[asyncio.Task[None]] = set()
 
         def stop() -> None:
+            log.info("SIGTERM: shutting down")
             task = asyncio.ensure_future(bot.close())
             stopping.add(task)  # keep a reference until the shutdown is done
             task.add_done_callback(stopping.discard)
@@ -309,6 +315,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         bot.add_listener(_freeze_start_up, "on_ready")
+        await observer.start(bot)
         await bot.start(settings.token)
         # start() returns as soon as the gateway is closed, in the middle of the shutdown:
         # wait for the rest of it (the database is closed last), or asyncio.run would cancel

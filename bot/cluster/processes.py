@@ -9,7 +9,6 @@ the whole cluster with exit 1: starting it again would only fail again.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
@@ -31,16 +30,6 @@ STOP_SECONDS = 30.0  # after SIGTERM, how long a process gets before it is kille
 
 class ClusterError(Exception):
     """The cluster cannot start; the message says why and what to do."""
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot cluster",
-                                     description="Run the bot as several processes.")
-    parser.add_argument("--processes", type=int, required=True,
-                        help="how many bot processes to run")
-    parser.add_argument("--shards", type=int, default=None,
-                        help="how many shards in all (default: as many as Discord recommends)")
-    return parser.parse_args(argv)
 
 
 async def recommended_shards(settings: Settings) -> int:
@@ -133,7 +122,8 @@ class Cluster:
 
     async def _run_once(self, worker: Worker) -> int:
         read, write = os.pipe()
-        env = {**os.environ, "NLK_SHARDS": str(worker.shards), "NLK_READY_FD": str(write)}
+        env = {**os.environ, "NLK_SHARDS": str(worker.shards), "NLK_READY_FD": str(write),
+               "NLK_PROCESS": str(worker.number)}  # names its log lines, picks its port
         try:
             # A process group of its own: when the process dies, whatever it left behind
             # (its AI worker processes) goes with it.
@@ -181,13 +171,11 @@ async def _stop_stragglers(cluster: Cluster) -> None:
         _signal(worker, signal.SIGKILL)
 
 
-async def main(settings: Settings, argv: list[str]) -> int:
-    args = parse(argv)
-    if args.processes < 1:
-        raise ClusterError("--processes must be at least 1.")
-    shards = args.shards if args.shards is not None else await recommended_shards(settings)
-    cluster = Cluster(plan(settings, args.processes, max(shards, args.processes)
-                           if args.shards is None else shards))
+async def main(settings: Settings, processes: int, shards: int | None) -> int:
+    """Run ``processes`` bot processes over ``shards`` shards (None: Discord's advice)."""
+    count = shards if shards is not None else max(await recommended_shards(settings),
+                                                  processes)
+    cluster = Cluster(plan(settings, processes, count))
     straggler = asyncio.create_task(_stop_stragglers(cluster))
     try:
         return await cluster.run()

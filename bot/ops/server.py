@@ -1,0 +1,85 @@
+"""``NLK_METRICS=HOST:PORT``: ``GET /metrics`` (Prometheus text) and ``GET /healthz`` on one
+small aiohttp server in the bot's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from bot.ops.metrics import Metrics
+
+if TYPE_CHECKING:
+    from bot.client import NLKBot
+
+log = logging.getLogger(__name__)
+DATABASE_SECONDS = 2.0  # a database slower than this to answer SELECT 1 counts as down
+
+
+class MetricsServer:
+    """Serves one bot's metrics and health; ``start`` before the bot logs in, so that an
+    orchestrator sees 503 ("not connected yet") rather than a refused connection."""
+
+    def __init__(self, bot: NLKBot, metrics: Metrics, host: str, port: int) -> None:
+        self.bot, self.metrics, self.host, self.port = bot, metrics, host, port
+        app = web.Application()
+        app.router.add_get("/metrics", self.scrape)
+        app.router.add_get("/healthz", self.health)
+        self.runner = web.AppRunner(app, access_log=None)
+
+    async def start(self) -> None:
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.host, self.port)
+        try:
+            await site.start()
+        except OSError as error:
+            await self.runner.cleanup()
+            raise MetricsUnavailable(f"can't serve metrics on {self.host}:{self.port} "
+                                     f"(NLK_METRICS): {error.strerror or error}") from None
+        log.info("metrics on http://%s:%d/metrics, health on /healthz", self.host, self.port)
+
+    async def stop(self) -> None:
+        await self.runner.cleanup()
+
+    async def scrape(self, _request: web.Request) -> web.Response:
+        body = generate_latest(self.metrics)  # any object with .collect() will do
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def health(self, _request: web.Request) -> web.Response:
+        problem = self._gateway_problem() or await self._database_problem()
+        if problem:
+            return web.Response(status=503, text=f"unhealthy: {problem}\n")
+        return web.Response(text="ok\n")
+
+    def _gateway_problem(self) -> str | None:
+        bot = self.bot
+        if bot.is_closed():
+            return "the bot is shutting down"
+        if not bot.is_ready():
+            return "the gateway is not connected yet"
+        latencies = getattr(bot, "latencies", None)  # AutoShardedBot: one per shard
+        for shard, latency in latencies or [(None, bot.latency)]:
+            if math.isnan(latency) or math.isinf(latency):
+                return "the gateway is not connected" + (f" (shard {shard})" if shard is not
+                                                         None else "")
+        return None
+
+    async def _database_problem(self) -> str | None:
+        db = self.bot.db
+        if db is None:
+            return "the database is not open"
+        try:
+            await asyncio.wait_for(db.one("SELECT 1"), DATABASE_SECONDS)
+        except TimeoutError:
+            return f"the database did not answer within {DATABASE_SECONDS:g} s"
+        except Exception as error:
+            return f"the database failed: {error}"
+        return None
+
+
+class MetricsUnavailable(Exception):
+    """The metrics address can't be served; the message says why."""
