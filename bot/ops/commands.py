@@ -57,17 +57,17 @@ async def clear_guild(settings: Settings, guild_id: int) -> None:
     try:
         await db.migrate()
         use_api_base(settings)
-        async with discord.Client(intents=discord.Intents.none()) as client:
+        # (Guilds on, as the bot has it: discord.py warns about a client without it.)
+        async with discord.Client(intents=discord.Intents(guilds=True)) as client:
             await client.login(settings.token)
             application = client.application_id
             assert application is not None  # login reads it
             try:
                 await client.http.bulk_upsert_guild_commands(application, guild_id, [])
-            except discord.Forbidden:
+            except (discord.Forbidden, discord.NotFound):
                 raise ClearRefused(f"Discord refused to change the commands of server "
-                                   f"{guild_id}: is the bot in that server?") from None
-            except discord.NotFound:
-                raise ClearRefused(f"there is no server {guild_id} for this bot") from None
+                                   f"{guild_id}: the bot is not in that server, or there is "
+                                   "no such server (check the id)") from None
         # Forget the last sync there, so that NLK_DEV_GUILD, if set again, syncs again.
         await Repository(db).set_state_values({f"{SYNCED}{guild_id}": None})
     finally:

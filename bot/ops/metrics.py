@@ -22,6 +22,7 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
 )
 from prometheus_client.metrics_core import Metric
 
@@ -49,6 +50,8 @@ class Metrics:
     platform and garbage-collector collectors included)."""
 
     def __init__(self, shards: str | None = None) -> None:
+        # No *_created series: they double what is scraped and no dashboard of ours uses them.
+        disable_created_metrics()
         self.registry = CollectorRegistry(auto_describe=True)
         self.shards = shards
         for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):

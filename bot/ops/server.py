@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -61,11 +60,13 @@ class MetricsServer:
             return "the bot is shutting down"
         if not bot.is_ready():
             return "the gateway is not connected yet"
-        latencies = getattr(bot, "latencies", None)  # AutoShardedBot: one per shard
-        for shard, latency in latencies or [(None, bot.latency)]:
-            if math.isnan(latency) or math.isinf(latency):
-                return "the gateway is not connected" + (f" (shard {shard})" if shard is not
-                                                         None else "")
+        shards = getattr(bot, "shards", None)  # AutoShardedBot: one session per shard
+        if isinstance(shards, dict):
+            down = sorted(shard_id for shard_id, shard in shards.items() if shard.is_closed())
+            if down:
+                return f"the gateway is not connected (shard {', '.join(map(str, down))})"
+        elif bot.ws is None or not bot.ws.open:
+            return "the gateway is not connected"
         return None
 
     async def _database_problem(self) -> str | None:
