@@ -51,7 +51,7 @@ class Metrics:
 
     def __init__(self, shards: str | None = None) -> None:
         # No *_created series: they double what is scraped and no dashboard of ours uses them.
-        disable_created_metrics()
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry(auto_describe=True)
         self.shards = shards
         for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
