@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -75,13 +76,20 @@ class Worker:
 
 
 class Cluster:
-    def __init__(self, parts: list[Shards]) -> None:
+    def __init__(self, parts: list[Shards], *, json_lines: bool = False) -> None:
+        self.json_lines = json_lines  # LOG_FORMAT=json: the launcher's lines too
         self.workers = [Worker(n + 1, part) for n, part in enumerate(parts)]
         self.stopping = asyncio.Event()
         self.failed: str | None = None
 
     def say(self, line: str) -> None:
-        print(f"cluster: {line}", flush=True)
+        if self.json_lines:
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
+            print(json.dumps({"time": f"{stamp}.{int(now % 1 * 1000):03d}", "level": "INFO",
+                              "logger": "cluster", "message": line}), flush=True)
+        else:
+            print(f"cluster: {line}", flush=True)
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -175,7 +183,8 @@ async def main(settings: Settings, processes: int, shards: int | None) -> int:
     """Run ``processes`` bot processes over ``shards`` shards (None: Discord's advice)."""
     count = shards if shards is not None else max(await recommended_shards(settings),
                                                   processes)
-    cluster = Cluster(plan(settings, processes, count))
+    cluster = Cluster(plan(settings, processes, count),
+                      json_lines=settings.log_format == "json")
     straggler = asyncio.create_task(_stop_stragglers(cluster))
     try:
         return await cluster.run()

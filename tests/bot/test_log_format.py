@@ -78,3 +78,14 @@ def test_metric_routes_carry_no_ids_or_tokens(method, path, route):
     from bot.ops.metrics import route as metric_route
 
     assert metric_route(method, path) == route
+
+
+def test_the_cluster_launcher_speaks_json_too(capsys):
+    from bot.cluster.processes import Cluster
+
+    Cluster([Shards.parse("0/1")], json_lines=True).say("process 1 (shards 0/1) is up")
+    Cluster([Shards.parse("0/1")]).say("all processes stopped")
+    first, second = capsys.readouterr().out.splitlines()
+    record = json.loads(first)
+    assert (record["logger"], record["message"]) == ("cluster", "process 1 (shards 0/1) is up")
+    assert second == "cluster: all processes stopped"

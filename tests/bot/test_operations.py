@@ -312,3 +312,15 @@ async def test_clearing_a_server_the_bot_is_not_in_is_one_line(fake_discord, tmp
     assert output.startswith("error: ") and output.count("\n") == 1, output
     assert "123456789012345678" in output and "not in that server" in output
     assert "Traceback" not in output
+
+
+async def test_a_metrics_port_in_use_is_one_line_and_exit_1(fake_discord, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, output = await run_bot(fake_discord, tmp_path / "nlk.sqlite3",
+                                     NLK_METRICS=f"127.0.0.1:{port}", LOG_LEVEL="WARNING")
+    assert code == 1, output
+    assert output.startswith(f"error: can't serve metrics on 127.0.0.1:{port} (NLK_METRICS)")
+    assert output.count("\n") == 1 and "Traceback" not in output, output
