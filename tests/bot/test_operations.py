@@ -206,8 +206,14 @@ async def test_a_sigkilled_bot_leaves_nothing_running(fake_discord, tmp_path):
         table = await driver.new_table("ann", seats=2)
         await driver.click("ann", table, "Add strong AI")
         await driver.click("ann", table, "Start (host)")
-        # The AI seat plays in a worker process: wait until there is one.
-        await fake.wait_until(lambda: descendants(process.pid), 30, "an AI worker")
+        # Ann plays until the AI seat's turn, which it thinks in a worker process.
+        playing = asyncio.create_task(driver.play_hand(table))
+        try:
+            await fake.wait_until(lambda: descendants(process.pid) or playing.done(), 60,
+                                  "an AI worker")
+        finally:
+            playing.cancel()
+            await asyncio.gather(playing, return_exceptions=True)
         before = descendants(process.pid)
         assert before
         os.kill(process.pid, signal.SIGKILL)
