@@ -13,11 +13,9 @@ import gc
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import signal
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import discord
@@ -30,7 +28,10 @@ from bot.db.connect import open_database
 from bot.db.repository import Repository
 from bot.db.storage import Database
 from bot.guilds.service import GuildService
-from bot.settings import Settings
+from bot.ops.commands import warn_if_registered_twice
+from bot.ops.observe import Observer
+from bot.ops.workers import WorkerPool
+from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
 from bot.tasks import Tasks
@@ -78,7 +79,7 @@ class NLKBot(NLKClient):
         # part of the bot's global REST budget.
         self.shard_range = shards or Shards(0, 0, 1)
         self.identify_gate: IdentifyGate | None = None  # sharded: IDENTIFY paced through the db
-        self.ai_pool: ProcessPoolExecutor | None = None
+        self.ai_pool: WorkerPool | None = None
         # Opened and migrated by ``run`` (deployed), else by ``setup_hook`` (tests).
         self.db: Database | None = db
         self.service: TableService
@@ -131,8 +132,8 @@ class NLKBot(NLKClient):
         await self.servers.rate_old_results_by_size()  # after migration 0006, once
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
-            self.ai_pool = ProcessPoolExecutor(self.ai_processes,
-                                               mp_context=multiprocessing.get_context("spawn"))
+            # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
+            self.ai_pool = WorkerPool(self.ai_processes)
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The cog registers its buttons and error replies; it tells the players what the
@@ -155,6 +156,8 @@ class NLKBot(NLKClient):
                      "them everywhere)", len(synced))
         elif self.shard_range.owns(0):  # (one process of a cluster looks, not each)
             await self._warn_if_unpublished()
+        if not self.sync_only and self.shard_range.owns(0):
+            await warn_if_registered_twice(self.tree, repo, COMMAND_GROUP)
         if self.sync_only:
             return
         await self._learn_command_ids()
@@ -278,12 +281,6 @@ async def _finish_or_cancel(tasks: list[asyncio.Task[Any]], seconds: float) -> N
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def use_api_base(settings: Settings) -> None:
-    """Point discord.py's REST client at ``DISCORD_API_BASE`` (must happen before login)."""
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
-
-
 class ShardedNLKBot(NLKBot, commands.AutoShardedBot):
     """The bot owning several shards in one process (``NLK_SHARDS=0-3/8``)."""
 
@@ -305,7 +302,9 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         await db.close()
         raise
     use_api_base(settings)
-    async with bot_class(settings)(settings, sync_only=sync_only, db=db) as bot:
+    observer = Observer(settings)  # the "ready" line; NLK_METRICS: metrics and health
+    async with bot_class(settings)(settings, sync_only=sync_only, db=db,
+                                   **observer.options()) as bot:
         if sync_only:
             await bot.login(settings.token)  # setup_hook syncs the commands globally
             return
@@ -314,6 +313,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         stopping = Tasks()
 
         def stop() -> None:
+            log.info("SIGTERM: shutting down")
             stopping.start(bot.close())
 
         with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
@@ -321,6 +321,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         bot.add_listener(_freeze_start_up, "on_ready")
+        await observer.start(bot)
         await bot.start(settings.token)
         # start() returns as soon as the gateway is closed, in the middle of the shutdown:
         # wait for the rest of it (the database is closed last), or asyncio.run would cancel

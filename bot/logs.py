@@ -9,9 +9,15 @@ and at any level, is formatted, redacted, and stored back with no arguments left
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 REDACTED = "[redacted]"
 
@@ -71,3 +77,62 @@ def redact_logs(secrets: Iterable[str] = (),
     for handler in (logger or logging.getLogger()).handlers:
         handler.addFilter(redactor)
     return redactor
+
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(who)s%(name)s: %(message)s"
+
+
+class JSONFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message (and the process, shards and
+    traceback when there are some), for log shippers."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, object] = {
+            "time": self.formatTime(record), "level": record.levelname,
+            "logger": record.name, "message": record.getMessage()}
+        for key in ("process_number", "shards"):
+            value = getattr(record, key, None)
+            if value is not None:
+                line[key.removesuffix("_number")] = value
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            line["traceback"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = record.stack_info
+        return json.dumps(line, ensure_ascii=False)
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        # ISO 8601 with milliseconds: what log shippers parse without configuration.
+        return super().formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}"
+
+
+class NameProcess(logging.Filter):
+    """Stamp every record with this process's number and shards (in a cluster), so that
+    both formats can say which process wrote the line."""
+
+    def __init__(self, number: int | None, shards: str | None) -> None:
+        super().__init__()
+        self.number, self.shards = number, shards
+        parts = ([f"process {number}"] if number is not None else []) + \
+            ([f"shards {shards}"] if shards is not None else [])
+        self.who = f"[{', '.join(parts)}] " if parts else ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.process_number, record.shards, record.who = self.number, self.shards, self.who
+        return True
+
+
+def setup_logging(settings: Settings) -> None:
+    """Log to stderr at ``LOG_LEVEL``, as text or JSON (``LOG_FORMAT``), every line naming
+    its process and shards in a cluster, with every secret redacted."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JSONFormatter() if settings.log_format == "json"
+                         else logging.Formatter(TEXT_FORMAT))
+    handler.addFilter(NameProcess(settings.process,
+                                  str(settings.shards) if settings.shards else None))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    # No token in the logs, at any level: the bot's own, and the players' interaction tokens.
+    redact_logs([settings.token])

@@ -8,6 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import discord
+from dotenv import dotenv_values
+
 from bot.cluster.shards import Shards
 
 TOKEN_HELP = (
@@ -30,24 +33,31 @@ class Settings:
     log_level: str = "INFO"
     shards: Shards | None = None  # None: one process, the whole bot, as Discord recommends
     ready_fd: int | None = None  # set by ``cluster``: a pipe to say "ready" on when up
+    log_format: str = "text"  # or "json": one object per line, for log shippers
+    metrics: tuple[str, int] | None = None  # where /metrics and /healthz listen
+    process: int | None = None  # set by ``cluster``: this process's number, from 1
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines; blank lines and ``#`` comments are skipped, quotes stripped."""
-    values: dict[str, str] = {}
+    """The ``.env`` file's values (python-dotenv: quoting, ``export`` lines, comments); a
+    missing file is no values, an unreadable one a ``SettingsError``."""
     if not path.is_file():
-        return values
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().removeprefix("export ").strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key] = value
-    return values
+        return {}
+    try:
+        values = dotenv_values(path, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingsError(f"can't read {path}: {error}") from None
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _address(name: str, text: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an empty host listens everywhere); empty text is no address."""
+    if not text:
+        return None
+    host, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SettingsError(f"{name} must be HOST:PORT, such as 127.0.0.1:9100, not {text!r}.")
+    return host.strip("[]") or "0.0.0.0", int(port)
 
 
 def load_settings(environ: Mapping[str, str] | None = None,
@@ -70,6 +80,10 @@ def load_settings(environ: Mapping[str, str] | None = None,
     except ValueError as error:
         raise SettingsError(f"NLK_SHARDS: {error}.") from None
     ready_fd = env.get("NLK_READY_FD", "").strip()
+    log_format = env.get("LOG_FORMAT", "").strip().lower() or "text"
+    if log_format not in ("text", "json"):
+        raise SettingsError(f"LOG_FORMAT must be text or json, not {log_format!r}.")
+    process = env.get("NLK_PROCESS", "").strip()
     return Settings(
         token=token,
         database=env.get("NLK_DATABASE", "").strip() or "nlk.sqlite3",
@@ -78,4 +92,13 @@ def load_settings(environ: Mapping[str, str] | None = None,
         log_level=level,
         shards=owned,
         ready_fd=int(ready_fd) if ready_fd.isdigit() else None,
+        log_format=log_format,
+        metrics=_address("NLK_METRICS", env.get("NLK_METRICS", "").strip()),
+        process=int(process) if process.isdigit() else None,
     )
+
+
+def use_api_base(settings: Settings) -> None:
+    """Point discord.py's REST client at ``DISCORD_API_BASE`` (must happen before login)."""
+    if settings.api_base:
+        discord.http.Route.BASE = settings.api_base

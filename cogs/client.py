@@ -16,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from bot.cluster.shards import Shards
+from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
@@ -66,6 +67,7 @@ class NLKClient(commands.Bot):
     channel_edits: int  # channel posts and edits per 5 s
     shard_range: Shards  # the shards this process owns
     command_ids: dict[int | None, int]  # /nlk's id: per server, None: global
+    db: Database | None  # the database, open while the bot runs
 
     def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` while shutting down (start-up defines the order)."""

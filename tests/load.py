@@ -14,7 +14,8 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "interactions",
      "first_response_ms": {"p50", "p90", "p99", "max"}, "first_response_ms_by_kind",
      "memory_per_table_kb",
-     "bot_cpu_ms_per_interaction", "seconds", "rate_limited", "violations", "failed_tables",
+     "bot_cpu_ms_per_interaction", "db_cpu_ms_per_interaction", "metrics", "seconds",
+     "rate_limited", "violations", "failed_tables",
      "harness_lag_ms", "requests_per_interaction"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
@@ -38,6 +39,13 @@ parsed and waiting at once); ``--think`` shows what a table costs at a human pac
 shard each (``NLK_SHARDS=k/N``), on one PostgreSQL database, as ``python -m bot cluster``
 runs it; the tables are spread over one server per shard. ``interactions_per_second`` is the
 interactions answered over the run's wall time: with ``--think 0``, the most the bot can do.
+
+**CPU** (``bot_cpu_ms_per_interaction``): the bot's processes' CPU time (user + system,
+from ``/proc``, their AI workers included) over the run, divided by the interactions
+answered. On PostgreSQL, ``db_cpu_ms_per_interaction`` is the same for the server's backends
+that serve the bot's connections (found by the bot's socket ports in ``pg_stat_activity``;
+the server must run on this machine). ``--metrics`` has the bot serve ``NLK_METRICS``,
+scraped every 5 s, to measure what metrics cost.
 
 ``requests_per_interaction`` is what the bot sent to Discord, by route, for each
 interaction counted: what a change costs beyond its answer.
@@ -241,17 +249,21 @@ async def set_pictures(fake: FakeDiscord, setting: str) -> None:
 
 @contextlib.asynccontextmanager
 async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None,
-                      processes: int = 1, profile: Path | None = None
-                      ) -> AsyncIterator[list[int]]:
+                      processes: int = 1, profile: Path | None = None,
+                      metrics_port: int | None = None) -> AsyncIterator[list[int]]:
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
-    ``profile``: the (first) process runs under cProfile and writes its statistics there."""
+    ``profile``: the (first) process runs under cProfile and writes its statistics there.
+    ``metrics_port``: the bots serve ``/metrics`` there (process k on the port + k − 1)."""
     started = []
     try:
         with open(folder / "bot.log", "wb") as log:
             for shard in range(processes):
-                env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else None
+                env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else {}
+                if metrics_port is not None:
+                    env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
+                            "NLK_PROCESS": str(shard + 1)}
                 started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
                                                stdout=log, stderr=log, env=env,
                                                profile=None if shard else profile))
@@ -275,6 +287,18 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
                 await process.wait()
 
 
+async def scrape_every(port: int, processes: int, seconds: float) -> None:
+    """Scrape every process's ``/metrics`` as Prometheus would (but more often)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http:
+        while True:
+            for number in range(processes):
+                async with http.get(f"http://127.0.0.1:{port + number}/metrics") as answer:
+                    await answer.read()
+            await asyncio.sleep(seconds)
+
+
 def _total(measure: Any, pids: list[int]) -> Any:
     """A measure summed over the bot's processes (None if any is unknown)."""
     values = [measure(pid) for pid in pids]
@@ -294,13 +318,84 @@ def rss_bytes(pid: int) -> int | None:
 
 
 def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time a process has used (Linux), or None."""
+    """User + system CPU time a process has used (Linux), or None; with that of its children
+    it has waited for (its AI workers that stopped), but not of those still running."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """``cpu_seconds`` of a process and every living process under it (its AI workers)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(parent, []).append(int(entry))
+    total, todo = cpu_seconds(pid), list(parents.get(pid, []))
+    while todo and total is not None:
+        child = todo.pop()
+        total += cpu_seconds(child) or 0.0
+        todo += parents.get(child, [])
+    return total
+
+
+def socket_ports(pid: int) -> set[int]:
+    """The local TCP ports of a process's sockets (Linux): which connections are its own."""
+    inodes = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table, encoding="ascii") as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[9] in inodes:
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+class ServerCPU:
+    """The CPU time of the PostgreSQL backends serving the bot's connections, read from
+    ``/proc`` (the server must run on this machine): its part of each interaction."""
+
+    def __init__(self, server: str, pids: list[int]) -> None:
+        self.server, self.pids = server, pids
+        self.start: dict[int, float] = {}
+
+    async def backends(self) -> dict[int, float]:
+        import asyncpg
+
+        ports = set().union(*(socket_ports(pid) for pid in self.pids))
+        admin = await asyncpg.connect(self.server)
+        try:
+            rows = await admin.fetch("SELECT pid FROM pg_stat_activity WHERE client_port = "
+                                     "ANY($1::int[])", sorted(ports))
+        finally:
+            await admin.close()
+        return {row["pid"]: cpu for row in rows
+                if (cpu := cpu_seconds(row["pid"])) is not None}
+
+    async def begin(self) -> None:
+        self.start = await self.backends()
+
+    async def seconds(self) -> float | None:
+        """Since ``begin``: backends opened since count whole, closed ones are lost."""
+        end = await self.backends()
+        if not end:
+            return None
+        return sum(cpu - self.start.get(pid, 0.0) for pid, cpu in end.items())
 
 
 # --- keeping the harness light ------------------------------------------------------------
@@ -432,12 +527,13 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
                    processes: int = 1, pictures: str = "on",
-                   profile: Path | None = None) -> dict[str, Any]:
+                   profile: Path | None = None, metrics: bool = False) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
     afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures;
-    ``profile``: where the bot's cProfile statistics go (it runs without a profiler if None)."""
+    ``profile``: where the bot's cProfile statistics go (it runs without a profiler if None);
+    ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
@@ -451,24 +547,53 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         if database:
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
-                               processes, pictures, profile)
+                               processes, pictures, profile, metrics, database)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
-                    pictures: str, profile: Path | None) -> dict[str, Any]:
+                    pictures: str, profile: Path | None, metrics: bool = False,
+                    server: str | None = None) -> dict[str, Any]:
     sharded = processes > 1
+    port = _free_port(processes) if metrics else None
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
-            bot_process(fake, folder, database, processes, profile) as pids, \
+            bot_process(fake, folder, database, processes, profile, port) as pids, \
             asyncio.timeout(timeout):
-        with no_full_collections():
-            return await _play_tables(fake, pids, tables, players, seed, hands, think,
-                                      timeout, processes, pictures, folder)
+        scraper = asyncio.create_task(scrape_every(port, processes, 5.0)) if port else None
+        try:
+            with no_full_collections():
+                report = await _play_tables(fake, pids, tables, players, seed, hands, think,
+                                            timeout, processes, pictures, folder,
+                                            ServerCPU(server, pids) if server else None)
+        finally:
+            if scraper is not None:
+                scraper.cancel()
+                await asyncio.gather(scraper, return_exceptions=True)
+        if scraper is not None and scraper.done() and not scraper.cancelled() and \
+                scraper.exception() is not None:
+            raise AssertionError(f"a scrape failed: {scraper.exception()!r}")
+        return {**report, "metrics": metrics}
+
+
+def _free_port(count: int) -> int:
+    """The first of ``count`` consecutive free ports on 127.0.0.1."""
+    import socket
+
+    for first in random.Random().sample(range(20000, 60000), 200):
+        with contextlib.ExitStack() as stack:
+            try:
+                for port in range(first, first + count):
+                    stack.enter_context(socket.socket()).bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return first
+    raise RuntimeError("no free ports for the metrics")
 
 
 async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players: int,
                        seed: int, hands: int, think: float, timeout: float, processes: int,
-                       pictures: str, folder: Path) -> dict[str, Any]:
+                       pictures: str, folder: Path,
+                       server_cpu: ServerCPU | None = None) -> dict[str, Any]:
     sharded = processes > 1
     await set_pictures(fake, pictures)
     guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
@@ -483,8 +608,10 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
     await _until(warm_up.all_reached, jobs, timeout)
     await asyncio.sleep(1.0)  # let its table edits and pings land
-    base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(cpu_seconds, pids), \
+    base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(tree_cpu_seconds, pids), \
         housekeeper.seen()
+    if server_cpu is not None:
+        await server_cpu.begin()
     base_requests = Counter(fake.request_counts)
     started = time.perf_counter()
     jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
@@ -500,7 +627,8 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
     # way: let them land before the interactions are swept away for good.
     await asyncio.sleep(2.0)
-    end_cpu = _total(cpu_seconds, pids)
+    end_cpu = _total(tree_cpu_seconds, pids)
+    db_cpu = await server_cpu.seconds() if server_cpu is not None else None
     requests = Counter(fake.request_counts)
     requests.subtract(base_requests)
     sweeper.cancel()
@@ -527,6 +655,8 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
             for name, samples in sorted(housekeeper.by_kind.items())},
         "memory_per_table_kb": memory,
         "bot_cpu_ms_per_interaction": cpu,
+        "db_cpu_ms_per_interaction": None if db_cpu is None or counted <= 0 else
+        round(db_cpu * 1000 / counted, 2),
         "seconds": round(seconds, 2),
         "rate_limited": len(fake.rate_limited),
         "violations": len(fake.violations),
@@ -674,6 +804,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, metavar="FILE",
                         help="run the bot under cProfile and write its statistics to FILE"
                              " (figures then include the profiler's cost)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="the bot serves NLK_METRICS, scraped every 5 s (to measure "
+                             "what metrics cost)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
@@ -686,7 +819,8 @@ def main(argv: list[str] | None = None) -> int:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
                                       think_ms=args.think, timeout=args.timeout,
                                       database=args.database, processes=args.processes,
-                                      pictures=args.pictures, profile=args.profile))
+                                      pictures=args.pictures, profile=args.profile,
+                                      metrics=args.metrics))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

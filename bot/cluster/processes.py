@@ -9,9 +9,9 @@ the whole cluster with exit 1: starting it again would only fail again.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -31,16 +31,6 @@ STOP_SECONDS = 30.0  # after SIGTERM, how long a process gets before it is kille
 
 class ClusterError(Exception):
     """The cluster cannot start; the message says why and what to do."""
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot cluster",
-                                     description="Run the bot as several processes.")
-    parser.add_argument("--processes", type=int, required=True,
-                        help="how many bot processes to run")
-    parser.add_argument("--shards", type=int, default=None,
-                        help="how many shards in all (default: as many as Discord recommends)")
-    return parser.parse_args(argv)
 
 
 async def recommended_shards(settings: Settings) -> int:
@@ -86,13 +76,20 @@ class Worker:
 
 
 class Cluster:
-    def __init__(self, parts: list[Shards]) -> None:
+    def __init__(self, parts: list[Shards], *, json_lines: bool = False) -> None:
+        self.json_lines = json_lines  # LOG_FORMAT=json: the launcher's lines too
         self.workers = [Worker(n + 1, part) for n, part in enumerate(parts)]
         self.stopping = asyncio.Event()
         self.failed: str | None = None
 
     def say(self, line: str) -> None:
-        print(f"cluster: {line}", flush=True)
+        if self.json_lines:
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
+            print(json.dumps({"time": f"{stamp}.{int(now % 1 * 1000):03d}", "level": "INFO",
+                              "logger": "cluster", "message": line}), flush=True)
+        else:
+            print(f"cluster: {line}", flush=True)
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -133,7 +130,8 @@ class Cluster:
 
     async def _run_once(self, worker: Worker) -> int:
         read, write = os.pipe()
-        env = {**os.environ, "NLK_SHARDS": str(worker.shards), "NLK_READY_FD": str(write)}
+        env = {**os.environ, "NLK_SHARDS": str(worker.shards), "NLK_READY_FD": str(write),
+               "NLK_PROCESS": str(worker.number)}  # names its log lines, picks its port
         try:
             # A process group of its own: when the process dies, whatever it left behind
             # (its AI worker processes) goes with it.
@@ -181,13 +179,12 @@ async def _stop_stragglers(cluster: Cluster) -> None:
         _signal(worker, signal.SIGKILL)
 
 
-async def main(settings: Settings, argv: list[str]) -> int:
-    args = parse(argv)
-    if args.processes < 1:
-        raise ClusterError("--processes must be at least 1.")
-    shards = args.shards if args.shards is not None else await recommended_shards(settings)
-    cluster = Cluster(plan(settings, args.processes, max(shards, args.processes)
-                           if args.shards is None else shards))
+async def main(settings: Settings, processes: int, shards: int | None) -> int:
+    """Run ``processes`` bot processes over ``shards`` shards (None: Discord's advice)."""
+    count = shards if shards is not None else max(await recommended_shards(settings),
+                                                  processes)
+    cluster = Cluster(plan(settings, processes, count),
+                      json_lines=settings.log_format == "json")
     straggler = asyncio.create_task(_stop_stragglers(cluster))
     try:
         return await cluster.run()

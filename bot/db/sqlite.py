@@ -25,7 +25,16 @@ from bot.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def _migrations_folder() -> Path:
+    """Installed from a wheel, the migrations are package data of ``bot.migrations``; in a
+    checkout (and an editable install) they are the top-level ``migrations/`` folder."""
+    installed = Path(__file__).resolve().parents[1] / "migrations"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "migrations"
+
+
+MIGRATIONS = _migrations_folder()
 _NAME = re.compile(r"^(\d{4})-[a-z0-9-]+\.sql$")
 
 # Primary SQLite result codes that mean "the storage is the problem", not the SQL.

@@ -1,0 +1,43 @@
+"""One AI worker process (started by ``bot.ops.workers.WorkerPool``): reads pickled
+callables on stdin, writes ``("ok", result)`` or ``("error", exception)`` on stdout, and
+exits when the bot is gone."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+
+from bot.ops.orphans import watch_parent
+
+
+def main() -> None:
+    # Ctrl-C reaches the whole process group: the bot decides when its workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Exit as soon as the bot is gone, even in the middle of a job (its answer is lost).
+    watch_parent(lambda: os._exit(0))
+    jobs, answers = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    while True:
+        try:
+            job = pickle.load(jobs)
+        except EOFError:  # the bot closed the pipe, or died
+            return
+        try:
+            answer: tuple[str, object] = ("ok", job())
+        except Exception as error:
+            answer = ("error", error)
+        try:
+            data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            data = pickle.dumps(("error", RuntimeError(f"unpicklable AI answer: {error!r}")))
+        try:
+            answers.write(data)
+            answers.flush()
+        except BrokenPipeError:
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The AI players' worker processes, which die with the bot.
+
+Why not ``ProcessPoolExecutor``: when its parent is SIGKILLed, its workers and its resource
+tracker stay behind, and the tracker warns about leaked semaphores when they finally stop.
+Here each worker is a plain ``python -m bot.ops.worker`` child talking pickles over its
+stdin and stdout: no semaphores, no tracker, and a dead parent closes the pipes, so the
+worker reads end-of-file (or fails to write) and exits. It also checks its parent every
+half second, so that one in the middle of a long think does not outlive the bot either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, ParamSpec, TypeVar
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
+_Job = tuple[Future[Any], Callable[[], Any]]
+
+
+class WorkerPool(Executor):
+    """``processes`` worker processes, each started on its first job (and again after a
+    crash); jobs are pickled callables, as with ``ProcessPoolExecutor``."""
+
+    def __init__(self, processes: int) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._serve, name=f"nlk-ai-{n}", daemon=True)
+                         for n in range(1, processes + 1)]
+        self.processes: list[subprocess.Popen[bytes]] = []
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            future: Future[T] = Future()
+            self._jobs.put((future, functools.partial(fn, *args, **kwargs)))
+            return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if cancel_futures:
+                while True:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if job is not None:
+                        job[0].cancel()
+            for _ in self._threads:
+                self._jobs.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()
+
+    def _serve(self) -> None:
+        """One worker thread: hands its process one job at a time."""
+        process: subprocess.Popen[bytes] | None = None
+        try:
+            while (job := self._jobs.get()) is not None:
+                future, fn = job
+                if not future.set_running_or_notify_cancel():
+                    continue
+                if process is None or process.poll() is not None:
+                    process = self._spawn()
+                try:
+                    outcome, value = _ask(process, fn)
+                except (OSError, EOFError, pickle.PickleError) as error:
+                    future.set_exception(BrokenProcessPool(f"an AI worker died: {error!r}"))
+                    process.kill()
+                    process.wait()
+                    process = None
+                    continue
+                if outcome == "ok":
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+        finally:
+            if process is not None:
+                _stop(process)
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        with self._lock:
+            self.processes = [p for p in self.processes if p.poll() is None] + [process]
+        return process
+
+
+def _ask(process: subprocess.Popen[bytes], fn: Callable[[], Any]) -> tuple[str, Any]:
+    assert process.stdin is not None and process.stdout is not None
+    pickle.dump(fn, process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+    process.stdin.flush()
+    answer: tuple[str, Any] = pickle.load(process.stdout)
+    return answer
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Closing its stdin asks the worker to exit; it is killed if it is still thinking."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+    try:
+        process.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -1,0 +1,58 @@
+"""The AI players' worker processes: answers, errors, a crashed worker, and shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
+
+from bot.ops.workers import WorkerPool
+
+
+@pytest.fixture
+def pool():
+    workers = WorkerPool(2)
+    yield workers
+    workers.shutdown(wait=True)
+
+
+def test_jobs_are_answered_in_other_processes(pool):
+    assert [pool.submit(operator.add, n, 1).result(30) for n in range(5)] == [1, 2, 3, 4, 5]
+    pids = {pool.submit(os.getpid).result(30) for _ in range(10)}
+    assert os.getpid() not in pids and pids <= {p.pid for p in pool.processes}
+
+
+def test_an_error_in_a_job_is_raised_by_its_future(pool):
+    with pytest.raises(ZeroDivisionError):
+        pool.submit(operator.truediv, 1, 0).result(30)
+    assert pool.submit(operator.mul, 6, 7).result(30) == 42  # the worker carries on
+
+
+def test_a_crashed_worker_fails_its_job_and_is_replaced():
+    pool = WorkerPool(1)
+    try:
+        first = pool.submit(os.getpid).result(30)
+        with pytest.raises(BrokenProcessPool):
+            pool.submit(os._exit, 3).result(30)
+        assert pool.submit(os.getpid).result(30) != first
+    finally:
+        pool.shutdown()
+
+
+async def test_asyncio_runs_jobs_through_it_as_through_any_executor(pool):
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(pool, operator.neg, 5) == -5
+
+
+def test_shutdown_stops_every_worker_and_refuses_new_jobs():
+    pool = WorkerPool(2)
+    pool.submit(operator.add, 1, 2).result(30)
+    pool.submit(operator.add, 1, 2).result(30)
+    workers = list(pool.processes)
+    pool.shutdown(wait=True)
+    assert workers and all(process.poll() is not None for process in workers)
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        pool.submit(operator.add, 1, 2)
