@@ -16,7 +16,8 @@ from rules.errors import ReplayError
 
 
 class Act(StrEnum):
-    """What a move does (``Action.act``) or a public event tells (``Event.act``)."""
+    """What a move does (``Action.act``) or a public event tells (``Event.act``): those hold
+    the plain string, which compares equal to its ``Act`` (``Act.PLAY == "play"``)."""
 
     DEAL = "deal"  # an event only: a card dealt
     DRAW = "draw"
@@ -26,13 +27,13 @@ class Act(StrEnum):
     TAKE = "take"
 
 
-ACTS = (Act.DRAW, Act.GIVE, Act.KEEP, Act.PLAY, Act.TAKE)
+ACTS = ("draw", "give", "keep", "play", "take")
 
 
 class Action(NamedTuple):
     """``draw``, ``give CARD TO``, ``keep``, ``play CARD`` or ``take`` (RULES.md §8)."""
 
-    act: Act
+    act: str  # an ``Act`` value, kept as a plain string: the engine compares it often
     card: Card | None = None
     to: int | None = None
 
@@ -42,7 +43,7 @@ class Action(NamedTuple):
         try:
             return _GIVE[card][to]
         except (KeyError, IndexError, TypeError):
-            return Action(Act.GIVE, card, to)
+            return Action("give", card, to)
 
     @staticmethod
     def play(card: Card) -> Action:
@@ -102,11 +103,11 @@ class Action(NamedTuple):
         return f"Action.parse({str(self)!r})"
 
 
-DRAW = Action(Act.DRAW)
-KEEP = Action(Act.KEEP)
-TAKE = Action(Act.TAKE)
+DRAW = Action("draw")
+KEEP = Action("keep")
+TAKE = Action("take")
 _SIMPLE = {"draw": DRAW, "keep": KEEP, "take": TAKE}
 # Shared instances, keyed by card, so the engine's legality check is mostly an identity test.
 _ALL = pack(9)
-_PLAY: dict[int, Action] = {c: Action(Act.PLAY, c) for c in _ALL}
-_GIVE: dict[int, list[Action]] = {c: [Action(Act.GIVE, c, t) for t in range(9)] for c in _ALL}
+_PLAY: dict[int, Action] = {c: Action("play", c) for c in _ALL}
+_GIVE: dict[int, list[Action]] = {c: [Action("give", c, t) for t in range(9)] for c in _ALL}

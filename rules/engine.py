@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Act, Action
+from rules.actions import _GIVE, _PLAY, DRAW, KEEP, TAKE, Action
 from rules.cards import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -111,7 +111,7 @@ class Game:
         for i in range(n):
             seat = (dealer + 1 + i) % n
             game.stacks[seat].append(cards[i])
-            game.events.append((seat, Act.DEAL, cards[i], None))
+            game.events.append((seat, "deal", cards[i], None))
         game.talon = cards[:n - 1:-1]
         game.to_act = (dealer + 1) % n
         game.start = {"dealer": dealer, "deck": [TEXT[c] for c in cards]}
@@ -130,7 +130,7 @@ class Game:
         game.to_act = check_seat(to_act, n, "to_act")
         for seat, stack in enumerate(stacks):
             game.stacks[seat] = list(stack)
-            game.events.extend((seat, Act.DEAL, c, None) for c in stack)
+            game.events.extend((seat, "deal", c, None) for c in stack)
         game.talon = list(reversed(talon))
         game.start = {"position": {
             "phase": Phase.COLLECT, "stacks": [[str(c) for c in s] for s in stacks],
@@ -319,7 +319,7 @@ class Game:
         card = self.talon.pop()
         self.drawn = card
         self.has_drawn = True
-        self.events.append((s, Act.DRAW, card, None))
+        self.events.append((s, "draw", card, None))
         if not self.talon and self.variant.last_card == "keep":
             self._keep(s)  # R3.4: phase one ends as the last card is drawn; it is kept
 
@@ -329,7 +329,7 @@ class Game:
         else:
             self.drawn = None
         self.stacks[to].append(card)
-        self.events.append((s, Act.GIVE, card, to))
+        self.events.append((s, "give", card, to))
         if not self.talon:
             self._begin_shed(s, SUIT[card])  # R6.1 free: the last card was given away
 
@@ -338,7 +338,7 @@ class Game:
         assert card is not None
         self.stacks[s].append(card)
         self.drawn = None
-        self.events.append((s, Act.KEEP, card, None))
+        self.events.append((s, "keep", card, None))
         if not self.talon:
             self._begin_shed(s, SUIT[card])
         else:
@@ -378,7 +378,7 @@ class Game:
             self.trick_size = self.in_count  # R4.3: size fixed when the trick is led
         trick.append(card)
         self.trick_seats.append(s)
-        self.events.append((s, Act.PLAY, card, None))
+        self.events.append((s, "play", card, None))
         if not hand:  # R4.8
             self.is_in[s] = False
             self.out.append(s)
@@ -403,7 +403,7 @@ class Game:
         i = bisect_right(hand, card)
         hand.insert(i, card)
         self._plays[s].insert(i, _PLAY[card])  # type: ignore[index]
-        self.events.append((s, Act.TAKE, card, None))
+        self.events.append((s, "take", card, None))
         if not self.trick:
             self.trick_size = 0  # R4.7: the next player in leads
         self.to_act = (self._after or self._seats_after())[s]

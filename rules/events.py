@@ -1,7 +1,9 @@
 """A hand's public record: what happened, and how the hand ended.
 
->>> Event(2, Act.GIVE, Card.parse("9H"), 0)
-Event(seat=2, act=<Act.GIVE: 'give'>, card=Card.parse('9H'), to=0)
+>>> from rules.actions import Act
+>>> event = Event(2, "give", Card.parse("9H"), 0)
+>>> event.act == Act.GIVE, event
+(True, Event(seat=2, act='give', card=Card.parse('9H'), to=0))
 >>> Outcome(loser=1, order=(0, 2, 1)).loser
 1
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from rules.actions import Act
 from rules.cards import Card
 
 
@@ -18,7 +19,7 @@ class Event(NamedTuple):
     """A public fact: who did what with which card (``deal``, ``draw``, ``give`` …)."""
 
     seat: int
-    act: Act
+    act: str  # an ``Act`` value
     card: Card
     to: int | None = None
 
