@@ -311,13 +311,9 @@ class Pings:
         if message is None:
             return False
         live.show_ping(Ping(message, want, time.monotonic() if sent is None else sent))
-        # Written down at once, not in the next batch: a bot killed before the batch would
-        # start again not knowing this ping, and never delete it.
-        try:
-            await self.service.remember(
-                {f"{PING}{table.id}:{message.id}": PingRecord.of(table.channel_id, want).dump()})
-        except Exception:
-            log.warning("could not write down a turn ping", exc_info=True)
+        # Written down in the next batch (with the old ping's deletion, one transaction); a
+        # bot killed first finds it in the channel at its next start (``_sweep``).
+        self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
         return True
 
     async def _edit(self, live: LiveTable, table: Table, shown: Ping, want: PingWant) -> bool:
