@@ -2,7 +2,7 @@
 
 Every refusal is one precise class carrying the facts a reply needs (a name, a number, a
 rule), never a sentence: the cogs turn them into sentences through one table
-(``cogs/replies.py``), so the wording lives in one place and can be translated.
+(``cogs/answers/replies.py``), so the wording lives in one place and can be translated.
 The engine's own refusals (``rules.IllegalAction``) reach players as ``AgainstTheRules``,
 keeping their rule number.
 """

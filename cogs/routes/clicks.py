@@ -1,8 +1,8 @@
 """Every NLK button and select, one handler per family: parse → service → publish.
 
-The ``DynamicItem`` families (``cogs/components.py``) parse the custom id once and call
+The ``DynamicItem`` families (``cogs/routes/families.py``) parse the custom id once and call
 here with typed values. A change goes to the publisher, which answers the tap and does
-everything that follows; a refusal is worded by ``cogs/replies.py``.
+everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The version is the engine's count of applied actions (``-`` where the state does
 a click made at an older version is refused, so a stale or doubled click applies once. The
 format never changes: buttons on messages sent by any earlier version keep working. Each
 family of actions has its own template (``template``), parsed once by its ``DynamicItem``
-(``cogs/components.py``).
+(``cogs/routes/families.py``).
 
 >>> button_id(12, 40, Move.GIVE, "9D.3")
 'nlk:12:40:give.9D.3'
