@@ -1,11 +1,16 @@
-"""Each live table's runtime state, held by one owner, and the one registry of owners.
+"""Each live table's owner, and the one registry of owners.
 
-A ``LiveTable`` holds everything the bot keeps for a table while it runs, besides the table
-itself (the service's): what its message shows and the edit on its way, its turn ping, its
-players' open hands, and its background work. ``LiveTables`` creates an owner on a table's
-first use and drops it once the table is closed and its last edit, ping deletion and hand
-redraw are done; ``close`` stops everything at shutdown. So "nothing leaks" reads: no owner
-for a closed table.
+A ``LiveTable`` holds what Discord shows for a table while it runs, each thing with the
+version it was drawn from: the table message (``shown_revision``), the turn ping
+(``Ping.want``) and each open hand (``OpenHand.revision``), the newest snapshot seen, and one
+task per kind that brings what is shown up to that snapshot (``edits``, ``pinging``,
+``redraws``), plus its short background work. The drivers that draw and send
+(``TableMessages``, ``Pings``, ``OpenHands``) report what they showed through its methods;
+nobody else writes its fields. Stale is found by comparing versions, not by flags.
+
+``LiveTables`` creates an owner on a table's first use and drops it once the table is closed
+and its last edit, ping deletion and hand redraw are done; ``close`` stops everything at
+shutdown. So "nothing leaks" reads: no owner for a closed table.
 """
 
 from __future__ import annotations
