@@ -93,13 +93,13 @@ class OpenHands:
                 interaction, self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
                 letters))
-        live.redraws.keep(table)
+        live.redraws.keep(live.saw(table))
 
     def newest(self, table: Table) -> Table:
-        """``table``, or the newer snapshot a redraw may already have drawn."""
+        """``table``, or the newer snapshot the owner has seen (a redraw may already have
+        drawn it)."""
         live = self.tables.get(table.id)
-        latest = live.redraws.latest(table.id) if live is not None else None
-        return latest if latest is not None and latest.revision > table.revision else table
+        return live.saw(table) if live is not None else table
 
     async def show(self, interaction: Interaction, table: Table, *,
                    letters: Lang) -> None:
@@ -179,7 +179,7 @@ class OpenHands:
         live = self.tables.get(table.id)
         if self.closed or live is None or not live.hands:
             return
-        live.redraws.put(table)
+        live.redraws.put(live.saw(table))
 
     # --- the redrawing -------------------------------------------------------------------
 

@@ -124,7 +124,7 @@ class LiveTable:
         # snapshot the ping task brings it to.
         self.ping: Ping | None = None
         self.reminded: tuple[int, int] | None = None
-        self.newest: Table | None = None  # the newest snapshot seen: what the ping should show
+        self.newest: Table | None = None  # the newest snapshot seen: what all should show
         self.pinging: Coalescer[Table] = Coalescer(ping, log)
         # The newest interaction answered at the table, and when it came: a change made
         # without one (an AI's move) posts its turn ping through this one's token.

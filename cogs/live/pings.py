@@ -32,7 +32,7 @@ from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
 from rules import Phase
-from rules.i18n import translator
+from rules.i18n import Lang, translator
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,12 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | No
     version = turn[1] if shed else game.version
     return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn,
                     shed)
+
+
+def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.View]:
+    """The ping as ``want`` shows it: posted, edited, or a tap's answer alike."""
+    return render.ping_message(table, want.user_id, deadline=want.deadline,
+                               reminder=want.reminder, lang=lang)
 
 
 def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:
@@ -258,9 +264,7 @@ class Pings:
         if want is None or want.user_id != user_id:
             content, view = render.ping_message(table, user_id, lang=lang)
             return content, view, None
-        content, view = render.ping_message(table, user_id, deadline=want.deadline,
-                                            reminder=want.reminder, lang=lang)
-        return content, view, want
+        return *_drawn(table, want, lang), want
 
     def answered(self, table: Table, message_id: int, want: PingWant | None) -> None:
         """A tap's answer redrew the ping ``message_id`` as ``want`` (None: "Done.")."""
@@ -303,9 +307,7 @@ class Pings:
             live.settle()
 
     async def _post(self, live: LiveTable, table: Table, want: PingWant) -> bool:
-        lang = await self.languages.public(table.guild_id)
-        content, view = render.ping_message(table, want.user_id, deadline=want.deadline,
-                                            reminder=want.reminder, lang=lang)
+        content, view = _drawn(table, want, await self.languages.public(table.guild_id))
         message, sent = await self.io.post(table, content, view, want.user_id,
                                            live.borrow(time.monotonic(), BORROW_SECONDS))
         if message is None:
@@ -317,9 +319,7 @@ class Pings:
         return True
 
     async def _edit(self, live: LiveTable, table: Table, shown: Ping, want: PingWant) -> bool:
-        lang = await self.languages.public(table.guild_id)
-        content, view = render.ping_message(table, want.user_id, deadline=want.deadline,
-                                            reminder=want.reminder, lang=lang)
+        content, view = _drawn(table, want, await self.languages.public(table.guild_id))
         try:
             if not await self.io.edit(table, shown, content, view):
                 return False
@@ -339,8 +339,8 @@ class Pings:
 
     async def announce_end(self, table: Table, interaction: Interaction | None
                            ) -> None:
-        """Say who lost the hand (the table message shows it too)."""
-        self.changed(table)  # the ping goes
+        """Say who lost the hand (the table message shows it too; the publisher tells the
+        ping, which goes)."""
         view = table.public_view()
         if view is None or view.loser is None:
             return
@@ -364,8 +364,6 @@ class Pings:
         # stays in the channel would keep pointing at the deleted one.
         through = (interaction, time.monotonic()) if interaction is not None else None
         await self.io.post(table, content, None, None, through)
-
-
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
