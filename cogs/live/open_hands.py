@@ -10,8 +10,9 @@ plays every shed turn with one tap. These are webhook edits of the interaction's
 
 Only the owner's own view is ever drawn into their hand (``render.hand_message`` for their
 user id). Entries are dropped when the token is about to lapse, when Discord says the
-message is gone (dismissed), when the table closes, and on shutdown. They live in the
-table's ``LiveTable``; this is the job that keeps them current.
+message is gone (dismissed), when the table closes, and on shutdown. They are a kind of
+message of the table's ``LiveTable`` (``HandsShown``), whose loop redraws them; the answers
+to taps report what they drew.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -29,7 +31,7 @@ from bot.tables.service import Table
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, OpenHand
+from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables
 from cogs.pictures import (
     HAND_FILE,
     Late,
@@ -53,8 +55,91 @@ ANSWER_WAIT = 1.0
 Drawn = tuple[discord.Embed, discord.ui.View]
 
 
+@dataclass
+class OpenHand:
+    """One player's open hand: the interaction that can edit it, and what it shows."""
+
+    interaction: Interaction
+    since: float  # when that interaction arrived (its token's age counts from then)
+    revision: int  # the table revision the hand was last drawn from
+    looks: Any  # what the hand shows, less its footer; None: unsure
+    letters: Lang | None = None  # the table's language, whose letters its cards show
+    pending: bool = False  # an edit through its token is on its way
+
+    def drawn(self, revision: int, looks: Any) -> None:
+        """It now shows ``revision``, looking like ``looks``."""
+        self.revision, self.looks = revision, looks
+
+    def unsure(self) -> None:
+        """What it shows is not known (its picture came late): redraw it."""
+        self.revision, self.looks = -1, None
+
+    @contextmanager
+    def redrawing(self) -> Iterator[None]:
+        """While an edit through its token is on its way."""
+        self.pending = True
+        try:
+            yield
+        finally:
+            self.pending = False
+
+
+class HandsShown:
+    """A table's open hands by user id, and one lock per hand, so a redraw and a tap's
+    answer never cross."""
+
+    def __init__(self, driver: OpenHands) -> None:
+        self.driver = driver
+        self.hands: dict[int, OpenHand] = {}
+        self.locks: dict[int, asyncio.Lock] = {}
+
+    def behind(self, table: Table) -> bool:
+        return any(hand.revision < table.revision for hand in self.hands.values()) or \
+            (not table.is_open and bool(self.hands))
+
+    async def step(self, live: LiveTable) -> None:
+        await self.driver.redraw(live, self)
+
+    def holds(self) -> bool:
+        return bool(self.hands) or any(lock.locked() for lock in self.locks.values())
+
+    def give_up(self) -> None:
+        self.forget()
+
+    def follow(self, user_id: int, hand: OpenHand) -> None:
+        self.hands[user_id] = hand
+
+    def drop(self, user_id: int, hand: OpenHand) -> None:
+        """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""
+        if self.hands.get(user_id) is hand:
+            del self.hands[user_id]
+
+    def drop_stale(self, now: float, lifetime: float) -> None:
+        """Stop following hands whose token is about to lapse."""
+        for user_id in [u for u, h in self.hands.items() if now - h.since > lifetime]:
+            del self.hands[user_id]
+
+    def lock(self, user_id: int) -> asyncio.Lock:
+        """The lock that keeps a redraw of ``user_id``'s hand and a tap's answer apart."""
+        return self.locks.setdefault(user_id, asyncio.Lock())
+
+    def free_lock(self, user_id: int) -> None:
+        """Drop a lock nobody holds for a hand no longer followed."""
+        lock = self.locks.get(user_id)
+        if lock is not None and not lock.locked() and user_id not in self.hands:
+            del self.locks[user_id]
+
+    def forget(self) -> None:
+        """Stop following the open hands."""
+        self.hands.clear()
+        self.locks = {u: lock for u, lock in self.locks.items() if lock.locked()}
+
+
 class OpenHands:
-    """Keeps every open hand current after each change."""
+    """The open hands as a kind of message: keeps every open hand current after each
+    change."""
+
+    name = "open hands"
 
     def __init__(self, tables: LiveTables, pictures: Pictures | None = None,
                  clock: Callable[[], float] = time.monotonic, lifetime: float = LIFETIME
@@ -63,43 +148,52 @@ class OpenHands:
         self.pictures = pictures or Pictures()
         self.clock = clock
         self.lifetime = lifetime
-        self.closed = False
+
+    def shown_for(self, live: LiveTable) -> HandsShown:
+        return HandsShown(self)
+
+    @staticmethod
+    def of(live: LiveTable) -> HandsShown:
+        """The open hands' ``Shown`` at ``live``."""
+        shown: HandsShown = live.shown(OpenHands.name)
+        return shown
 
     def held(self, table_id: int) -> dict[int, OpenHand]:
         """The table's open hands by user id."""
         live = self.tables.get(table_id)
-        return live.hands if live is not None else {}
+        return self.of(live).hands if live is not None else {}
 
     def tracked(self) -> int:
         """How many hands are followed, over all tables."""
-        return sum(len(live.hands) for live in self.tables)
+        return sum(len(self.of(live).hands) for live in self.tables)
 
     def opened(self, table: Table, user_id: int, interaction: Interaction,
                drawn: Drawn, letters: Lang | None = None) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
         ``table`` with the table's ``letters``."""
-        if self.closed or not table.is_open or table.seat_of(user_id) is None:
+        if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
             return
         live = self.tables.of(table)
-        current = live.hands.get(user_id)
+        shown = self.of(live)
+        current = shown.hands.get(user_id)
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            live.follow_hand(user_id, OpenHand(interaction, self.clock(), -1, None, letters))
+            shown.follow(user_id, OpenHand(interaction, self.clock(), -1, None, letters))
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.guild_id)
-            live.follow_hand(user_id, OpenHand(
+            shown.follow(user_id, OpenHand(
                 interaction, self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
                 letters))
-        live.redraws.keep(live.saw(table))
+        live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     def newest(self, table: Table) -> Table:
         """``table``, or the newer snapshot the owner has seen (a redraw may already have
         drawn it)."""
         live = self.tables.get(table.id)
-        return live.saw(table) if live is not None else table
+        return live.keep(table) if live is not None else table
 
     async def show(self, interaction: Interaction, table: Table, *,
                    letters: Lang) -> None:
@@ -151,11 +245,11 @@ class OpenHands:
         """``user_id``'s hand was answered without its new picture: redraw it (the picture
         is drawn by then, or the redraw waits for it)."""
         live = self.tables.get(table.id)
-        hand = live.hands.get(user_id) if live is not None else None
+        hand = self.of(live).hands.get(user_id) if live is not None else None
         if live is None or hand is None:
             return
         hand.unsure()
-        live.redraws.put(table)
+        live.saw(table)
 
     @asynccontextmanager
     async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:
@@ -163,7 +257,8 @@ class OpenHands:
         lands first, and none starts until the answer is sent (then ``opened`` has
         recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
         live = self.tables.of(table)
-        lock = live.hand_lock(user_id)
+        shown = self.of(live)
+        lock = shown.lock(user_id)
         held = False
         with suppress(asyncio.TimeoutError):
             held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
@@ -172,46 +267,33 @@ class OpenHands:
         finally:
             if held:
                 lock.release()
-            live.free_hand_lock(user_id)
-
-    def changed(self, table: Table) -> None:
-        """The table changed: redraw its open hands soon (a burst of changes coalesces)."""
-        live = self.tables.get(table.id)
-        if self.closed or live is None or not live.hands:
-            return
-        live.redraws.put(live.saw(table))
+            shown.free_lock(user_id)
+            live.settle()
 
     # --- the redrawing -------------------------------------------------------------------
 
-    async def run(self, table_id: int) -> None:
-        """Redraw the table's open hands until they all show its newest snapshot (an error
-        is logged by the coalescer, and the table's hands forgotten)."""
-        live = self.tables.get(table_id)
-        while live is not None:
-            table = live.redraws.latest(table_id)
-            if table is None:
-                break
-            live.drop_stale_hands(self.clock(), self.lifetime)
-            hands = live.hands
-            due = [(u, h) for u, h in hands.items() if h.revision < table.revision]
-            if due:
-                await asyncio.gather(*(self._redraw(live, table, u, h) for u, h in due))
-                continue  # the table may have changed meanwhile
-            if not table.is_open or not hands:
-                live.forget_hands()
-            break
+    async def redraw(self, live: LiveTable, shown: HandsShown) -> None:
+        """Redraw the hands that are behind the newest snapshot (all at once); once the
+        table is closed and they show it, stop following them."""
+        table = live.newest
+        shown.drop_stale(self.clock(), self.lifetime)
+        due = [(u, h) for u, h in shown.hands.items() if h.revision < table.revision]
+        if due:
+            await asyncio.gather(*(self._redraw(live, shown, table, u, h) for u, h in due))
+        elif not table.is_open:
+            shown.forget()
 
-    async def _redraw(self, live: LiveTable, table: Table, user_id: int,
+    async def _redraw(self, live: LiveTable, shown: HandsShown, table: Table, user_id: int,
                       hand: OpenHand) -> None:
         """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
         is being answered (then its answer draws the newest state)."""
-        async with live.hand_lock(user_id):
-            if live.hands.get(user_id) is not hand or hand.revision >= table.revision:
+        async with shown.lock(user_id):
+            if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
                 return  # answered meanwhile: ``opened`` replaced it
-            await self._edit(live, table, user_id, hand)
-        live.free_hand_lock(user_id)
+            await self._edit(shown, table, user_id, hand)
+        shown.free_lock(user_id)
 
-    async def _edit(self, live: LiveTable, table: Table, user_id: int,
+    async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
         lang = lang_of(hand.interaction)  # the owner's language, the table's letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
@@ -231,11 +313,11 @@ class OpenHands:
                 await hand.interaction.edit_original_response(embed=embed, view=view,
                                                               **files)
             except discord.NotFound:
-                live.drop_hand(user_id, hand)  # dismissed, or the token has lapsed
+                shown.drop(user_id, hand)  # dismissed, or the token has lapsed
                 return
             except discord.HTTPException:
                 log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
-                live.drop_hand(user_id, hand)
+                shown.drop(user_id, hand)
                 return
         hand.drawn(table.revision, looks)
 

@@ -5,9 +5,10 @@ the version its buttons were drawn at, the deadline, whether it is a reminder) i
 with what the newest snapshot wants (``wanted_ping``). A new person's turn, or a reminder,
 posts a new ping (a mention must notify) and deletes the old one; a change within the same
 turn (the player moved from the table message, a restart renewed the clock) edits it in
-place; no person to act (an AI, a stand-in, the end of the hand) deletes it. Each table's
-pings are brought up to date by one task, so two changes never race to post. Pings are
-written down until deleted, so a restart deletes those whose turn is over.
+place; no person to act (an AI, a stand-in, the end of the hand) deletes it. The ping is a
+kind of message of the table's ``LiveTable`` (``PingShown``): one loop per table brings it up
+to date, so two changes never race to post. Pings are written down until deleted, so a
+restart deletes those whose turn is over.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import logging
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
@@ -27,12 +28,12 @@ from bot.tasks import Tasks
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTable, LiveTables, Ping, PingWant
+from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, Wait
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
 from rules import Phase
-from rules.i18n import Lang, translator
+from rules.i18n import Lang
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,64 @@ HISTORY_MAX = 100  # the most messages Discord returns for one history request
 # this long, so that the ping can still be edited and deleted through the same token.
 BORROW_SECONDS = 10 * 60
 Through = tuple[Interaction, float]
+
+
+@dataclass(frozen=True)
+class PingWant:
+    """What a turn ping shows: whose turn, which turn, the version its buttons were drawn
+    at, the deadline it counts down to, whether it is a reminder, and the table message its
+    link points to."""
+
+    user_id: int
+    hand: int
+    turn: int  # the game version the turn began at
+    version: int
+    deadline: float | None
+    reminder: bool
+    shed: bool = False  # phase two's ping: **My hand** instead of moves
+    link: int | None = None  # the table message its [Table] link points to
+
+
+@dataclass
+class Ping:
+    """A table's live turn ping and what it shows (``want`` None: it says "Done.", or it
+    is not known)."""
+
+    message: discord.Message | discord.Object  # an Object: posted before a restart
+    want: PingWant | None
+    sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
+
+    def fresh(self) -> bool:
+        """Whether the token that posted it can still edit and delete it."""
+        return time.monotonic() - self.sent < TOKEN_SECONDS
+
+
+class PingShown:
+    """A table's one live ping (None: none), and the turn the clock reminded its person
+    of."""
+
+    def __init__(self, driver: Pings) -> None:
+        self.driver = driver
+        self.ping: Ping | None = None
+        self.reminded: tuple[int, int] | None = None
+
+    def want(self, table: Table) -> PingWant | None:
+        return wanted_ping(table, self.reminded)
+
+    def behind(self, table: Table) -> bool:
+        want = self.want(table)
+        return not ((self.ping is None and want is None) or
+                    (self.ping is not None and self.ping.want == want))
+
+    async def step(self, live: LiveTable) -> None:
+        await self.driver.converge(live, self)
+
+    def holds(self) -> bool:
+        return self.ping is not None
+
+    def give_up(self) -> None:
+        """A closed table's ping could not be deleted: the next start deletes it."""
+        self.ping = None
 
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | None:
@@ -60,7 +119,7 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | No
     shed = game.phase is not Phase.COLLECT
     version = turn[1] if shed else game.version
     return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn,
-                    shed)
+                    shed, table.message_id)
 
 
 def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.View]:
@@ -88,17 +147,18 @@ class PingRecord:
     deadline: float | None = None
     reminder: bool = False
     shed: bool = False
+    link: int | None = None  # the table message its link pointed to (None: not known)
 
     def dump(self) -> str:
         return json.dumps({"channel": self.channel_id, "hand": self.hand,
                            "version": self.version, "user": self.user_id, "turn": self.turn,
                            "deadline": self.deadline, "reminder": self.reminder,
-                           "shed": self.shed})
+                           "shed": self.shed, "link": self.link})
 
     @classmethod
     def of(cls, channel_id: int, want: PingWant) -> PingRecord:
         return cls(channel_id, want.hand, want.version, want.user_id, want.turn,
-                   want.deadline, want.reminder, want.shed)
+                   want.deadline, want.reminder, want.shed, want.link)
 
     @classmethod
     def load(cls, text: str) -> PingRecord:
@@ -106,11 +166,13 @@ class PingRecord:
         try:
             data = json.loads(text)
             user, turn, deadline = data["user"], data.get("turn"), data.get("deadline")
+            link = data.get("link")
             return cls(int(data["channel"]), int(data["hand"]), int(data["version"]),
                        None if user is None else int(user),
                        None if turn is None else int(turn),
                        None if deadline is None else float(deadline),
-                       bool(data.get("reminder", False)), bool(data.get("shed", False)))
+                       bool(data.get("reminder", False)), bool(data.get("shed", False)),
+                       None if link is None else int(link))
         except (TypeError, KeyError, AttributeError):
             raise ValueError(text) from None
         except ValueError:
@@ -126,7 +188,7 @@ class PingRecord:
             return None
         deadline = self.deadline if self.turn is not None else math.nan
         return PingWant(self.user_id, turn[0], turn[1], self.version, deadline, self.reminder,
-                        self.shed)
+                        self.shed, self.link)
 
 
 class PingIO(Protocol):
@@ -207,7 +269,9 @@ class DiscordPingIO:
 
 
 class Pings:
-    """Keeps each table's one live ping right, and announces ends of hands."""
+    """The turn ping as a kind of message: keeps each table's one live ping right."""
+
+    name = "turn ping"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
                  pacer: Pacer, posts: ChannelPosts, tables: LiveTables,
@@ -219,7 +283,6 @@ class Pings:
         self.posts = posts
         self.tables = tables
         self.io: PingIO = io or DiscordPingIO(client, pacer, posts, tables)
-        self.closed = False
         # Pings posted and not yet deleted are written down (bot_state key → value, None to
         # forget), so that a restart deletes those whose turn is over.
         self._writes: dict[str, str | None] = {}
@@ -233,13 +296,20 @@ class Pings:
     def tracked(self) -> int:
         return len(self._chores)
 
+    def shown_for(self, live: LiveTable) -> PingShown:
+        return PingShown(self)
+
+    @staticmethod
+    def of(live: LiveTable) -> PingShown:
+        """The turn ping's ``Shown`` at ``live``."""
+        shown: PingShown = live.shown(Pings.name)
+        return shown
+
     # --- events ------------------------------------------------------------------------------
 
     def changed(self, table: Table) -> None:
-        """The table changed: bring its ping up to date (one task per table)."""
-        if not self.closed:
-            live = self.tables.of(table)
-            live.pinging.put(live.saw(table))
+        """The table changed: bring its ping up to date (its owner's loop)."""
+        self.tables.of(table).saw(table)
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         """The clock says the person to act is running out of time: their ping becomes a
@@ -249,13 +319,13 @@ class Pings:
                 table.ai_to_act() is not None or self.service.clock() >= deadline:
             return
         live = self.tables.of(table)
-        live.remind_of(turn)
-        self.changed(table)
+        self.of(live).reminded = turn
+        live.saw(table)
 
     def want(self, table: Table) -> PingWant | None:
         """What ``table``'s live ping should show now."""
         live = self.tables.get(table.id)
-        return wanted_ping(table, live.reminded if live is not None else None)
+        return self.of(live).want(table) if live is not None else wanted_ping(table, None)
 
     async def draw(self, table: Table, user_id: int, lang: Any) -> tuple[
             str, discord.ui.View, PingWant | None]:
@@ -269,101 +339,66 @@ class Pings:
     def answered(self, table: Table, message_id: int, want: PingWant | None) -> None:
         """A tap's answer redrew the ping ``message_id`` as ``want`` (None: "Done.")."""
         live = self.tables.get(table.id)
-        if live is not None and live.ping is not None and live.ping.message.id == message_id:
-            live.ping.want = want
-        self.changed(table)
+        if live is None:
+            return
+        shown = self.of(live)
+        if shown.ping is not None and shown.ping.message.id == message_id:
+            shown.ping.want = want
+        live.saw(table)
 
     # --- converging ----------------------------------------------------------------------------
 
-    async def run(self, table_id: int) -> None:
-        """Make the table's live ping show what its newest snapshot wants; the owner's
-        coalescer starts it and logs what escapes."""
-        live = self.tables.get(table_id)
-        while live is not None:
-            table = live.pinging.latest(table_id)
-            if table is None:
-                break
-            want = wanted_ping(table, live.reminded)
-            shown = live.ping
-            if (shown is None and want is None) or (shown is not None and shown.want == want):
-                if live.pinging.latest(table_id) is table:
-                    live.pinging.discard(table_id)
-                    break
-                continue
-            if want is None:
-                assert shown is not None
-                live.show_ping(None)
-                self._retire(live, table, shown)
-            elif shown is None or needs_new_ping(shown.want, want):
-                if not await self._post(live, table, want):
-                    live.pinging.discard(table_id)  # refused: the next change tries again
-                    break
-                if shown is not None:
-                    self._retire(live, table, shown)
-            elif not await self._edit(live, table, shown, want):
-                live.show_ping(None)  # someone deleted it: post a fresh one
-                self._note(table.id, shown.message.id, None)
-        if live is not None:
-            live.settle()
+    async def converge(self, live: LiveTable, shown: PingShown) -> None:
+        """One step towards what the newest snapshot wants: post a new ping (deleting the
+        old one), edit it in place, or delete it."""
+        table = live.newest
+        want = shown.want(table)
+        ping = shown.ping
+        if want is None:
+            assert ping is not None
+            shown.ping = None
+            self._retire(live, table, ping)
+        elif ping is None or needs_new_ping(ping.want, want):
+            if not await self._post(live, shown, table, want):
+                raise Wait()  # refused: the next change tries again
+            if ping is not None:
+                self._retire(live, table, ping)
+        elif not await self._edit(live, shown, table, ping, want):
+            shown.ping = None  # someone deleted it: post a fresh one
+            self._note(table.id, ping.message.id, None)
 
-    async def _post(self, live: LiveTable, table: Table, want: PingWant) -> bool:
+    async def _post(self, live: LiveTable, shown: PingShown, table: Table, want: PingWant
+                    ) -> bool:
         content, view = _drawn(table, want, await self.languages.public(table.guild_id))
         message, sent = await self.io.post(table, content, view, want.user_id,
                                            live.borrow(time.monotonic(), BORROW_SECONDS))
         if message is None:
             return False
-        live.show_ping(Ping(message, want, time.monotonic() if sent is None else sent))
+        shown.ping = Ping(message, want, time.monotonic() if sent is None else sent)
         # Written down in the next batch (with the old ping's deletion, one transaction); a
         # bot killed first finds it in the channel at its next start (``_sweep``).
         self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
         return True
 
-    async def _edit(self, live: LiveTable, table: Table, shown: Ping, want: PingWant) -> bool:
+    async def _edit(self, live: LiveTable, shown: PingShown, table: Table, ping: Ping,
+                    want: PingWant) -> bool:
         content, view = _drawn(table, want, await self.languages.public(table.guild_id))
         try:
-            if not await self.io.edit(table, shown, content, view):
+            if not await self.io.edit(table, ping, content, view):
                 return False
         except discord.HTTPException:
             # Not the ping's fault: post a fresh one rather than leave stale buttons.
             log.info("table %s: could not edit its turn ping; posting it again", table.id)
-            live.show_ping(None)
-            self._retire(live, table, shown)
+            shown.ping = None
+            self._retire(live, table, ping)
             return True
-        shown.want = want
-        self._note(table.id, shown.message.id, PingRecord.of(table.channel_id, want).dump())
+        ping.want = want
+        self._note(table.id, ping.message.id, PingRecord.of(table.channel_id, want).dump())
         return True
 
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
         self._deleting.keep(live.background(self._delete(table.channel_id, ping, table.id)))
-
-    async def announce_end(self, table: Table, interaction: Interaction | None
-                           ) -> None:
-        """Say who lost the hand (the table message shows it too; the publisher tells the
-        ping, which goes)."""
-        view = table.public_view()
-        if view is None or view.loser is None:
-            return
-        lang = await self.languages.public(table.guild_id, interaction)
-        order = render.finishing_order(table, view, lang)
-        _ = translator(lang).gettext
-        # The next hand's seats are those still seated: people who left during the hand
-        # are gone, and if the loser is one of them, someone else deals.
-        content = render.next_dealer_sentence(
-            table, view, lang=lang, number=table.hand_number, order=order,
-            random=_("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
-                     "at random. Finishing order: {order}."),
-            loser=_("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
-                    "{order}."),
-            other=_("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
-                    "next. Finishing order: {order}."))
-        content += " " + _("Next hand ({seated}/{seats}): {players}.").format(
-            seated=len(table.next_seats), seats=table.max_seats,
-            players=render.next_hand_seats(table, lang=lang))
-        # No link to the table message: `/nlk table` may post it again, and a notice that
-        # stays in the channel would keep pointing at the deleted one.
-        through = (interaction, time.monotonic()) if interaction is not None else None
-        await self.io.post(table, content, None, None, through)
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
@@ -375,7 +410,6 @@ class Pings:
         """Let the pings being deleted go first (one cancelled after Discord deleted it
         would stay written down, and the next start would delete it a second time), then
         stop and write down the pings still live."""
-        self.closed = True
         await self._deleting.wait(PING_GRACE)
         await self._chores.cancel()
 
@@ -394,7 +428,7 @@ class Pings:
         self._write_soon()
 
     def _write_soon(self) -> None:
-        if not self.closed and (self._writer is None or self._writer.done()):
+        if not self.tables.stopped and (self._writer is None or self._writer.done()):
             self._writer = asyncio.create_task(self._write())
 
     async def _write(self) -> None:
@@ -434,7 +468,8 @@ class Pings:
                 continue
             table = open_tables.get(table_id)
             owner = self.tables.get(table_id)
-            current = table is not None and (owner is None or owner.ping is None) and \
+            current = table is not None and \
+                (owner is None or self.of(owner).ping is None) and \
                 _turn_goes_on(table, record)
             if current and (table_id not in live or message_id > live[table_id][0]):
                 if table_id in live:
@@ -446,8 +481,8 @@ class Pings:
             table = open_tables[table_id]
             # Posted by the last run: no token to edit it through, and what it shows is
             # what was written down (its deadline is renewed: the clock restarted).
-            self.tables.of(table).show_ping(
-                Ping(discord.Object(message_id), record.shown(table), -math.inf))
+            self.of(self.tables.of(table)).ping = Ping(discord.Object(message_id),
+                                                       record.shown(table), -math.inf)
         by_channel: dict[int, list[tuple[int, int]]] = {}
         for table_id, message_id, channel_id in stale:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))

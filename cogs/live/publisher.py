@@ -10,6 +10,10 @@ the clocks); the publisher decides everything that follows, in this order:
 3. the table's clock is woken (AI moves, reminders, stand-ins);
 4. the next player is pinged, or the end of the hand announced, or the ping cleared.
 
+Steps 2 and 4, and the paced edit of step 1, are the owner's: the publisher reports the
+change to the table's ``LiveTable`` once (``saw``), and each kind of message catches up from
+there. The kinds are registered here, one line each.
+
 It also implements the clocks' ``Notifier``, and owns the registry of live tables.
 """
 
@@ -23,12 +27,13 @@ from bot.tables.clocks import Clocks
 from bot.tables.service import Change, Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
+from cogs.live.notices import Notices
 from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.pings import Pings
 from cogs.live.shown import draw
-from cogs.live.table_message import TableMessages
-from cogs.pictures import TABLE_FILE, Attached, Late, Pictures, kept_files, send_files
+from cogs.live.table_message import UNKNOWN, TableMessages
+from cogs.pictures import TABLE_FILE, Late, Pictures, kept_files, send_files
 from cogs.transport.pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
 from cogs.transport.posts import ChannelPosts
 
@@ -44,21 +49,25 @@ class Publisher:
         self.service = service
         self.clocks = clocks
         self.languages = languages
-        self.tables = LiveTables(edit=self._edit, redraw=self._redraw, ping=self._ping,
-                                 released=self._released)
+        self.tables = LiveTables(released=self._released)
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
         # Card pictures (the servers' and players' styles come from the languages' store),
         # and the picture each table message carries now.
         self.pictures = Pictures(languages.servers)
-        self.attached = Attached()
         self.posts = ChannelPosts(client, self.pacer)
         self.messages = TableMessages(client, service, languages, self.pacer, self.posts,
-                                      self.tables, self.pictures, self.attached)
+                                      self.tables, self.pictures)
         self.hands = OpenHands(self.tables, self.pictures)
         self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables)
-        self.closed = False
+        self.notices = Notices(languages, self.pings.io)
+        # The kinds of message every live table has, each brought up to the newest snapshot
+        # by its owner's loop.
+        self.tables.register(self.messages)
+        self.tables.register(self.hands)
+        self.tables.register(self.pings)
+        self.tables.register(self.notices)
 
     def held(self) -> int:
         """Tables, channels and chores the bot holds state for besides the pacer's
@@ -77,15 +86,11 @@ class Publisher:
                 await self._answer_tap(table, interaction)
             else:
                 await self._post_table(table, interaction, retire_old=retire_old)
-        else:
-            self.messages.request(table)
+        live = self.tables.of(table)
         if interaction is not None and table.is_open:
-            self.tables.of(table).heard(interaction)
-        self.hands.changed(table)
+            live.heard(interaction)
+        live.saw(table)  # every kind of message catches up from here
         self.clocks.poke(table)
-        if change.hand_over:
-            await self.pings.announce_end(table, interaction)
-        self.pings.changed(table)
 
     async def _answer_tap(self, table: Table, interaction: Interaction) -> None:
         """Edit the message tapped: the table message, the player's own hand, or a turn ping
@@ -93,9 +98,12 @@ class Publisher:
         stored yet if a tap beat ``/nlk new``'s answer."""
         message = interaction.message
         ephemeral = message is not None and message.flags.ephemeral
+        style = self.messages.style_of(table)
         lang = await self.languages.public(table.guild_id, interaction)
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)):
+                shown = self.messages.of(self.tables.of(table))
+                message_id = message.id if message is not None else table.message_id
                 drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
                 picture = await self.pictures.within(
                     self.messages.picture(table, lang, urgent=True))
@@ -105,16 +113,14 @@ class Publisher:
                     files = kept_files(drawing.embed, message, TABLE_FILE)
                     await interaction.response.edit_message(
                         embed=drawing.embed, view=drawing.view, **files)
-                    if files:  # no picture to keep: the message now has none
-                        self.attached.sent(table.id, None)
-                    self.messages.shown(table, drawing)
+                    self.messages.shown(table, drawing, message_id, style,
+                                        None if files else UNKNOWN)
                     self.messages.redraw(table)
                     return
                 await interaction.response.edit_message(
                     embed=drawing.embed, view=drawing.view,
-                    **self.attached.edit(table.id, drawing.embed, picture))
-                self.attached.sent(table.id, picture)
-                self.messages.shown(table, drawing)
+                    **shown.edit_files(drawing.embed, picture))
+                self.messages.shown(table, drawing, message_id, style, picture)
                 return
             if ephemeral:
                 await self.hands.answer(interaction, table, letters=lang)
@@ -125,28 +131,29 @@ class Publisher:
                     self.pings.answered(table, message.id, want)
         except discord.HTTPException as error:
             # The move stands, but Discord refused its answer: during a hand-over another
-            # process answered this click first. The table message is edited instead.
+            # process answered this click first. The owner's loop edits the message instead.
             log.info("table %s: the answer to a move was refused (%s); editing instead",
                      table.id, error)
-        self.messages.request(table)
 
     async def _post_table(self, table: Table, interaction: Interaction, *,
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command (so it costs no channel
         request), record it, and bring it up to date if the table changed meanwhile."""
+        style = self.messages.style_of(table)
         lang = await self.languages.public(table.guild_id, interaction)
         drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
         picture = await self.messages.picture(table, lang, urgent=True)
         callback = await interaction.response.send_message(
             embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
-        self.attached.sent(table.id, picture)
         message_id = callback.message_id or (await interaction.original_response()).id
         old = await self.service.set_message(table.id, message_id)
+        current = await self.service.get(table.id)  # with its new message id
         if old is None:  # the table's first message (taps on it may have drawn newer states)
-            self.messages.shown(table, drawing)
-            return
-        self.messages.replaced(table, drawing, old if retire_old else None)
-        self.messages.request(await self.service.get(table.id))
+            self.messages.shown(table, drawing, message_id, style, picture)
+        else:
+            self.messages.replaced(table, drawing, message_id, old if retire_old else None,
+                                   style, picture)
+        self.tables.of(current).saw(current)
 
     # --- the clocks' notifier --------------------------------------------------------------
 
@@ -157,21 +164,11 @@ class Publisher:
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         await self.pings.remind(table, user_id, deadline)
 
-    # --- the owners' work ------------------------------------------------------------------
-
-    async def _edit(self, table_id: int) -> None:
-        await self.messages.run(table_id)
-
-    async def _redraw(self, table_id: int) -> None:
-        await self.hands.run(table_id)
-
-    async def _ping(self, table_id: int) -> None:
-        await self.pings.run(table_id)
+    # --- letting go ----------------------------------------------------------------------
 
     def _released(self, live: LiveTable) -> None:
         """A closed table's owner was let go: forget its channel's refusals too."""
         self.posts.forget(live.channel_id)
-        self.attached.forget(live.id)
         self.pacer.prune()
 
     # --- start and stop --------------------------------------------------------------------
@@ -192,11 +189,8 @@ class Publisher:
     async def close(self) -> None:
         """Stop every table's work, then write down what the table messages show and the
         pings still live, so the next start redraws and deletes only what it must."""
-        if self.closed:
+        if self.tables.stopped:
             return
-        self.closed = True
-        self.hands.closed = True
-        self.messages.closed = True
         await self.pings.close()
         await self.tables.close()
         await self.messages.close()

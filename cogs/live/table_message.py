@@ -2,9 +2,10 @@
 each message shows written down so that a restart redraws only what is out of date.
 
 Most changes are shown by the interaction that caused them (the publisher edits the message
-tapped). The rest — a play made from someone's hand, an AI move, a restart — ask for a
-coalesced edit: at most a few edits per channel in any five seconds, each drawing the latest
-state, so a burst of moves becomes one or two edits.
+tapped, and reports what it drew to ``MessageShown``). The rest (a play made from someone's
+hand, an AI move, a restart) leave the message behind the owner's newest snapshot, and the
+owner's loop for this kind edits it: at most a few edits per channel in any five seconds, each
+drawing the newest state, so a burst of moves becomes one or two edits.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ import asyncio
 import logging
 import time
 from contextlib import suppress
+from typing import Any
 
 import discord
 
 from bot.tables.service import Table, TableService
-from bot.tasks import backoff
 from cogs.i18n.translator import Languages
 from cogs.live.owner import Drawing, LiveTable, LiveTables
 from cogs.live.shown import ShownRecord, carries, draw, fingerprint
-from cogs.pictures import Attached, Picture, Pictures, send_files
+from cogs.pictures import Picture, PictureKey, Pictures, edit_files, send_files
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
 from rules.i18n import Lang
@@ -32,20 +33,91 @@ CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per 
 RECORD_SECONDS = 2.0  # what table messages show is written down in batches this often
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
-CLOSED_TRIES = 3  # a closed table's last edit is tried this often, then given up
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
 
 
-class _Gone(Exception):
-    """The table message was deleted: post it again."""
+UNKNOWN: object = object()  # the picture a message carries is not known: send it
+
+
+class MessageShown:
+    """What one table's message shows: the message, the revision it was drawn from, the
+    style it was drawn in (the server's language and pictures, counted up when they change)
+    and the picture it carries."""
+
+    def __init__(self, driver: TableMessages, table: Table) -> None:
+        self.driver = driver
+        self.message_id = table.message_id  # None: no message to edit (post one)
+        self.revision = -1  # the table revision it shows (-1: not known)
+        self.style = 0  # the style it should be drawn in: counted up on every change
+        self.drawn_style = 0  # the style it was drawn in
+        self.picture: PictureKey | object | None = UNKNOWN
+        self.checked_at = -float("inf")  # when the message was last looked for
+
+    def behind(self, table: Table) -> bool:
+        return self.message_id is None or self.revision < table.revision or \
+            self.drawn_style < self.style
+
+    async def step(self, live: LiveTable) -> None:
+        await self.driver.edit(live, self)
+
+    def holds(self) -> bool:
+        return False
+
+    def give_up(self) -> None:
+        """A closed table's message is left as it was (its owner is let go)."""
+
+    # --- what it shows, as the answers and the loop report it ----------------------------
+
+    def shows(self, message_id: int | None, revision: int, style: int) -> None:
+        """The message ``message_id`` now shows ``revision`` (or something newer already),
+        drawn in ``style``."""
+        if message_id is not None and message_id != self.message_id:
+            self.message_id, self.revision = message_id, revision
+        else:
+            self.revision = max(self.revision, revision)
+        self.drawn_style = max(self.drawn_style, style)
+
+    def restyle(self) -> None:
+        """The server's language or picture style changed: draw it again."""
+        self.style += 1
+
+    def gone(self, message_id: int) -> None:
+        """``message_id`` was found deleted: post the message anew, whatever it showed."""
+        if self.message_id == message_id:
+            self.message_id, self.revision, self.picture = None, -1, UNKNOWN
+
+    def carries(self, picture: Picture | None) -> None:
+        """The message now carries ``picture`` (None: none)."""
+        self.picture = picture.key if picture is not None else None
+
+    def edit_files(self, embed: discord.Embed, picture: Picture | None) -> dict[str, Any]:
+        """Keyword arguments for editing the message to show ``picture``: an unchanged
+        picture sends no file (Discord keeps a message's attachments when an edit names
+        none)."""
+        key = picture.key if picture is not None else None
+        if self.picture is not UNKNOWN and self.picture == key:
+            if picture is not None:
+                embed.set_image(url=f"attachment://{picture.filename}")
+            return {}
+        return edit_files(embed, picture)
+
+    def may_check(self, now: float, every: float) -> bool:
+        """Whether to look for a deleted table message now (at most once ``every`` s)."""
+        if now - self.checked_at < every:
+            return False
+        self.checked_at = now
+        return True
 
 
 class TableMessages:
-    """Keeps each live table's message showing its newest state."""
+    """The table message as a kind of message: keeps each live table's one showing its
+    newest state."""
+
+    name = "table message"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures,
-                 attached: Attached) -> None:
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures
+                 ) -> None:
         self.client = client
         self.service = service
         self.languages = languages
@@ -53,34 +125,40 @@ class TableMessages:
         self.posts = posts
         self.tables = tables
         self.pictures = pictures
-        self.attached = attached
-        self.closed = False
         # Drawn, not yet written down: table id → (what was sent, when; None: closed).
         self._unrecorded: dict[int, tuple[Drawing, float] | None] = {}
         self._recorder: asyncio.Task[None] | None = None
 
-    def shown(self, table: Table, drawing: Drawing) -> None:
-        """The table message now shows ``table``, as ``drawing`` (an interaction's answer
-        or a paced edit drew it)."""
+    def shown_for(self, live: LiveTable) -> MessageShown:
+        return MessageShown(self, live.newest)
+
+    @staticmethod
+    def of(live: LiveTable) -> MessageShown:
+        """The table message's ``Shown`` at ``live``."""
+        shown: MessageShown = live.shown(TableMessages.name)
+        return shown
+
+    def shown(self, table: Table, drawing: Drawing, message_id: int | None,
+              style: int, picture: Picture | object | None = UNKNOWN) -> None:
+        """The table message ``message_id`` now shows ``table``, as ``drawing`` drawn in
+        ``style`` (an interaction's answer or the loop drew it), carrying ``picture``."""
         live = self.tables.of(table)
-        if table.revision >= live.shown_revision:
+        shown = self.of(live)
+        if table.revision >= shown.revision or message_id != shown.message_id:
             self._remember(table, drawing)
-        live.message_shows(table.revision)
-        latest = live.edits.latest(table.id)
-        if latest is not None and latest.revision <= table.revision and not live.restyle:
-            live.edits.discard(table.id)
+        shown.shows(message_id, table.revision, style)
+        if picture is not UNKNOWN:
+            shown.carries(picture)  # type: ignore[arg-type]
         live.settle()
 
-    def request(self, table: Table) -> None:
-        """Bring the table message up to date soon."""
-        if self.closed:
-            return  # shutting down: the next start redraws what is out of date
-        self.tables.of(table).edits.put(table)
+    def style_of(self, table: Table) -> int:
+        """The style a drawing begun now is in (a change of language from here draws
+        again)."""
+        return self.of(self.tables.of(table)).style
 
     def relanguage(self, guild_id: int) -> int:
         """The server's language changed: redraw each of its open table messages in it,
-        paced like any edit (their state is already shown, so ``request`` alone would
-        not). Returns how many tables are redrawn."""
+        paced like any edit. Returns how many tables are redrawn."""
         tables = [table for table in self.service.cached()
                   if table.guild_id == guild_id and table.is_open and table.message_id]
         for table in tables:
@@ -90,22 +168,24 @@ class TableMessages:
     def redraw(self, table: Table) -> None:
         """Draw the table message again, paced, though it shows ``table``'s state (its
         server's language changed, or its picture was late for the answer)."""
-        self.tables.of(table).message_restyled()
-        self.request(table)
+        live = self.tables.of(table)
+        self.of(live).restyle()
+        live.wake()
 
-    def replaced(self, table: Table, drawing: Drawing, old_message_id: int | None) -> None:
+    def replaced(self, table: Table, drawing: Drawing, message_id: int,
+                 old_message_id: int | None, style: int, picture: Picture | None) -> None:
         """An interaction posted the table message afresh (``drawing`` of ``table``): the
         old one, if any, is deleted so only one carries the table's buttons."""
         live = self.tables.of(table)
-        live.message_posted(table.revision)  # the new one shows this, whatever the old did
-        self._remember(table, drawing)
+        shown = self.of(live)
+        shown.message_id, shown.revision = message_id, -1  # whatever the old one showed
+        self.shown(table, drawing, message_id, style, picture)
         if old_message_id is not None:
             live.background(self._retire(table.channel_id, old_message_id))
 
     async def close(self) -> None:
         """Write down what the table messages show, so the next start redraws only what
         is out of date (the owners' edits are already stopped)."""
-        self.closed = True
         if self._recorder is not None:
             self._recorder.cancel()
             await asyncio.gather(self._recorder, return_exceptions=True)
@@ -164,10 +244,10 @@ class TableMessages:
                         table, lang, self.languages.ai_allowed(table.guild_id))):
                 # Drawn after its last change (the time rules out a table that changed and
                 # changed back since) and as it would be drawn now.
-                if live.shown_revision < 0:
-                    live.message_shows(table.revision)
-            else:
-                self.request(table)
+                message = self.of(live)
+                if message.revision < 0:
+                    message.shows(table.message_id, table.revision, message.style)
+            live.saw(table)
 
     async def _adopt(self, table: Table) -> None:
         """A table with no recorded message: the bot may have been stopped between posting
@@ -193,7 +273,9 @@ class TableMessages:
             for extra in found[:-1]:
                 await self._retire(table.channel_id, extra)
             table = await self.service.get(table.id)
-        self.request(table)
+            self.of(self.tables.of(table)).message_id = found[-1]  # what it shows: unknown
+        # Adopted (and edited if out of date), or posted: the loop sees no message to edit.
+        self.tables.of(table).saw(table)
 
     # --- a table message someone deleted ---------------------------------------------------
 
@@ -201,10 +283,10 @@ class TableMessages:
         """The table was used without its message being drawn (``/nlk hand``, a button on a
         ping or a hand): look, at most every ``CHECK_SECONDS``, whether the message still
         exists, and post it again if someone deleted it."""
-        if self.closed or not table.is_open or table.message_id is None:
+        if self.tables.stopped or not table.is_open or table.message_id is None:
             return
         live = self.tables.of(table)
-        if not live.may_check_message(time.monotonic(), CHECK_SECONDS):
+        if not self.of(live).may_check(time.monotonic(), CHECK_SECONDS):
             return
         live.background(self._check(table.id))
 
@@ -229,9 +311,8 @@ class TableMessages:
                 log.info("table %s: its message %s was deleted; posting it again",
                          table.id, table.message_id)
                 live = self.tables.of(table)
-                self.attached.unknown(table.id)
-                live.message_gone()
-                self.request(table)
+                self.of(live).gone(table.message_id)  # type: ignore[arg-type]
+                live.saw(table)
         except Exception:
             log.warning("table %s: could not check its message", table_id, exc_info=True)
 
@@ -248,7 +329,7 @@ class TableMessages:
         """The table message now shows ``drawing``: write it down soon (in a batch)."""
         self._unrecorded[table.id] = (drawing, self.service.clock()) if table.is_open \
             else None
-        if self._recorder is None and not self.closed:
+        if self._recorder is None and not self.tables.stopped:
             self._recorder = asyncio.create_task(self._record_soon())
 
     async def _record_soon(self) -> None:
@@ -277,83 +358,41 @@ class TableMessages:
 
     # --- the paced edit --------------------------------------------------------------------
 
-    async def run(self, table_id: int) -> None:
-        """Edit (or post) the table message until it shows the newest snapshot, pacing each
-        request and retrying a failure; the owner's coalescer starts it and logs what
-        escapes."""
-        live = self.tables.get(table_id)
-        if live is None:
-            return
-        failures = 0
-        while True:
-            table = live.edits.latest(table_id)
-            if table is None or self._current(live, table.revision):
-                break
+    async def edit(self, live: LiveTable, shown: MessageShown) -> None:
+        """One paced step: draw the newest snapshot in the server's language now, and edit
+        the message (or post it, if there is none, or it was deleted)."""
+        async with self.pacer.use(live.channel_id, Kind.WRITE):
+            table = live.newest
+            if not shown.behind(table):
+                return  # an answer drew it while this waited for its turn
             try:
-                async with self.pacer.use(table.channel_id, Kind.WRITE):
-                    latest = live.edits.latest(table_id)
-                    if latest is None or self._current(live, latest.revision):
-                        break
-                    table = latest
-                    drawing = await self._edit(live, table)
-            except asyncio.CancelledError:
+                await self._send(live, shown, table)
+            except discord.Forbidden as error:
+                self.posts.refused(table.channel_id, error)
                 raise
-            except _Gone:
-                continue  # someone deleted the message: the next turn posts it again
-            except Exception as error:
-                # Report a persisting failure once, then back off and try again: the
-                # message must not stay stale until the next change. A closed table's
-                # last edit gets a few tries only.
-                if isinstance(error, discord.Forbidden):
-                    self.posts.refused(table.channel_id, error)
-                if failures == 0:
-                    log.warning("could not update the message of table %s; retrying",
-                                table_id, exc_info=True)
-                failures += 1
-                if not table.is_open and failures >= CLOSED_TRIES:
-                    log.warning("table %s closed: its message was left as it was",
-                                table_id)
-                    live.edits.discard(table_id)
-                    live.settle()
-                    break
-                await asyncio.sleep(backoff(failures))
-                continue
-            if failures:
-                log.info("table %s: its message is up to date again after %d failed "
-                         "tries", table_id, failures)
-                failures = 0
-            self.shown(table, drawing)
 
-    def _current(self, live: LiveTable, revision: int) -> bool:
-        """Whether the table message shows ``revision`` as it should be drawn now."""
-        return not live.restyle and live.shown_revision >= revision
-
-    async def _edit(self, live: LiveTable, table: Table) -> Drawing:
-        """Draw the table message in the server's language now, and send it."""
-        live.message_drawn_in_current_style()  # a change of language from here draws again
+    async def _send(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
+        style = shown.style
         lang = await self.languages.public(table.guild_id)
         drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
         picture = await self.picture(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
-        message_id = table.message_id
-        if message_id is None:  # posted since this snapshot was taken?
-            message_id = (await self.service.get(table.id)).message_id
-        if message_id is None or live.gone:
+        message_id = shown.message_id
+        if message_id is None:
             message = await channel.send(embed=drawing.embed, view=drawing.view,
                                          **send_files(drawing.embed, picture))
-            self.attached.sent(table.id, picture)
             await self.service.set_message(table.id, message.id)
-            live.message_posted(table.revision)
-            return drawing
+            self.shown(table, drawing, message.id, style, picture)
+            return
         try:
             # An unchanged picture sends no file: the message keeps the one it has.
             await channel.get_partial_message(message_id).edit(
-                embed=drawing.embed, view=drawing.view,
-                **self.attached.edit(table.id, drawing.embed, picture))
-            self.attached.sent(table.id, picture)
+                embed=drawing.embed, view=drawing.view, **shown.edit_files(drawing.embed,
+                                                                           picture))
         except discord.NotFound:
-            # Someone deleted the table message: post a fresh one so the table stays playable.
-            live.message_gone()
-            raise _Gone() from None
-        return drawing
+            # Someone deleted the table message: the loop posts a fresh one so the table
+            # stays playable.
+            shown.gone(message_id)
+            return
+        self.shown(table, drawing, message_id, style, picture)

@@ -108,7 +108,8 @@ async def converged(fake, bot, message, clock, since: int) -> None:
         await fake.wait_until(check, timeout=15)
     except AssertionError:
         nlk = bot.get_cog("NLK")
-        owners = {live.id: (live.ping, live.reminded, live.pinging.latest(live.id))
+        owners = {live.id: {name: shown.behind(live.newest)
+                            for name, shown in live.kinds.items()}
                   for live in nlk.publisher.tables}
         raise AssertionError(f"did not converge: {why[0]}; owners: {owners}") from None
 

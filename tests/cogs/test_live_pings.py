@@ -9,8 +9,8 @@ import random
 import discord
 
 from bot.db.records import TableStatus
-from cogs.live.owner import LiveTables, Ping
-from cogs.live.pings import PING, PingRecord, Pings, wanted_ping
+from cogs.live.owner import LiveTables
+from cogs.live.pings import PING, Ping, PingRecord, Pings, wanted_ping
 from rules import Game, Phase, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import table_for
@@ -72,15 +72,16 @@ class Languages:
         return Lang.EN
 
 
-async def _nothing(table_id):
-    return None
-
-
 def owner(io=None):
-    tables = LiveTables(edit=_nothing, redraw=_nothing, ping=lambda t: pings.run(t),
-                        released=lambda live: None)
+    """The registry with the turn ping as its one kind, sending through ``io``."""
+    tables = LiveTables(released=lambda live: None)
     pings = Pings(None, Service(), Languages(), None, None, tables, io=io or RecordingIO())
+    tables.register(pings)
     return pings, tables
+
+
+def ping_of(live):
+    return Pings.of(live).ping
 
 
 def snapshots(seed=3, *, turn_seconds=0):
@@ -101,7 +102,7 @@ async def settled(tables, table_id=123456789012345678):
     for _ in range(200):
         await asyncio.sleep(0)
         live = tables.get(table_id)
-        if live is None or (live.pinging.latest(table_id) is None and not live.tasks):
+        if live is None or (not live.converging(Pings.name) and not live.tasks):
             return live
     raise AssertionError("the ping did not settle")
 
@@ -130,7 +131,7 @@ async def test_two_changes_in_a_row_post_one_ping_for_the_newest():
     live = await settled(tables)
     assert pings.io.kinds() == ["post"]
     assert pings.io.calls[0][2] == second.user_to_act()
-    assert live.ping.want == wanted_ping(second, None)
+    assert ping_of(live).want == wanted_ping(second, None)
 
 
 def long_first_turn():
@@ -161,7 +162,7 @@ async def test_a_change_while_an_edit_is_in_flight_is_drawn_after_it():
     assert io.calls[:2] == [("post", 1000, first.user_to_act(), first.game.version, False),
                             ("edit", 1000, later.game.version, False)]
     want = wanted_ping(newest, None)
-    assert (live.ping.want if live.ping else None) == want
+    assert (ping_of(live).want if ping_of(live) else None) == want
     if want is not None and want.turn == later.turn_key()[1]:
         assert io.calls[2] == ("edit", 1000, newest.game.version, False)
 
@@ -171,7 +172,7 @@ async def test_a_tap_answered_elsewhere_is_not_drawn_again():
     _stream, table, later = long_first_turn()
     pings.changed(table)
     live = await settled(tables)
-    posted = live.ping.message.id
+    posted = ping_of(live).message.id
     pings.answered(later, posted, wanted_ping(later, None))  # the tap's answer drew it
     await settled(tables)
     assert pings.io.kinds() == ["post"]
@@ -191,7 +192,7 @@ async def test_a_stand_in_turn_deletes_the_ping_and_wants_none():
     pings.changed(covered)
     live = await settled(tables)
     assert pings.io.kinds() == ["post", "delete"]
-    assert live.ping is None
+    assert ping_of(live) is None
 
 
 async def test_a_clock_tick_turns_the_ping_into_a_reminder_once():
@@ -204,7 +205,7 @@ async def test_a_clock_tick_turns_the_ping_into_a_reminder_once():
     await pings.remind(table, table.user_to_act(), table.deadline())  # the same turn again
     live = await settled(tables)
     assert pings.io.kinds() == ["post", "post", "delete"]
-    assert pings.io.calls[1][4] is True and live.ping.want.reminder
+    assert pings.io.calls[1][4] is True and ping_of(live).want.reminder
 
 
 async def test_a_restart_edits_the_ping_it_finds_with_the_renewed_deadline():
@@ -216,7 +217,7 @@ async def test_a_restart_edits_the_ping_it_finds_with_the_renewed_deadline():
     pings.resume([table], {f"{PING}{table.id}:77": record.dump()})
     live = await settled(tables)
     assert pings.io.kinds() == ["edit"] and pings.io.calls[0][1] == 77
-    assert live.ping.want == want
+    assert ping_of(live).want == want
     # A record from before deadlines were written down shows an unknown one: edited too.
     legacy = PingRecord(table.channel_id, table.hand_number, table.game.version,
                         table.user_to_act())
@@ -228,7 +229,7 @@ async def test_closing_the_table_deletes_the_ping_and_lets_the_owner_go():
     table = next(snapshots())
     pings.changed(table)
     live = await settled(tables)
-    assert isinstance(live.ping, Ping)
+    assert isinstance(ping_of(live), Ping)
     closed = dataclasses.replace(table, status=TableStatus.ENDED, revision=table.revision + 1)
     tables.of(closed)  # the owner learns the table closed
     pings.changed(closed)
@@ -264,4 +265,4 @@ async def test_a_turn_that_goes_on_into_phase_two_gets_my_hand_instead_of_moves(
     live = await settled(tables)
     assert pings.io.kinds() == ["post", "edit"]
     assert pings.io.calls[1][2] is None  # no move buttons: My hand
-    assert live.ping.want == wanted_ping(after, None) and live.ping.want.shed
+    assert ping_of(live).want == wanted_ping(after, None) and ping_of(live).want.shed

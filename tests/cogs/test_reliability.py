@@ -193,12 +193,13 @@ async def test_a_failed_edit_is_retried_until_the_message_is_current(fake_discor
         fake.fail("PATCH", r"/channels/\d+/messages/\d+", status=400, code=50035,
                   message="Invalid Form Body", times=2)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="cogs.live.table_message"):
+        with caplog.at_level(logging.WARNING, logger="cogs.live.owner"):
             ix = await fake.slash("bob", None, "nlk", "leave")
             await ix.wait_response()
             # No further change comes: the retries alone bring the message up to date.
             await fake.wait_until(lambda: "bob" not in table.text(), timeout=15)
-        warned = [r for r in caplog.records if "could not update the message" in r.message]
+        warned = [r for r in caplog.records
+                  if "could not update its table message" in r.message]
         assert len(warned) == 1  # one line for a persisting failure, not one per try
     only_expected_refusals(fake, ("PATCH", 400))
 

@@ -1,0 +1,103 @@
+"""The end-of-hand notice: who lost, who deals next, and the finishing order, posted once
+per hand as a message of its own (the table message shows it too, and moves on).
+
+A kind of message of the table's ``LiveTable``: it wants a notice for each hand that ended
+after the owner first saw the table, and shows the number of the last hand it announced.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bot.db.records import TableStatus
+from bot.tables.service import Table
+from cogs import render
+from cogs.i18n.translator import Languages
+from cogs.live.owner import LiveTable
+from cogs.live.pings import BORROW_SECONDS, PingIO
+from rules.i18n import Lang, translator
+
+
+class NoticeShown:
+    """The last hand a table's notice was posted for, and the finished hand waiting for
+    one (a snapshot taken when it ended: the next hand may start before it is posted)."""
+
+    def __init__(self, driver: Notices, table: Table) -> None:
+        self.driver = driver
+        # A hand that ended before the owner first saw the table was announced then.
+        self.announced = table.hand_number if _ended(table) else 0
+        self.due: Table | None = None
+
+    def behind(self, table: Table) -> bool:
+        """Whether a finished hand waits for its notice (``table``, if it is one, is kept
+        as the one to announce)."""
+        if _ended(table) and table.hand_number > self.announced and \
+                (self.due is None or table.revision >= self.due.revision):
+            self.due = table
+        return self.due is not None
+
+    async def step(self, live: LiveTable) -> None:
+        due = self.due
+        if due is None:
+            return
+        await self.driver.post(live, due)
+        self.announced, self.due = max(self.announced, due.hand_number), None
+
+    def holds(self) -> bool:
+        return self.due is not None
+
+    def give_up(self) -> None:
+        self.due = None
+
+
+class Notices:
+    """The end-of-hand notice as a kind of message."""
+
+    name = "end-of-hand notice"
+
+    def __init__(self, languages: Languages, io: PingIO) -> None:
+        self.languages = languages
+        self.io = io
+
+    def shown_for(self, live: LiveTable) -> NoticeShown:
+        return NoticeShown(self, live.newest)
+
+    async def post(self, live: LiveTable, table: Table) -> None:
+        """Say who lost the hand, through the newest interaction's token if it is fresh,
+        else in the channel."""
+        through = live.borrow(time.monotonic(), BORROW_SECONDS)
+        lang = await self.languages.public(table.guild_id,
+                                           through[0] if through is not None else None)
+        await self.io.post(table, notice(table, lang), None, None, through)
+
+
+def notice(table: Table, lang: Lang) -> str:
+    """The notice of ``table``'s finished hand, in ``lang``."""
+    view = table.public_view()
+    assert view is not None and view.loser is not None
+    order = render.finishing_order(table, view, lang)
+    _ = translator(lang).gettext
+    # The next hand's seats are those still seated: people who left during the hand are
+    # gone, and if the loser is one of them, someone else deals.
+    content = render.next_dealer_sentence(
+        table, view, lang=lang, number=table.hand_number, order=order,
+        random=_("Hand {number} is over: **{name} loses**; the next dealer will be drawn "
+                 "at random. Finishing order: {order}."),
+        loser=_("Hand {number} is over: **{name} loses** and deals next. Finishing order: "
+                "{order}."),
+        other=_("Hand {number} is over: **{name} loses** and has left: **{dealer}** deals "
+                "next. Finishing order: {order}."))
+    # No link to the table message: `/nlk table` may post it again, and a notice that
+    # stays in the channel would keep pointing at the deleted one.
+    return content + " " + _("Next hand ({seated}/{seats}): {players}.").format(
+        seated=len(table.next_seats), seats=table.max_seats,
+        players=render.next_hand_seats(table, lang=lang))
+
+
+def _ended(table: Table) -> bool:
+    """Whether ``table``'s hand is over with a loser (not cut short by the end of the
+    table)."""
+    if table.status is not TableStatus.OVER:
+        return False
+    view = table.public_view()
+    return view is not None and view.loser is not None

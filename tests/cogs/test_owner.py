@@ -1,0 +1,174 @@
+"""The owner as a reconciler, on its own with a recording kind of message: a burst of
+changes is drawn once, as its newest state, by one loop per kind, a kind that can't
+reach its message waits for the next snapshot, a failing step is logged and tried again,
+a closed table is let go once nothing is held, and closing cancels."""
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from cogs.live.owner import LiveTable, LiveTables, Wait
+
+
+@dataclass
+class Snap:
+    id: int
+    revision: int
+    is_open: bool = True
+    channel_id: int = 5
+    guild_id: int = 6
+
+
+class Recorded:
+    """What a recording kind shows at one table: the revision it last sent."""
+
+    def __init__(self, kind: "Recording") -> None:
+        self.kind = kind
+        self.revision = -1
+        self.holding = False
+
+    def behind(self, table) -> bool:
+        return self.revision < table.revision
+
+    async def step(self, live: LiveTable) -> None:
+        kind = self.kind
+        kind.running += 1
+        kind.most = max(kind.most, kind.running)
+        try:
+            await kind.gate.wait()
+            table = live.newest
+            if kind.refuse:
+                raise Wait()
+            if kind.fail:
+                kind.fail -= 1
+                raise RuntimeError("Discord said no")
+            kind.sent.append((live.id, table.revision))
+            self.revision = table.revision
+        finally:
+            kind.running -= 1
+
+    def holds(self) -> bool:
+        return self.holding
+
+    def give_up(self) -> None:
+        self.kind.given_up.append(True)
+
+
+class Recording:
+    """A kind of message that records what it sends; each send waits for ``gate``."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, int]] = []
+        self.gate = asyncio.Event()
+        self.running = 0
+        self.most = 0
+        self.refuse = False
+        self.fail = 0
+        self.given_up: list[bool] = []
+
+    def shown_for(self, live):
+        return Recorded(self)
+
+
+async def settle(rounds: int = 10) -> None:
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+def registry():
+    kind = Recording()
+    released: list[int] = []
+    tables = LiveTables(released=lambda live: released.append(live.id))
+    tables.register(kind)
+    return kind, tables, released
+
+
+async def test_a_burst_is_drawn_once_as_its_newest_state_by_one_loop_per_table():
+    kind, tables, _ = registry()
+    for revision in (1, 2, 3):
+        for table_id in (7, 8):
+            tables.of(Snap(table_id, revision)).saw(Snap(table_id, revision))
+        await settle()
+    live = tables.get(7)
+    assert live.saw(Snap(7, 2)).revision == 3  # a late, older snapshot never wins
+    kind.gate.set()
+    await settle()
+    # The step waiting for its turn when revisions 2 and 3 came sends the newest: once.
+    assert [r for t, r in kind.sent if t == 7] == [3]
+    assert [r for t, r in kind.sent if t == 8] == [3]
+    assert kind.most == 2  # one loop per table: never two at once for one table
+    assert not live.converging(Recording.name)
+    await tables.close()
+
+
+async def test_a_kind_that_cannot_reach_its_message_waits_for_the_next_snapshot():
+    kind, tables, _ = registry()
+    kind.gate.set()
+    kind.refuse = True
+    live = tables.of(Snap(7, 1))
+    live.saw(Snap(7, 1))
+    await settle()
+    assert kind.sent == [] and not live.converging(Recording.name)  # no retrying
+    kind.refuse = False
+    live.saw(Snap(7, 2))  # a new snapshot (or token) starts it again
+    await settle()
+    assert kind.sent == [(7, 2)]
+    await tables.close()
+
+
+async def test_a_failing_step_is_logged_once_and_tried_again(caplog, monkeypatch):
+    monkeypatch.setattr("cogs.live.owner.backoff", lambda failures: 0)
+    kind, tables, _ = registry()
+    kind.gate.set()
+    kind.fail = 2
+    with caplog.at_level(logging.INFO, logger="cogs.live.owner"):
+        tables.of(Snap(7, 1)).saw(Snap(7, 1))
+        await settle(30)
+    assert kind.sent == [(7, 1)]
+    said = [r.getMessage() for r in caplog.records]
+    assert said.count("table 7: could not update its recording; retrying") == 1
+    assert "table 7: its recording is up to date again after 2 failed tries" in said
+    await tables.close()
+
+
+async def test_a_closed_table_gives_up_after_a_few_tries_and_is_let_go(monkeypatch):
+    monkeypatch.setattr("cogs.live.owner.backoff", lambda failures: 0)
+    kind, tables, released = registry()
+    kind.gate.set()
+    kind.fail = 100
+    tables.of(Snap(7, 1, is_open=False)).saw(Snap(7, 1, is_open=False))
+    await settle(30)
+    assert kind.given_up == [True] and kind.sent == []
+    assert released == [7] and tables.get(7) is None
+
+
+async def test_a_closed_table_is_kept_while_a_kind_holds_something():
+    kind, tables, released = registry()
+    kind.gate.set()
+    live = tables.of(Snap(7, 1))
+    live.saw(Snap(7, 1))
+    await settle()
+    live.shown(Recording.name).holding = True  # say, a ping still to delete
+    live.saw(Snap(7, 2, is_open=False))
+    await settle()
+    assert kind.sent == [(7, 1), (7, 2)] and released == []
+    live.shown(Recording.name).holding = False
+    live.settle()
+    assert released == [7] and len(tables) == 0
+
+
+async def test_closing_cancels_running_loops_and_ignores_later_changes():
+    kind, tables, _ = registry()
+    live = tables.of(Snap(7, 1))
+    live.saw(Snap(7, 1))
+    await settle()
+    assert kind.running == 1
+    await tables.close()
+    assert kind.running == 0 and len(tables) == 0
+    later = tables.of(Snap(7, 2))  # shutting down: an owner that sends nothing
+    later.saw(Snap(7, 2))
+    kind.gate.set()
+    await settle()
+    assert kind.sent == [] and len(tables) == 0
