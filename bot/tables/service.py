@@ -122,17 +122,9 @@ class TableService:
     async def set_message(self, table_id: int, message_id: int) -> int | None:
         return await self.store.set_message(table_id, message_id)
 
-    async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
-        return await self.store.shown_records(prefix)
-
-    async def remembered(self, prefix: str) -> dict[str, str]:
-        return await self.store.remembered(prefix)
-
-    async def remember(self, values: dict[str, str | None]) -> None:
-        await self.store.remember(values)
-
-    async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
-        await self.store.record_shown(prefix, shown)
+    async def active_times(self) -> dict[int, float]:
+        """When each open table last changed."""
+        return await self.store.active_times()
 
     # --- the lobby, the seats and the table's life ---------------------------------------
 

@@ -214,25 +214,9 @@ class TableStore:
             table.message_id = message_id
             return old if old != message_id else None
 
-    async def shown_records(self, prefix: str) -> tuple[dict[int, str], dict[int, float]]:
-        """What each table message last showed, as the publisher recorded it (kept under
-        ``prefix`` + table id), and when each open table last changed."""
-        values = await self.repo.settings.state_values(prefix)
-        shown = {int(k[len(prefix):]): v for k, v in values.items()
-                 if k[len(prefix):].isdigit()}
-        return shown, await self.repo.active_times()
-
-    async def remembered(self, prefix: str) -> dict[str, str]:
-        """The bot's own notes kept under ``prefix`` (such as turn pings not yet deleted)."""
-        return await self.repo.settings.state_values(prefix)
-
-    async def remember(self, values: dict[str, str | None]) -> None:
-        """Keep (None: forget) the bot's own notes, by key."""
-        await self.repo.settings.set_state_values(values)
-
-    async def record_shown(self, prefix: str, shown: dict[int, str | None]) -> None:
-        """Record (None: forget) what table messages show, by table id."""
-        await self.repo.settings.set_state_values({f"{prefix}{k}": v for k, v in shown.items()})
+    async def active_times(self) -> dict[int, float]:
+        """When each open table last changed."""
+        return await self.repo.active_times()
 
 
 def _lapsed(actions: Sequence[ActionRecord], to_act: int | None) -> int | None:

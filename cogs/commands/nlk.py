@@ -31,6 +31,7 @@ from cogs.commands.seasons import SEASON_CHOICES, SeasonBoards, seasons_value
 from cogs.i18n.mentions import link_commands
 from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
 from cogs.live.publisher import Publisher
+from cogs.live.records import Notes
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
 from cogs.replay.handler import Replays, hand_choices
@@ -58,6 +59,7 @@ class NLK(commands.Cog):
         self.servers = bot.servers
         self.languages = Languages(bot.servers, bot)
         self.publisher = Publisher(bot, self.service, bot.clocks, self.languages,
+                                   Notes(bot.servers.repo.settings),
                                    edits_per_window=bot.channel_edits,
                                    rest_share=bot.shard_range.share)
         self.pictures = self.publisher.pictures  # card pictures (cogs/pictures)

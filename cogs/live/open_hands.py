@@ -18,6 +18,7 @@ to taps report what they drew.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -32,6 +33,7 @@ from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
 from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables
+from cogs.live.records import Notes
 from cogs.pictures import (
     HAND_FILE,
     Late,
@@ -51,20 +53,65 @@ LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
 # The longest a tap on a hand waits for a redraw of it already on its way (Discord wants a
 # first answer within 3 s; a redraw through a token is one request).
 ANSWER_WAIT = 1.0
+HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
 
 Drawn = tuple[discord.Embed, discord.ui.View]
 
 
+@dataclass(frozen=True)
+class Token:
+    """An interaction's token: for 15 minutes, the one way to edit the private message the
+    interaction made or answered (its ``@original``). Kept in the hand's record, it outlives
+    a restart of the bot."""
+
+    interaction_id: int
+    application_id: int
+    value: str
+
+    @classmethod
+    def of(cls, interaction: Interaction) -> Token:
+        return cls(interaction.id, interaction.application_id, interaction.token)
+
+    async def edit_original(self, client: discord.Client, **fields: Any) -> None:
+        """Edit the message the interaction answered with (Discord's ``@original``)."""
+        webhook = discord.Webhook.partial(self.application_id, self.value, client=client)
+        await webhook.edit_message("@original", **fields)  # type: ignore[call-overload]
+
+
 @dataclass
 class OpenHand:
-    """One player's open hand: the interaction that can edit it, and what it shows."""
+    """One player's open hand: the token that can edit it, the reader's language, and what
+    it shows."""
 
-    interaction: Interaction
-    since: float  # when that interaction arrived (its token's age counts from then)
+    token: Token
+    since: float  # when that token's interaction arrived (its age counts from then)
     revision: int  # the table revision the hand was last drawn from
     looks: Any  # what the hand shows, less its footer; None: unsure
     letters: Lang | None = None  # the table's language, whose letters its cards show
+    lang: Lang = DEFAULT  # the reader's language
     pending: bool = False  # an edit through its token is on its way
+
+    def record(self, issued: float) -> str:
+        """The hand's record: its token, and when it was issued (``issued``: wall time)."""
+        return json.dumps({"interaction": self.token.interaction_id,
+                           "application": self.token.application_id,
+                           "token": self.token.value, "issued": issued,
+                           "lang": self.lang.value,
+                           "letters": self.letters.value if self.letters else None})
+
+    @classmethod
+    def load(cls, text: str, now: float, clock: float) -> OpenHand:
+        """The hand a record describes, with its token's age from wall time ``now``
+        (``clock``: the owner's clock now); raises ``ValueError`` for anything else."""
+        try:
+            data = json.loads(text)
+            token = Token(int(data["interaction"]), int(data["application"]),
+                          str(data["token"]))
+            letters = data.get("letters")
+            return cls(token, clock - (now - float(data["issued"])), -1, None,
+                       Lang(letters) if letters else None, Lang(data.get("lang") or "en"))
+        except (TypeError, KeyError, AttributeError) as error:
+            raise ValueError(text) from error
 
     def drawn(self, revision: int, looks: Any) -> None:
         """It now shows ``revision``, looking like ``looks``."""
@@ -88,8 +135,9 @@ class HandsShown:
     """A table's open hands by user id, and one lock per hand, so a redraw and a tap's
     answer never cross."""
 
-    def __init__(self, driver: OpenHands) -> None:
+    def __init__(self, driver: OpenHands, table_id: int) -> None:
         self.driver = driver
+        self.table_id = table_id
         self.hands: dict[int, OpenHand] = {}
         self.locks: dict[int, asyncio.Lock] = {}
 
@@ -107,17 +155,23 @@ class HandsShown:
         self.forget()
 
     def follow(self, user_id: int, hand: OpenHand) -> None:
+        """Follow ``user_id``'s hand through ``hand``'s token (written down when new)."""
+        held = self.hands.get(user_id)
         self.hands[user_id] = hand
+        if held is None or held.token != hand.token:
+            self.driver.note(self.table_id, user_id, hand)
 
     def drop(self, user_id: int, hand: OpenHand) -> None:
         """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""
         if self.hands.get(user_id) is hand:
             del self.hands[user_id]
+            self.driver.note(self.table_id, user_id, None)
 
     def drop_stale(self, now: float, lifetime: float) -> None:
         """Stop following hands whose token is about to lapse."""
         for user_id in [u for u, h in self.hands.items() if now - h.since > lifetime]:
             del self.hands[user_id]
+            self.driver.note(self.table_id, user_id, None)
 
     def lock(self, user_id: int) -> asyncio.Lock:
         """The lock that keeps a redraw of ``user_id``'s hand and a tap's answer apart."""
@@ -131,6 +185,8 @@ class HandsShown:
 
     def forget(self) -> None:
         """Stop following the open hands."""
+        for user_id in self.hands:
+            self.driver.note(self.table_id, user_id, None)
         self.hands.clear()
         self.locks = {u: lock for u, lock in self.locks.items() if lock.locked()}
 
@@ -141,16 +197,56 @@ class OpenHands:
 
     name = "open hands"
 
-    def __init__(self, tables: LiveTables, pictures: Pictures | None = None,
+    def __init__(self, client: discord.Client, tables: LiveTables, notes: Notes,
+                 pictures: Pictures | None = None,
                  clock: Callable[[], float] = time.monotonic, lifetime: float = LIFETIME
                  ) -> None:
+        self.client = client
         self.tables = tables
+        self.notes = notes
         self.pictures = pictures or Pictures()
         self.clock = clock
         self.lifetime = lifetime
 
     def shown_for(self, live: LiveTable) -> HandsShown:
-        return HandsShown(self)
+        return HandsShown(self, live.id)
+
+    def note(self, table_id: int, user_id: int, hand: OpenHand | None) -> None:
+        """Write down the hand's record (None: forget it), so a restart goes on redrawing
+        it through its token."""
+        issued = time.time() - (self.clock() - hand.since) if hand is not None else 0.0
+        self.notes.note(f"{HAND}{table_id}:{user_id}",
+                        hand.record(issued) if hand is not None else None)
+
+    async def read_left(self) -> dict[str, str]:
+        """The hands the last run followed (read before anyone can tap one again)."""
+        try:
+            return await self.notes.read(HAND)
+        except Exception:
+            log.warning("could not read the open hands left by the last run", exc_info=True)
+            return {}
+
+    def resume(self, tables: list[Table], left: dict[str, str]) -> None:
+        """Go on following the hands the last run followed, while their tokens last: each
+        is redrawn from the table as it is now."""
+        open_tables = {table.id: table for table in tables}
+        now, clock = time.time(), self.clock()
+        for key, value in left.items():
+            table_id, _, user_id = key[len(HAND):].partition(":")
+            table = open_tables.get(int(table_id)) if table_id.isdigit() else None
+            try:
+                hand = OpenHand.load(value, now, clock)
+            except ValueError:
+                hand = None
+            if table is None or hand is None or not user_id.isdigit() or \
+                    table.seat_of(int(user_id)) is None or clock - hand.since > self.lifetime:
+                self.notes.note(key, None)  # over, or not the bot's: forget it
+                continue
+            live = self.tables.of(table)
+            shown = self.of(live)
+            if int(user_id) not in shown.hands:  # a tap since the start drew it already
+                shown.hands[int(user_id)] = hand
+            live.saw(table)
 
     @staticmethod
     def of(live: LiveTable) -> HandsShown:
@@ -179,14 +275,15 @@ class OpenHands:
         if current is not None and current.pending:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
-            shown.follow(user_id, OpenHand(interaction, self.clock(), -1, None, letters))
+            shown.follow(user_id, OpenHand(Token.of(interaction), self.clock(), -1, None,
+                                           letters, lang_of(interaction)))
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.guild_id)
             shown.follow(user_id, OpenHand(
-                interaction, self.clock(), table.revision,
+                Token.of(interaction), self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
-                letters))
+                letters, lang))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     def newest(self, table: Table) -> Table:
@@ -295,7 +392,7 @@ class OpenHands:
 
     async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
-        lang = lang_of(hand.interaction)  # the owner's language, the table's letters
+        lang = hand.lang  # the owner's language, the table's letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.guild_id)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
@@ -310,8 +407,7 @@ class OpenHands:
             del files["attachments"]  # the same picture: the message keeps its file
         with hand.redrawing():
             try:
-                await hand.interaction.edit_original_response(embed=embed, view=view,
-                                                              **files)
+                await hand.token.edit_original(self.client, embed=embed, view=view, **files)
             except discord.NotFound:
                 shown.drop(user_id, hand)  # dismissed, or the token has lapsed
                 return

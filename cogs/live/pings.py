@@ -13,7 +13,7 @@ restart deletes those whose turn is over.
 
 from __future__ import annotations
 
-import asyncio
+import dataclasses
 import json
 import logging
 import math
@@ -29,6 +29,8 @@ from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
 from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, Wait
+from cogs.live.records import Notes
+from cogs.live.table_message import MessageShown, TableMessages
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
@@ -80,13 +82,18 @@ class PingShown:
     """A table's one live ping (None: none), and the turn the clock reminded its person
     of."""
 
-    def __init__(self, driver: Pings) -> None:
+    def __init__(self, driver: Pings, live: LiveTable) -> None:
         self.driver = driver
+        self.live = live
         self.ping: Ping | None = None
         self.reminded: tuple[int, int] | None = None
 
     def want(self, table: Table) -> PingWant | None:
-        return wanted_ping(table, self.reminded)
+        """What the ping should show for ``table``: its link points to the table message
+        the owner knows is there (a snapshot taken before ``/nlk table`` names the old)."""
+        message = self.live.kinds.get(TableMessages.name)
+        link = message.message_id if isinstance(message, MessageShown) else None
+        return wanted_ping(table, self.reminded, link or table.message_id)
 
     def behind(self, table: Table) -> bool:
         want = self.want(table)
@@ -104,7 +111,8 @@ class PingShown:
         self.ping = None
 
 
-def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | None:
+def wanted_ping(table: Table, reminded: tuple[int, int] | None,
+                link: int | None = None) -> PingWant | None:
     """What the table's live ping should show now (None: no ping).
 
     A person to act has a ping, unless a stand-in is playing their turn; it is a reminder
@@ -119,11 +127,13 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None) -> PingWant | No
     shed = game.phase is not Phase.COLLECT
     version = turn[1] if shed else game.version
     return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn,
-                    shed, table.message_id)
+                    shed, link if link is not None else table.message_id)
 
 
 def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.View]:
     """The ping as ``want`` shows it: posted, edited, or a tap's answer alike."""
+    if want.link != table.message_id:
+        table = dataclasses.replace(table, message_id=want.link)
     return render.ping_message(table, want.user_id, deadline=want.deadline,
                                reminder=want.reminder, lang=lang)
 
@@ -274,7 +284,7 @@ class Pings:
     name = "turn ping"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables,
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, notes: Notes,
                  io: PingIO | None = None) -> None:
         self.client = client
         self.service = service
@@ -283,10 +293,9 @@ class Pings:
         self.posts = posts
         self.tables = tables
         self.io: PingIO = io or DiscordPingIO(client, pacer, posts, tables)
-        # Pings posted and not yet deleted are written down (bot_state key → value, None to
-        # forget), so that a restart deletes those whose turn is over.
-        self._writes: dict[str, str | None] = {}
-        self._writer: asyncio.Task[None] | None = None
+        # Pings posted and not yet deleted are written down (key → value, None to forget),
+        # so that a restart deletes those whose turn is over.
+        self.notes = notes
         self._deleting = Tasks()  # given a grace at shutdown
         self._chores = Tasks()  # deleting what the last run left
         # Messages older than this were posted by an earlier run (Discord's ids grow with
@@ -297,7 +306,7 @@ class Pings:
         return len(self._chores)
 
     def shown_for(self, live: LiveTable) -> PingShown:
-        return PingShown(self)
+        return PingShown(self, live)
 
     @staticmethod
     def of(live: LiveTable) -> PingShown:
@@ -413,38 +422,18 @@ class Pings:
         await self._deleting.wait(PING_GRACE)
         await self._chores.cancel()
 
-    async def write_down(self) -> None:
-        """Write down what is left to write (after the owners have stopped)."""
-        if self._writer is not None:
-            await asyncio.gather(self._writer, return_exceptions=True)
-        await self._write()
-
     # --- turn pings across a restart -------------------------------------------------------
 
     def _note(self, table_id: int, message_id: int, value: str | None) -> None:
         """Write down a posted ping, or forget a deleted one (None), in the background and
         in order."""
-        self._writes[f"{PING}{table_id}:{message_id}"] = value
-        self._write_soon()
-
-    def _write_soon(self) -> None:
-        if not self.tables.stopped and (self._writer is None or self._writer.done()):
-            self._writer = asyncio.create_task(self._write())
-
-    async def _write(self) -> None:
-        while self._writes:
-            batch, self._writes = self._writes, {}
-            try:
-                await self.service.remember(batch)
-            except Exception:
-                # Only a restart's clean-up needs it: a ping left then stays in the channel.
-                log.warning("could not write down the turn pings", exc_info=True)
+        self.notes.note(f"{PING}{table_id}:{message_id}", value)
 
     async def read_left(self) -> dict[str, str]:
         """The pings the last run wrote down and did not delete, in this process's servers
         (another process's pings are its own business)."""
         try:
-            remembered = await self.service.remembered(PING)
+            remembered = await self.notes.read(PING)
             tables = {key: _table_of(key) for key in remembered}
             owned = await self.service.owned(t for t in tables.values() if t is not None)
         except Exception:
@@ -464,7 +453,7 @@ class Pings:
                 table_id, message_id = (int(x) for x in key[len(PING):].split(":"))
                 record = PingRecord.load(value)
             except ValueError:  # not written by this bot: forget it
-                self._writes[key] = None
+                self.notes.note(key, None)
                 continue
             table = open_tables.get(table_id)
             owner = self.tables.get(table_id)
@@ -488,8 +477,6 @@ class Pings:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))
         for channel_id, left in by_channel.items():
             self._chores.start(self._delete_left(channel_id, left))
-        if self._writes:
-            self._write_soon()
         # A run killed between posting a ping and writing it down left a ping nobody knows
         # of: where a ping is wanted and none was written down, look for one.
         known = {message_id for _table_id, message_id, _channel_id in stale}

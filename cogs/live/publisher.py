@@ -31,6 +31,7 @@ from cogs.live.notices import Notices
 from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.pings import Pings
+from cogs.live.records import Notes
 from cogs.live.shown import draw
 from cogs.live.table_message import UNKNOWN, TableMessages
 from cogs.pictures import TABLE_FILE, Late, Pictures, kept_files, send_files
@@ -44,7 +45,8 @@ class Publisher:
     """Decides and makes every follow-up of a change; holds every live table's owner."""
 
     def __init__(self, client: discord.Client, service: TableService, clocks: Clocks,
-                 languages: Languages, *, edits_per_window: int = EDITS_PER_WINDOW,
+                 languages: Languages, notes: Notes, *,
+                 edits_per_window: int = EDITS_PER_WINDOW,
                  rest_share: float = 1.0) -> None:
         self.service = service
         self.clocks = clocks
@@ -58,9 +60,11 @@ class Publisher:
         self.pictures = Pictures(languages.servers)
         self.posts = ChannelPosts(client, self.pacer)
         self.messages = TableMessages(client, service, languages, self.pacer, self.posts,
-                                      self.tables, self.pictures)
-        self.hands = OpenHands(self.tables, self.pictures)
-        self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables)
+                                      self.tables, self.pictures, notes)
+        self.hands = OpenHands(client, self.tables, notes, self.pictures)
+        self.notes = notes  # what the messages show, written down
+        self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables,
+                           notes)
         self.notices = Notices(languages, self.pings.io)
         # The kinds of message every live table has, each brought up to the newest snapshot
         # by its owner's loop.
@@ -180,9 +184,11 @@ class Publisher:
         # Read before waiting: players may already be playing meanwhile, and what this run
         # posts and deletes is its own business, not the last run's.
         left = await self.pings.read_left()
+        hands = await self.hands.read_left()
         self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
+        self.hands.resume(tables, hands)
         self.pings.resume(tables, left)
         await self.messages.resume(tables, shown, active)
 
@@ -194,4 +200,4 @@ class Publisher:
         await self.pings.close()
         await self.tables.close()
         await self.messages.close()
-        await self.pings.write_down()
+        await self.notes.close()

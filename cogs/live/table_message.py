@@ -21,6 +21,7 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.i18n.translator import Languages
 from cogs.live.owner import Drawing, LiveTable, LiveTables
+from cogs.live.records import Notes
 from cogs.live.shown import ShownRecord, carries, draw, fingerprint
 from cogs.pictures import Picture, PictureKey, Pictures, edit_files, send_files
 from cogs.transport.pacer import Kind, Pacer
@@ -116,8 +117,8 @@ class TableMessages:
     name = "table message"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures
-                 ) -> None:
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures,
+                 notes: Notes) -> None:
         self.client = client
         self.service = service
         self.languages = languages
@@ -125,6 +126,7 @@ class TableMessages:
         self.posts = posts
         self.tables = tables
         self.pictures = pictures
+        self.notes = notes
         # Drawn, not yet written down: table id → (what was sent, when; None: closed).
         self._unrecorded: dict[int, tuple[Drawing, float] | None] = {}
         self._recorder: asyncio.Task[None] | None = None
@@ -198,7 +200,10 @@ class TableMessages:
         """What each table message showed when the last run wrote it down, and when each
         open table last changed."""
         try:
-            return await self.service.shown_records(SHOWN)
+            values = await self.notes.read(SHOWN)
+            shown = {int(key[len(SHOWN):]): value for key, value in values.items()
+                     if key[len(SHOWN):].isdigit()}
+            return shown, await self.service.active_times()
         except Exception:
             log.warning("could not read what the table messages show", exc_info=True)
             return {}, {}
@@ -225,13 +230,9 @@ class TableMessages:
         hundreds of open tables must not spend Discord's request budget on no-op edits.
         A table with no recorded message first looks for one posted just before a crash."""
         # Tables open anywhere keep their records: another process may own them.
-        closed: dict[int, str | None] = {
-            table_id: None for table_id in shown if table_id not in active}
-        if closed:
-            try:
-                await self.service.record_shown(SHOWN, closed)
-            except Exception:
-                log.warning("could not forget closed tables' messages", exc_info=True)
+        for table_id in shown:
+            if table_id not in active:
+                self.notes.note(f"{SHOWN}{table_id}", None)
         for table in tables:
             live = self.tables.of(table)
             if table.message_id is None:
@@ -339,16 +340,9 @@ class TableMessages:
 
     async def _record(self) -> None:
         drawn, self._unrecorded = self._unrecorded, {}
-        if not drawn:
-            return
-        try:
-            await self.service.record_shown(SHOWN, {
-                table_id: None if sent is None else
-                ShownRecord(fingerprint(sent[0]), sent[1]).dump()
-                for table_id, sent in drawn.items()})
-        except Exception:
-            # Nothing is lost but a skipped redraw: the next start redraws these tables.
-            log.warning("could not write down what the table messages show", exc_info=True)
+        for table_id, sent in drawn.items():
+            self.notes.note(f"{SHOWN}{table_id}", None if sent is None else
+                            ShownRecord(fingerprint(sent[0]), sent[1]).dump())
 
     async def picture(self, table: Table, lang: Lang, *, urgent: bool = False
                       ) -> Picture | None:

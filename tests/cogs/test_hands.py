@@ -109,7 +109,7 @@ async def test_a_dismissed_hand_is_dropped_without_errors(fake_discord, tmp_path
 def still_held(tracker, table, fake, name, message) -> bool:
     """Whether the bot still keeps ``message`` as ``name``'s open hand."""
     held = tracker.held(table_id_of(table)).get(fake.user(name).id)
-    return held is not None and held.interaction.id == message.interaction_id
+    return held is not None and held.token.interaction_id == message.interaction_id
 
 
 async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, tmp_path):

@@ -11,6 +11,7 @@ import discord
 from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
 from cogs.live.pings import PING, Ping, PingRecord, Pings, wanted_ping
+from cogs.live.records import Notes
 from rules import Game, Phase, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import table_for
@@ -63,8 +64,11 @@ class Service:
     def clock(self) -> float:
         return self.now
 
-    async def remember(self, batch):
+    async def set_state_values(self, batch):
         self.notes.update(batch)
+
+    async def state_values(self, prefix):
+        return {k: v for k, v in self.notes.items() if k.startswith(prefix) and v is not None}
 
 
 class Languages:
@@ -75,7 +79,9 @@ class Languages:
 def owner(io=None):
     """The registry with the turn ping as its one kind, sending through ``io``."""
     tables = LiveTables(released=lambda live: None)
-    pings = Pings(None, Service(), Languages(), None, None, tables, io=io or RecordingIO())
+    service = Service()
+    pings = Pings(None, service, Languages(), None, None, tables, Notes(service),
+                  io=io or RecordingIO())
     tables.register(pings)
     return pings, tables
 

@@ -1,0 +1,67 @@
+"""What the tables' messages show, written down as it happens, so that a start after a stop
+(clean or not) converges from there: a turn ping to delete or keep, an open hand to go on
+redrawing through its token.
+
+The records are the bot's own state on the Discord side (keys under a prefix per kind, such
+as ``ping:`` and ``hand:``), not the game's: the owner's kinds write them, start-up reads them
+back. Writes go in the background, in order, batched: whatever is noted while one batch is
+being written goes in the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+
+class StateStore(Protocol):
+    """Where the bot keeps its own state (``bot_state``): values by key."""
+
+    async def state_values(self, prefix: str) -> dict[str, str]: ...
+
+    async def set_state_values(self, values: dict[str, str | None]) -> None: ...
+
+
+class Notes:
+    """Records by key (None: forget it), written down in the background."""
+
+    def __init__(self, store: StateStore) -> None:
+        self.store = store
+        self._writes: dict[str, str | None] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def note(self, key: str, value: str | None) -> None:
+        """Write down ``value`` under ``key`` (None: forget it) soon, after what came
+        before."""
+        self._writes[key] = value
+        if not self._stopping and (self._writer is None or self._writer.done()):
+            self._writer = asyncio.create_task(self._write())
+
+    def pending(self, key: str) -> bool:
+        """Whether a write of ``key`` is still on its way."""
+        return key in self._writes
+
+    async def read(self, prefix: str) -> dict[str, str]:
+        """The records under ``prefix`` as the last write left them."""
+        return await self.store.state_values(prefix)
+
+    async def close(self) -> None:
+        """Write down what is left (after the owners have stopped)."""
+        self._stopping = True
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
+        await self._write()
+
+    async def _write(self) -> None:
+        while self._writes:
+            batch, self._writes = self._writes, {}
+            try:
+                await self.store.set_state_values(batch)
+            except Exception:
+                # Only a restart needs them: it then converges from less (a ping left in
+                # the channel, a hand that waits for its owner's next tap).
+                log.warning("could not write down what the messages show", exc_info=True)

@@ -1,0 +1,101 @@
+"""What Discord shows catches up after a restart and after /nlk table: the drifts found by
+trying the bot as a new user would, each replayed through the fake Discord."""
+
+import asyncio
+import random
+
+from tests.cogs.test_reliability import live_table_messages, stored_message_id
+from tests.helpers import PLAYERS, open_every_hand, play_until, table_id_of, to_the_shed_phase
+from tests.nlk_driver import Driver, actor, is_over, running_bot
+
+
+def stop_as_if_killed(bot) -> None:
+    """Make the bot's stop write nothing down at the end, as after SIGKILL: only its own
+    tasks are stopped (what it wrote as it went is all the next start has)."""
+    nlk = bot.get_cog("NLK")
+    bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close]
+
+
+def webhook_edits(hand) -> int:
+    return sum(v.via == "webhook_edit" for v in hand.versions)
+
+
+async def test_open_hands_go_on_following_the_table_after_a_hard_restart(fake_discord,
+                                                                          tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        hands = await open_every_hand(driver, table)
+        await asyncio.sleep(0.3)  # killed a moment later
+        stop_as_if_killed(bot)
+    before = {name: webhook_edits(hand) for name, hand in hands.items()}
+    async with running_bot(fake, path):
+        # Nobody opens a hand again: the ones opened before the restart follow the turn.
+        waiting = [n for n in PLAYERS if n != actor(table)]
+
+        def followed() -> bool:
+            return is_over(table) or all(webhook_edits(hands[n]) > before[n] for n in waiting)
+
+        await play_until(driver, hands, followed)
+        assert any(webhook_edits(hands[n]) > before[n] for n in waiting)
+    fake.assert_clean()
+
+
+async def test_the_ping_links_to_the_table_message_posted_again_by_nlk_table(fake_discord,
+                                                                             tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path):
+        driver = Driver(fake, random.Random(3))
+        table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
+        name = actor(table)
+        ping = await fake.wait_until(
+            lambda: next((m for m in fake.public_messages() if m.pinged_user_ids), None),
+            timeout=10)
+        assert f"/{table.id})" in ping.text()
+        ix = await fake.slash(name, None, "nlk", "table", {})
+        await ix.wait_response()
+        await fake.wait_until(lambda: len(live_table_messages(fake, table_id_of(table))) == 1,
+                              timeout=10)  # the old one goes
+        [again] = live_table_messages(fake, table_id_of(table))
+        assert again.id != table.id
+        # The live ping's [Table] link follows the table message, without waiting for the
+        # next turn.
+        await fake.wait_until(lambda: f"/{again.id})" in ping.text(), timeout=10)
+    fake.assert_clean()
+
+
+async def test_a_table_whose_nlk_new_never_answered_gets_its_message_after_a_restart(
+        fake_discord, tmp_path, monkeypatch):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    monkeypatch.setattr("bot.client.DRAIN_SECONDS", 0.2)
+    async with running_bot(fake, path) as bot:
+        # The table is stored; the bot dies before its answer reaches Discord.
+        hold = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+        await fake.slash("ann", None, "nlk", "new", {"seats": 3})
+        await asyncio.wait_for(hold.reached.wait(), 10)
+        fake.rest.holds.remove(hold)
+        stop_as_if_killed(bot)
+    [table_id] = [row for row in _table_ids(path)]
+    assert stored_message_id(path, table_id) is None
+    assert live_table_messages(fake, table_id) == []
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: len(live_table_messages(fake, table_id)) == 1,
+                              timeout=10)
+        await fake.wait_until(lambda: stored_message_id(path, table_id) is not None,
+                              timeout=10)
+        [posted] = live_table_messages(fake, table_id)
+        await Driver(fake, random.Random(4)).click("bob", posted, "Join")
+        assert "bob" in posted.text()
+    hold.release()
+
+
+def _table_ids(path):
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        return [row[0] for row in db.execute("SELECT id FROM tables")]
+    finally:
+        db.close()
