@@ -35,8 +35,8 @@ from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
 from bot.tasks import Tasks
-from cogs.client import NLKClient
 from cogs.commands.nlk import NLK
+from cogs.compose import compose
 from cogs.i18n.translator import NLKTranslator
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
@@ -47,7 +47,7 @@ discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
 
-class NLKBot(NLKClient):
+class NLKBot(commands.Bot):
     """Runs NLK tables; everything it knows lives in the database."""
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
@@ -136,9 +136,11 @@ class NLKBot(NLKClient):
             self.ai_pool = WorkerPool(self.ai_processes)
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
-        # The cog registers its buttons and error replies; it tells the players what the
-        # clocks do.
-        self.nlk = NLK(self)
+        # The composition root builds the cog's parts; the cog registers its buttons and
+        # error replies, and tells the players what the clocks do.
+        parts = compose(self, self.service, self.servers, self.clocks,
+                        channel_edits=self.channel_edits, rest_share=self.shard_range.share)
+        self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
         self.clocks.notifier = self.nlk.publisher
         await self.tree.set_translator(NLKTranslator())  # commands in Hungarian and French
@@ -163,8 +165,11 @@ class NLKBot(NLKClient):
         await self._learn_command_ids()
         tables = await self.service.open_tables()
         log.info("resumed %d open table(s)", len(tables))
+        # The owners hold what Discord shows before anything can move; then the clocks run;
+        # once connected, the owners converge (and the channels of tables whose hand did not
+        # rebuild are told why they stopped).
+        await self.nlk.load(tables)
         self.clocks.resume(tables)
-        # Tables whose hand did not rebuild were stopped: the cog tells their channels.
         self.nlk.resume(tables, list(self.service.quarantined))
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False

@@ -28,7 +28,7 @@ from prometheus_client.metrics_core import Metric
 
 if TYPE_CHECKING:
     from bot.db.storage import Database, Transaction
-    from cogs.client import NLKClient
+    from bot.ops.watched import Watched
 
 # Interactions unanswered after this long can no longer be answered (Discord's 15 minutes).
 FORGET_SECONDS = 15 * 60.0
@@ -92,7 +92,7 @@ class Metrics:
 
     # --- what is observed --------------------------------------------------------------------
 
-    def watch(self, bot: NLKClient) -> None:
+    def watch(self, bot: Watched) -> None:
         """Count the bot's interactions and read its tables and latency at each scrape."""
 
         async def received(interaction: discord.Interaction) -> None:
@@ -160,7 +160,7 @@ class Metrics:
         db.transaction = timed  # type: ignore[method-assign]
 
 
-def _open_tables(bot: NLKClient) -> float:
+def _open_tables(bot: Watched) -> float:
     service: Any = getattr(bot, "service", None)
     tables: Iterable[Any] = service.cached() if service is not None else ()
     return float(sum(1 for table in tables if table.is_open))

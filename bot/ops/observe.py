@@ -14,7 +14,7 @@ from bot.ops.server import MetricsServer
 from bot.settings import Settings
 
 if TYPE_CHECKING:
-    from cogs.client import NLKClient
+    from bot.ops.watched import Watched
 
 log = logging.getLogger("bot")
 
@@ -39,7 +39,7 @@ class Observer:
         host, port = self.settings.metrics
         return host, port + (self.settings.process or 1) - 1
 
-    async def start(self, bot: NLKClient) -> None:
+    async def start(self, bot: Watched) -> None:
         """Log the start (the database is usable by now), and serve metrics if asked."""
         log.info("starting nlk-bot %s (pid %d, database %s)", version(), os.getpid(),
                  _where(self.settings.database))

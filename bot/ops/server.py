@@ -13,7 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from bot.ops.metrics import Metrics
 
 if TYPE_CHECKING:
-    from cogs.client import NLKClient
+    from bot.ops.watched import Watched
 
 log = logging.getLogger(__name__)
 DATABASE_SECONDS = 2.0  # a database slower than this to answer SELECT 1 counts as down
@@ -23,7 +23,7 @@ class MetricsServer:
     """Serves one bot's metrics and health; ``start`` before the bot logs in, so that an
     orchestrator sees 503 ("not connected yet") rather than a refused connection."""
 
-    def __init__(self, bot: NLKClient, metrics: Metrics, host: str, port: int) -> None:
+    def __init__(self, bot: Watched, metrics: Metrics, host: str, port: int) -> None:
         self.bot, self.metrics, self.host, self.port = bot, metrics, host, port
         app = web.Application()
         app.router.add_get("/metrics", self.scrape)

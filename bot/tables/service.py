@@ -44,7 +44,6 @@ from bot.tables.table import (
     MIN_TURN_SECONDS,
     MISSES_BEFORE_AWAY,
     STAND_IN_LEVEL,
-    AILevel,
     AITurn,
     Change,
     Moment,
@@ -55,6 +54,7 @@ from bot.tables.table import (
     host_only,
 )
 from rules import Action, Card, Game, Phase, Variant, shuffled_deck
+from rules.ai.levels import AILevel
 from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 from rules.i18n import stored_ai_name
 from rules.session import first_dealer

@@ -8,20 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from bot.db.records import By, Mark, SeatRecord, TableRecord, TableStatus
 from bot.errors import BadSetting, NotAllowed, NotPlaying
 from rules import Game, SeatView, Variant, observe
+from rules.ai.levels import AILevel
 from rules.session import dealer_after_reseat
-
-
-class AILevel(StrEnum):
-    """How an AI player plays (``rules.ai``'s levels)."""
-
-    HEURISTIC = "heuristic"
-    STRONG = "strong"
-
 
 STAND_IN_LEVEL = AILevel.HEURISTIC
 MISSES_BEFORE_AWAY = 2

@@ -13,7 +13,6 @@ from discord.ext import commands
 
 from bot.db.records import TableRecord, TableStatus
 from bot.errors import BotLacksPermissions, NoTable, TableExists
-from bot.guilds.replays import ReplaySource
 from bot.tables.service import Change, Table
 from cogs import render
 from cogs.answers.interaction import (
@@ -27,18 +26,14 @@ from cogs.answers.replies import describe, reply_error, say
 from cogs.client import Interaction, NLKClient
 from cogs.commands.chart import send_player
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
-from cogs.commands.seasons import SEASON_CHOICES, SeasonBoards, seasons_value
+from cogs.commands.seasons import SEASON_CHOICES, seasons_value
+from cogs.compose import Parts
 from cogs.i18n.mentions import link_commands
-from cogs.i18n.translator import L_, NC_, Languages, lang_of, t
-from cogs.live.publisher import Publisher
-from cogs.live.records import Notes
+from cogs.i18n.translator import L_, NC_, lang_of, t
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
-from cogs.replay.handler import Replays, hand_choices
-from cogs.routes.clicks import Clicks, seated
-from cogs.routes.families import FAMILIES
-from cogs.routes.replay import REPLAY_FAMILIES
-from cogs.routes.seasons import SEASON_FAMILIES
+from cogs.replay.handler import hand_choices
+from cogs.routes.clicks import seated
 from rules import Variant
 from rules.i18n import Lang, translator
 
@@ -53,26 +48,21 @@ class NLK(commands.Cog):
                              description=L_("Play NLK, the Hungarian card game."),
                              guild_only=True)
 
-    def __init__(self, bot: NLKClient) -> None:
+    def __init__(self, bot: commands.Bot, client: NLKClient, parts: Parts) -> None:
         self.bot = bot
-        self.service = bot.service
-        self.servers = bot.servers
-        self.languages = Languages(bot.servers, bot)
-        self.publisher = Publisher(bot, self.service, bot.clocks, self.languages,
-                                   Notes(bot.servers.repo.settings),
-                                   edits_per_window=bot.channel_edits,
-                                   rest_share=bot.shard_range.share)
+        self.client = client
+        self.service = parts.service
+        self.servers = parts.servers
+        self.languages = parts.languages
+        self.publisher = parts.publisher
         self.pictures = self.publisher.pictures  # card pictures (cogs/pictures)
         self.hands = self.publisher.hands
         self.messages = self.publisher.messages
         self.posts = self.publisher.posts
-        self.clicks = Clicks(self.service, self.servers, self.publisher, self.hands,
-                             self.messages, self.languages, self.posts)
-        self.replays = Replays(ReplaySource(bot.servers.repo, bot.servers), self.pictures,
-                               self.posts, self.languages)
-        self.boards = SeasonBoards(bot.servers)
-        # Where the button families hand their clicks.
-        bot.router, bot.replays, bot.boards = self.clicks, self.replays, self.boards
+        self.clicks = parts.clicks
+        self.replays = parts.replays
+        self.boards = parts.boards
+        self.families = parts.families
         self._resuming: asyncio.Task[None] | None = None
 
     async def public(self, interaction: Interaction) -> Lang:
@@ -82,19 +72,21 @@ class NLK(commands.Cog):
     async def cog_load(self) -> None:
         """Register the buttons and the error replies; shutting down closes the tables'
         owners."""
-        self.bot.add_dynamic_items(*FAMILIES)
-        self.bot.add_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
+        self.bot.add_dynamic_items(*self.families)
         self.bot.tree.error(reply_error)
-        self.bot.on_stop(self.publisher.close)
+        self.client.on_stop(self.publisher.close)
         # Load the pictures' font in a thread now rather than in the first player's tap.
         self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(*FAMILIES)
-        self.bot.remove_dynamic_items(*REPLAY_FAMILIES, *SEASON_FAMILIES)
+        self.bot.remove_dynamic_items(*self.families)
         if self._resuming is not None:
             self._resuming.cancel()
         await self.publisher.close()
+
+    async def load(self, tables: list[Table]) -> None:
+        """At start-up, before the clocks run: the tables' owners load what Discord shows."""
+        await self.publisher.load(tables)
 
     def resume(self, tables: list[Table], quarantined: list[tuple[TableRecord, str]]) -> None:
         """After a start: in the background (the gateway is not connected yet), bring the
@@ -117,7 +109,7 @@ class NLK(commands.Cog):
                 record.channel_id, record.guild_id, link_commands(
                     _("NLK table {table} was stopped: its saved moves could not be read back "
                       "after a restart. Start a new table with `/nlk new`.").format(
-                          table=record.id), self.bot.command_ids, record.guild_id, lang))
+                          table=record.id), self.client.command_ids, record.guild_id, lang))
 
     # --- slash commands --------------------------------------------------------------------
 

@@ -226,9 +226,9 @@ class OpenHands:
             log.warning("could not read the open hands left by the last run", exc_info=True)
             return {}
 
-    def resume(self, tables: list[Table], left: dict[str, str]) -> None:
+    def load(self, tables: list[Table], left: dict[str, str]) -> None:
         """Go on following the hands the last run followed, while their tokens last: each
-        is redrawn from the table as it is now."""
+        is redrawn from the table as it is now, once the owners converge."""
         open_tables = {table.id: table for table in tables}
         now, clock = time.time(), self.clock()
         for key, value in left.items():
@@ -246,7 +246,6 @@ class OpenHands:
             shown = self.of(live)
             if int(user_id) not in shown.hands:  # a tap since the start drew it already
                 shown.hands[int(user_id)] = hand
-            live.saw(table)
 
     @staticmethod
     def of(live: LiveTable) -> HandsShown:

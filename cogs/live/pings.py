@@ -301,6 +301,10 @@ class Pings:
         # Messages older than this were posted by an earlier run (Discord's ids grow with
         # time): pings this run posts, even before it resumes its tables, are younger.
         self._started = discord.utils.time_snowflake(discord.utils.utcnow())
+        # Loaded at start-up, cleaned up once connected: the pings the last run left whose
+        # turn is over (table id, message id, channel id), and the tables whose ping it kept.
+        self._stale: list[tuple[int, int, int]] = []
+        self._found: set[int] = set()
 
     def tracked(self) -> int:
         return len(self._chores)
@@ -442,9 +446,9 @@ class Pings:
         return {key: value for key, value in remembered.items()
                 if tables[key] is None or tables[key] in owned}
 
-    def resume(self, tables: list[Table], remembered: dict[str, str]) -> None:
-        """Delete the pings posted before a restart whose turn is over (paced); a ping for
-        a turn still being played stays, as the table's live ping."""
+    def load(self, tables: list[Table], remembered: dict[str, str]) -> None:
+        """Before anything moves after a restart: a ping posted for a turn still being
+        played is the table's live ping again; the others are to be deleted (``clean``)."""
         open_tables = {table.id: table for table in tables}
         live: dict[int, tuple[int, PingRecord]] = {}  # table id → (message id, record)
         stale: list[tuple[int, int, int]] = []  # (table id, message id, channel id)
@@ -472,6 +476,12 @@ class Pings:
             # what was written down (its deadline is renewed: the clock restarted).
             self.of(self.tables.of(table)).ping = Ping(discord.Object(message_id),
                                                        record.shown(table), -math.inf)
+        self._stale, self._found = stale, set(live)
+
+    def clean(self, tables: list[Table]) -> None:
+        """Once connected: delete the pings the last run left whose turn is over (paced),
+        and look for pings it posted and never wrote down."""
+        stale, self._stale = self._stale, []
         by_channel: dict[int, list[tuple[int, int]]] = {}
         for table_id, message_id, channel_id in stale:
             by_channel.setdefault(channel_id, []).append((table_id, message_id))
@@ -481,11 +491,9 @@ class Pings:
         # of: where a ping is wanted and none was written down, look for one.
         known = {message_id for _table_id, message_id, _channel_id in stale}
         for table in tables:
-            if table.id not in live and wanted_ping(table, None) is not None and \
+            if table.id not in self._found and wanted_ping(table, None) is not None and \
                     self._can_read_history(table.channel_id):
                 self._chores.start(self._sweep(table, self._started, known))
-        for table in tables:
-            self.changed(table)  # each table's ping converges from here
 
     async def _sweep(self, table: Table, before: int, known: set[int]) -> None:
         """Delete the table's turn pings posted before ``before`` (a snowflake) that nobody

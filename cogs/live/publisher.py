@@ -72,6 +72,8 @@ class Publisher:
         self.tables.register(self.hands)
         self.tables.register(self.pings)
         self.tables.register(self.notices)
+        # What the last run wrote down that the table messages show, until they resume.
+        self._shown: tuple[dict[int, str], dict[int, float]] = ({}, {})
 
     def held(self) -> int:
         """Tables, channels and chores the bot holds state for besides the pacer's
@@ -177,19 +179,21 @@ class Publisher:
 
     # --- start and stop --------------------------------------------------------------------
 
+    async def load(self, tables: list[Table]) -> None:
+        """At start-up, before the clocks run: the owners hold what the last run wrote
+        down that Discord shows (the live pings, the open hands and their tokens)."""
+        self._shown = await self.messages.read_records()
+        self.pings.load(tables, await self.pings.read_left())
+        self.hands.load(tables, await self.hands.read_left())
+
     async def resume(self, tables: list[Table]) -> None:
-        """After a restart: redraw the table messages that are out of date (only those),
-        keep the pings of turns still being played and delete the others."""
-        shown, active = await self.messages.read_records()
-        # Read before waiting: players may already be playing meanwhile, and what this run
-        # posts and deletes is its own business, not the last run's.
-        left = await self.pings.read_left()
-        hands = await self.hands.read_left()
+        """Once connected: every owner converges from what it holds (the table messages
+        out of date are redrawn, and only those), and the pings whose turn is over go."""
+        (shown, active), self._shown = self._shown, ({}, {})
         self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
-        self.hands.resume(tables, hands)
-        self.pings.resume(tables, left)
+        self.pings.clean(tables)
         await self.messages.resume(tables, shown, active)
 
     async def close(self) -> None:

@@ -1,9 +1,10 @@
 """Buttons and selects that survive restarts: their custom ids carry the table and version.
 
 What we send is in ``cogs/widgets``. Receiving: one ``DynamicItem`` class per family of
-actions (``cogs/widgets/ids.py``), registered when the NLK cog loads, so any NLK button ever
-sent — before or after a restart — is parsed once by its family's template and handed to the
-bot's ``router`` (the cog's ``Clicks``) with typed values.
+actions (``cogs/widgets/ids.py``), made by ``families`` for the handler it is given (the
+cog's ``Clicks``, from the composition root) and registered when the NLK cog loads, so any NLK
+button ever sent (before or after a restart) is parsed once by its family's template and
+handed to that handler with typed values.
 """
 
 from __future__ import annotations
@@ -13,119 +14,124 @@ from typing import Any
 
 import discord
 
-from cogs.client import client_of
+from cogs.client import Router
 from cogs.widgets import ids
 from cogs.widgets.ids import Look, Move, Page, Seating, Target
 
-
-class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.template(Move)):
-    """A move: draw, keep, give, play a card, take."""
-
-    def __init__(self, item: discord.ui.Button[Any], target: Target, move: Move) -> None:
-        super().__init__(item)
-        self.target, self.move = target, move
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> MoveButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, Target.of(match), Move(match["action"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.move(interaction, self.target, self.move, [])
+Families = tuple[type[discord.ui.DynamicItem[Any]], ...]
 
 
-class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
-                 template=ids.template([Move.PLAY], ids.SELECT)):
-    """A card chosen from a menu of one suit's plays."""
+def families(router: Router) -> Families:
+    """The button and select families of the tables, each handing its clicks to
+    ``router``."""
 
-    def __init__(self, item: discord.ui.Select[Any], target: Target) -> None:
-        super().__init__(item)
-        self.target = target
+    class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                     template=ids.template(Move)):
+        """A move: draw, keep, give, play a card, take."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> CardSelect:
-        assert isinstance(item, discord.ui.Select)
-        return cls(item, Target.of(match))
+        def __init__(self, item: discord.ui.Button[Any], target: Target, move: Move) -> None:
+            super().__init__(item)
+            self.target, self.move = target, move
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.move(interaction, self.target, Move.PLAY,
-                                          list(self.item.values))
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> MoveButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match), Move(match["action"]))
 
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.move(interaction, self.target, self.move, [])
 
-class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.template(Seating)):
-    """The lobby, the seats and the table: join, leave, start, AI seats, end …"""
+    class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
+                     template=ids.template([Move.PLAY], ids.SELECT)):
+        """A card chosen from a menu of one suit's plays."""
 
-    def __init__(self, item: discord.ui.Button[Any], target: Target, act: Seating) -> None:
-        super().__init__(item)
-        self.target, self.act = target, act
+        def __init__(self, item: discord.ui.Select[Any], target: Target) -> None:
+            super().__init__(item)
+            self.target = target
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> SeatButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, Target.of(match), Seating(match["action"]))
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> CardSelect:
+            assert isinstance(item, discord.ui.Select)
+            return cls(item, Target.of(match))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.seat(interaction, self.target, self.act)
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.move(interaction, self.target, Move.PLAY,
+                                              list(self.item.values))
 
+    class SeatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                     template=ids.template(Seating)):
+        """The lobby, the seats and the table: join, leave, start, AI seats, end …"""
 
-class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.template(Look)):
-    """Something to see privately: my hand, the moves, the fair deal."""
+        def __init__(self, item: discord.ui.Button[Any], target: Target, act: Seating) -> None:
+            super().__init__(item)
+            self.target, self.act = target, act
 
-    def __init__(self, item: discord.ui.Button[Any], target: Target, look: Look) -> None:
-        super().__init__(item)
-        self.target, self.look = target, look
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> SeatButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match), Seating(match["action"]))
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> LookButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, Target.of(match), Look(match["action"]))
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.seat(interaction, self.target, self.act)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.look(interaction, self.target, self.look)
+    class LookButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                     template=ids.template(Look)):
+        """Something to see privately: my hand, the moves, the fair deal."""
 
+        def __init__(self, item: discord.ui.Button[Any], target: Target, look: Look) -> None:
+            super().__init__(item)
+            self.target, self.look = target, look
 
-class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=ids.template(Page)):
-    """A page of the leaderboard."""
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> LookButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match), Look(match["action"]))
 
-    def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
-        super().__init__(item)
-        self.target = target
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.look(interaction, self.target, self.look)
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> PageButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, Target.of(match))
+    class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                     template=ids.template(Page)):
+        """A page of the leaderboard."""
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.page(interaction, self.target)
+        def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
+            super().__init__(item)
+            self.target = target
 
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> PageButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match))
 
-class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
-                  template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page],
-                                                 ids.SELECT: [Move.PLAY]})):
-    """An NLK-shaped id no family knows (from a future or a forged message): refused."""
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.page(interaction, self.target)
 
-    def __init__(self, item: discord.ui.Item[Any], target: Target) -> None:
-        super().__init__(item)
-        self.target = target
+    class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
+                      template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page],
+                                                     ids.SELECT: [Move.PLAY]})):
+        """An NLK-shaped id no family knows (from a future or a forged message): refused."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> UnknownItem:
-        return cls(item, Target.of(match))
+        def __init__(self, item: discord.ui.Item[Any], target: Target) -> None:
+            super().__init__(item)
+            self.target = target
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).router.unknown(interaction, self.target)
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> UnknownItem:
+            return cls(item, Target.of(match))
 
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.unknown(interaction, self.target)
 
-FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    MoveButton, CardSelect, SeatButton, LookButton, PageButton, UnknownItem)
+    return (MoveButton, CardSelect, SeatButton, LookButton, PageButton, UnknownItem)

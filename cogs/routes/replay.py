@@ -1,6 +1,6 @@
 """The replay buttons that receive clicks, before or after a restart: each custom id
 (``cogs/replay/ids.py``) names its replay and step, parsed once here and handed to the
-replay answers (``cogs/replay/handler.py``)."""
+replay answers (``cogs/replay/handler.py``) that ``replay_families`` is given."""
 
 from __future__ import annotations
 
@@ -9,39 +9,43 @@ from typing import Any
 
 import discord
 
-from cogs.client import client_of
+from cogs.client import ReplayRouter
 from cogs.replay import ids
+from cogs.routes.families import Families
 
 
-class ReplayStep(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.TEMPLATE):
-    """⏮ ◀ ▶ ⏭, Show in channel, and the jump menu of a replay message."""
+def replay_families(replays: ReplayRouter) -> Families:
+    """The replay button families, each handing its clicks to ``replays``."""
 
-    def __init__(self, item: discord.ui.Item[Any], ref: str, step: int, act: ids.Act) -> None:
-        super().__init__(item)
-        self.ref, self.step, self.act = ref, step, act
+    class ReplayStep(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.TEMPLATE):
+        """⏮ ◀ ▶ ⏭, Show in channel, and the jump menu of a replay message."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> ReplayStep:
-        return cls(item, *ids.parse(match))
+        def __init__(self, item: discord.ui.Item[Any], ref: str, step: int, act: ids.Act
+                     ) -> None:
+            super().__init__(item)
+            self.ref, self.step, self.act = ref, step, act
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = list(self.item.values) if isinstance(self.item, discord.ui.Select) else []
-        await client_of(interaction).replays.click(interaction, self.ref, self.step, self.act,
-                                                   values)
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> ReplayStep:
+            return cls(item, *ids.parse(match))
 
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            values = list(self.item.values) if isinstance(self.item, discord.ui.Select) \
+                else []
+            await replays.click(interaction, self.ref, self.step, self.act, values)
 
-class UnknownReplay(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.UNKNOWN):
-    """A replay-shaped id no version of the buttons made (forged or damaged): refused."""
+    class UnknownReplay(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.UNKNOWN):
+        """A replay-shaped id no version of the buttons made (forged or damaged): refused."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]
-                             ) -> UnknownReplay:
-        return cls(item)
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> UnknownReplay:
+            return cls(item)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).replays.unknown(interaction)
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await replays.unknown(interaction)
 
-
-REPLAY_FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (ReplayStep, UnknownReplay)
+    return (ReplayStep, UnknownReplay)

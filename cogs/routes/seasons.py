@@ -10,41 +10,44 @@ import discord
 
 from bot.errors import InputError
 from cogs.answers.replies import describe, say
-from cogs.client import client_of
+from cogs.client import BoardRouter
 from cogs.i18n.translator import lang_of
 from cogs.render.seasons import TEMPLATE
+from cogs.routes.families import Families
 
 
-class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
-    """A season, a size or a page of the boards."""
+def season_families(boards: BoardRouter) -> Families:
+    """The season board button families, each handing its clicks to ``boards``."""
 
-    def __init__(self, item: discord.ui.Button[Any], season: str, players: int, page: int
-                 ) -> None:
-        super().__init__(item)
-        self.season, self.players, self.page = season, players, page
+    class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
+        """A season, a size or a page of the boards."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> BoardButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, match["season"], int(match["players"]), int(match["page"]))
+        def __init__(self, item: discord.ui.Button[Any], season: str, players: int, page: int
+                     ) -> None:
+            super().__init__(item)
+            self.season, self.players, self.page = season, players, page
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await client_of(interaction).boards.page(interaction, self.season, self.players,
-                                                 self.page)
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> BoardButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, match["season"], int(match["players"]), int(match["page"]))
 
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await boards.page(interaction, self.season, self.players, self.page)
 
-class UnknownBoard(discord.ui.DynamicItem[discord.ui.Item[Any]],
-                   template=rf"(?!{TEMPLATE}$)nlkb:.{{0,95}}"):
-    """A board-shaped id no version of the buttons made (forged or damaged): refused."""
+    class UnknownBoard(discord.ui.DynamicItem[discord.ui.Item[Any]],
+                       template=rf"(?!{TEMPLATE}$)nlkb:.{{0,95}}"):
+        """A board-shaped id no version of the buttons made (forged or damaged): refused."""
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> UnknownBoard:
-        return cls(item)
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> UnknownBoard:
+            return cls(item)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await say(interaction, describe(InputError(), lang_of(interaction))[0])
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await say(interaction, describe(InputError(), lang_of(interaction))[0])
 
-
-SEASON_FAMILIES: tuple[type[discord.ui.DynamicItem[Any]], ...] = (BoardButton, UnknownBoard)
+    return (BoardButton, UnknownBoard)
