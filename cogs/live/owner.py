@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import discord
 
@@ -76,6 +76,10 @@ class Kind(Protocol):
         ...
 
 
+K = TypeVar("K", bound=Kind)
+Released = Callable[["LiveTable"], None]
+
+
 @dataclass(frozen=True)
 class Drawing:
     """A table message as it was sent: the fingerprint of what was shown is taken from
@@ -89,7 +93,7 @@ class LiveTable:
     """The owner of one running table's state on the Discord side."""
 
     def __init__(self, table: Table, kinds: Sequence[Kind], *, stopped: bool = False,
-                 released: Any = None) -> None:
+                 released: Released | None = None) -> None:
         self.id = table.id
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
@@ -223,15 +227,17 @@ class LiveTable:
 class LiveTables:
     """The registry: one ``LiveTable`` per running table, each with every registered kind."""
 
-    def __init__(self, kinds: Sequence[Kind] = (), *, released: Any = None) -> None:
+    def __init__(self, kinds: Sequence[Kind] = (), *,
+                 released: Released | None = None) -> None:
         self._tables: dict[int, LiveTable] = {}
         self.kinds: list[Kind] = list(kinds)
         self._released = released
         self.stopped = False  # shut down: owners made now never send
 
-    def register(self, kind: Kind) -> None:
-        """Add a kind of message: every owner made from now on has one."""
+    def register(self, kind: K) -> K:
+        """Add a kind of message: every owner made from now on has one. Returns it."""
         self.kinds.append(kind)
+        return kind
 
     def __len__(self) -> int:
         return len(self._tables)

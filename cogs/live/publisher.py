@@ -55,23 +55,19 @@ class Publisher:
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
-        # Card pictures (the servers' and players' styles come from the languages' store),
-        # and the picture each table message carries now.
+        # Card pictures (the servers' and players' styles come from the languages' store).
         self.pictures = Pictures(languages.servers)
         self.posts = ChannelPosts(client, self.pacer)
-        self.messages = TableMessages(client, service, languages, self.pacer, self.posts,
-                                      self.tables, self.pictures, notes)
-        self.hands = OpenHands(client, self.tables, notes, self.pictures)
         self.notes = notes  # what the messages show, written down
-        self.pings = Pings(client, service, languages, self.pacer, self.posts, self.tables,
-                           notes)
-        self.notices = Notices(languages, self.pings.io)
         # The kinds of message every live table has, each brought up to the newest snapshot
-        # by its owner's loop.
-        self.tables.register(self.messages)
-        self.tables.register(self.hands)
-        self.tables.register(self.pings)
-        self.tables.register(self.notices)
+        # by its owner's loop: one line each.
+        self.messages = self.tables.register(TableMessages(
+            client, service, languages, self.pacer, self.posts, self.tables, self.pictures,
+            notes))
+        self.hands = self.tables.register(OpenHands(client, self.tables, notes, self.pictures))
+        self.pings = self.tables.register(Pings(client, service, languages, self.pacer,
+                                                self.posts, self.tables, notes))
+        self.tables.register(Notices(languages, self.pings.io))
         # What the last run wrote down that the table messages show, until they resume.
         self._shown: tuple[dict[int, str], dict[int, float]] = ({}, {})
 
