@@ -52,6 +52,7 @@ from bot.tables.table import (
     check_end,
     check_timer,
     host_only,
+    next_revision,
 )
 from rules import Action, Card, Game, Phase, Variant, shuffled_deck
 from rules.ai.levels import AILevel
@@ -201,7 +202,7 @@ class TableService:
                 raise NoAIToRemove()
             await self.repo.remove_seat(table.id, ai[-1].user_id, self.clock())
             table.next_seats = [s for s in table.next_seats if s is not ai[-1]]
-            table.revision += 1
+            table.revision = next_revision()
         return await self.store.change(table_id, channel_id, apply)
 
     async def _seat(self, table: Table, seat: Seat) -> None:
@@ -209,7 +210,7 @@ class TableService:
             raise TableFull(seats=table.max_seats)
         await self.repo.add_seat(table.id, seat.user_id, seat.name, seat.ai, self.clock())
         table.next_seats = [*table.next_seats, seat]
-        table.revision += 1
+        table.revision = next_revision()
 
     async def leave(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
@@ -260,7 +261,7 @@ class TableService:
         if host is not None:
             table.host_id = host
         # Redrawn during a hand too: the seat is marked as leaving when the hand ends.
-        table.revision += 1
+        table.revision = next_revision()
 
     async def start(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
@@ -443,7 +444,7 @@ class TableService:
         table.lapsed = lapsed
         if trial.is_over:
             table.status = TableStatus.OVER
-        table.revision += 1
+        table.revision = next_revision()
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
         seed = secrets.token_hex(16)
@@ -461,7 +462,7 @@ class TableService:
         table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
         table.turn_started = now
         table.marks = {}
-        table.revision += 1
+        table.revision = next_revision()
         await self._play_forced(table)
 
     async def ai_turn(self, table_id: int, *, stand_in: bool = False) -> AITurn | None:
@@ -492,7 +493,7 @@ class TableService:
             state = HandState(sorted(table.away - {seat}), missed, table.stand_in, now)
             await self.repo.set_hand_state(table.id, table.hand_id, state, now)
             table.away, table.missed, table.turn_started = table.away - {seat}, tuple(missed), now
-            table.revision += 1
+            table.revision = next_revision()
         return await self.store.change(table_id, channel_id, apply)
 
 def _between_hands(table: Table, what: str) -> None:

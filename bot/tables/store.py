@@ -19,7 +19,7 @@ from bot.cluster.shards import Shards
 from bot.db.records import ActionRecord, By, TableRecord, TableStatus
 from bot.db.repository import Outdated, Repository
 from bot.errors import NoTable, Stale, WrongChannel
-from bot.tables.table import Change, Seat, Table
+from bot.tables.table import Change, Seat, Table, next_revision
 from rules import NLKError
 
 log = logging.getLogger(__name__)
@@ -202,7 +202,7 @@ class TableStore:
     async def close(self, table: Table, status: TableStatus) -> None:
         await self.repo.set_status(table.id, status, self.clock())
         table.status = status
-        table.revision += 1
+        table.revision = next_revision()
         self._cache.pop(table.id, None)
 
     async def set_message(self, table_id: int, message_id: int) -> int | None:

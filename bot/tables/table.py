@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass, field
 
 from bot.db.records import By, Mark, SeatRecord, TableRecord, TableStatus
@@ -21,6 +22,19 @@ MIN_TURN_SECONDS = 15
 MAX_TURN_SECONDS = 3600
 
 Seat = SeatRecord
+
+_revisions = itertools.count(1)
+
+
+def next_revision() -> int:
+    """A revision newer than any this process gave before. A table reloaded from the
+    database (another process played first, or a move that played itself was found stored
+    already) then never looks older than the snapshots its owner has already shown.
+
+    >>> next_revision() < next_revision()
+    True
+    """
+    return next(_revisions)
 
 
 def host_only(table: Table, user_id: int, what: str, *, moderator: bool = False) -> None:
@@ -78,7 +92,9 @@ class Table:
     missed: tuple[int, ...] = ()  # missed turns in a row, per seat
     stand_in: bool = False  # a stand-in played this hand: it is not rated
     turn_started: float = 0.0
-    revision: int = 0  # bumped on every change the table message shows
+    # Renewed on every change the table message shows, from one counter for the whole
+    # process (``next_revision``).
+    revision: int = field(default_factory=lambda: next_revision())
     # Moves their player did not choose, by the index of their event in the game's history:
     # "forced" (the only legal move, played by itself), "ai" or "stand-in".
     marks: dict[int, Mark] = field(default_factory=dict)

@@ -6,7 +6,7 @@ import random
 
 from tests.cogs.test_reliability import live_table_messages, stored_message_id
 from tests.helpers import PLAYERS, open_every_hand, play_until, table_id_of, to_the_shed_phase
-from tests.nlk_driver import Driver, actor, is_over, running_bot
+from tests.nlk_driver import Driver, actor, is_over, move_of, running_bot
 
 
 def stop_as_if_killed(bot) -> None:
@@ -14,6 +14,12 @@ def stop_as_if_killed(bot) -> None:
     tasks are stopped (what it wrote as it went is all the next start has)."""
     nlk = bot.get_cog("NLK")
     bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close]
+
+
+def moves(message) -> list[str]:
+    """The custom ids of a message's move buttons (draw, give, keep)."""
+    return [b.custom_id for b in message.buttons() if b.custom_id and
+            b.custom_id.split(":")[3].split(".")[0] in ("give", "draw", "keep")]
 
 
 def webhook_edits(hand) -> int:
@@ -99,3 +105,29 @@ def _table_ids(path):
         return [row[0] for row in db.execute("SELECT id FROM tables")]
     finally:
         db.close()
+
+
+async def test_a_table_reloaded_from_the_database_keeps_its_message_current(fake_discord,
+                                                                            tmp_path):
+    # A table is reloaded from the database when another process played first, or when a
+    # move that played itself was found stored already (seen on PostgreSQL after a copy):
+    # its snapshots must never look older to the owner than those it showed before.
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver = Driver(fake, random.Random(2))
+        table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
+        for _ in range(3):
+            await driver._collect_step(table)
+        bot.service.store.forget(table_id_of(table))
+        before = move_of(table)
+        for _ in range(2):  # moves made from the ping: the owner edits the table message
+            name = actor(table)
+            ping = await fake.wait_until(lambda n=name: next(
+                (m for m in fake.public_messages()
+                 if m.pinged_user_ids == [fake.user(n).id] and moves(m)), None), timeout=10)
+            tap = await fake.click(name, ping, custom_id=driver.rng.choice(moves(ping)))
+            await tap.wait_response()
+            [held] = [t for t in bot.service.cached() if t.id == table_id_of(table)]
+            await fake.wait_until(lambda h=held: move_of(table) == h.game.version, timeout=10)
+        assert move_of(table) > before
+    fake.assert_clean()
