@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from typing import Any
 
 import discord
 
 from bot.guilds.service import GuildService, PlayerStats
+from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
 from cogs.pictures import OFF, Pictures
 from cogs.pictures.chart import CHART_FILE, draw_chart, summary
@@ -21,7 +21,7 @@ from rules.i18n import translator
 log = logging.getLogger(__name__)
 
 
-async def send_player(interaction: discord.Interaction[Any], servers: GuildService,
+async def send_player(interaction: Interaction, servers: GuildService,
                       pictures: Pictures, guild_id: int, user_id: int, name: str,
                       size: int | None) -> None:
     """The player's numbers and their rating chart, privately, in the reader's language."""

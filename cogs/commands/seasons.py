@@ -6,15 +6,14 @@ to all-time, the other seasons, the sizes and the pages. Only the reader sees th
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-import discord
 from discord import app_commands
 
 from bot.guilds.seasons import MONTHLY, QUARTERLY, Season
 from bot.guilds.service import GuildService
 from cogs.answers.interaction import guild_of
 from cogs.answers.replies import describe, say
+from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
 from cogs.render.seasons import ALL_TIME, all_time_board, podium, season_board
 from rules.i18n import N_, Lang, translator
@@ -44,7 +43,7 @@ class SeasonBoards:
         self.servers = servers
         self.seasons = servers.seasons
 
-    async def stats(self, interaction: discord.Interaction[Any], size: int | None) -> bool:
+    async def stats(self, interaction: Interaction, size: int | None) -> bool:
         """Answer ``/nlk stats`` with the current season's board; False (nothing sent) when
         the server plays without seasons."""
         guild_id = guild_of(interaction)
@@ -61,7 +60,7 @@ class SeasonBoards:
         await interaction.response.send_message(embeds=embeds, view=view, ephemeral=True)
         return True
 
-    async def page(self, interaction: discord.Interaction[Any], key: str, players: int,
+    async def page(self, interaction: Interaction, key: str, players: int,
                    page: int) -> None:
         """A board button: a season (or all-time), a size, a page."""
         lang = lang_of(interaction)

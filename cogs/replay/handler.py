@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 import discord
 from discord import app_commands
@@ -20,6 +19,7 @@ from bot.guilds.replays import MAX_FILE, Opened, ReplayRefused, ReplaySource
 from bot.guilds.service import GuildService
 from cogs.answers.interaction import display_name, guild_of
 from cogs.answers.replies import describe, say
+from cogs.client import Interaction
 from cogs.i18n.translator import Languages, lang_of
 from cogs.pictures import (
     FOUR,
@@ -57,7 +57,7 @@ class Replays:
 
     # --- the command -----------------------------------------------------------------------
 
-    async def open(self, interaction: discord.Interaction[Any], hand: str | None,
+    async def open(self, interaction: Interaction, hand: str | None,
                    file: discord.Attachment | None) -> None:
         """``/nlk replay``: the file if one is attached, else the channel's hand."""
         guild_of(interaction)
@@ -83,7 +83,7 @@ class Replays:
 
     # --- the buttons -----------------------------------------------------------------------
 
-    async def click(self, interaction: discord.Interaction[Any], ref: str, at: int, act: Act,
+    async def click(self, interaction: Interaction, ref: str, at: int, act: Act,
                     values: list[str]) -> None:
         """A step button or the jump menu of a replay message."""
         try:
@@ -106,11 +106,11 @@ class Replays:
         except Exception as error:  # never a traceback for the reader: a code, logged
             await say(interaction, describe(error, lang_of(interaction))[0])
 
-    async def unknown(self, interaction: discord.Interaction[Any]) -> None:
+    async def unknown(self, interaction: Interaction) -> None:
         """A replay-shaped custom id that no version of the buttons made."""
         await say(interaction, refusal_text(ReplayRefused("no_step"), lang_of(interaction)))
 
-    async def show(self, interaction: discord.Interaction[Any], opened: Opened, at: int
+    async def show(self, interaction: Interaction, opened: Opened, at: int
                    ) -> None:
         """Post step ``at`` in the channel, in the server's language and picture style, as
         one paced message; tell the reader where it went."""
@@ -141,7 +141,7 @@ class Replays:
 
     # --- drawing ---------------------------------------------------------------------------
 
-    async def _answer(self, interaction: discord.Interaction[Any], opened: Opened, at: int,
+    async def _answer(self, interaction: Interaction, opened: Opened, at: int,
                       *, edit: bool, marks: Landmarks | None = None) -> None:
         lang = lang_of(interaction)
         letters = await self.languages.public(interaction.guild_id, interaction)
@@ -158,7 +158,7 @@ class Replays:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
                                                     **send_files(embed, picture))
 
-    async def _private_style(self, interaction: discord.Interaction[Any]) -> str:
+    async def _private_style(self, interaction: Interaction) -> str:
         try:
             return await self.pictures.styles.private(interaction.user.id,
                                                       interaction.guild_id)
@@ -210,7 +210,7 @@ def refusal_text(refused: ReplayRefused, lang: Lang) -> str:
     return _("That replay button doesn't make sense any more; nothing changed.")
 
 
-async def hand_choices(servers: GuildService, interaction: discord.Interaction[Any],
+async def hand_choices(servers: GuildService, interaction: Interaction,
                        current: str) -> list[app_commands.Choice[str]]:
     """The channel's latest finished hands, newest first, those matching what is typed (as
     ``/nlk export`` offers them)."""
