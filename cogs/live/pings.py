@@ -340,6 +340,14 @@ class Pings:
         live = self.tables.get(table.id)
         return self.of(live).want(table) if live is not None else wanted_ping(table, None)
 
+    async def answer(self, table: Table, interaction: Interaction, lang: Lang) -> None:
+        """Answer a tap on a turn ping: draw it as the owner wants it now (the answer is one
+        way this kind sends), and report what it shows."""
+        content, view, want = await self.draw(table, interaction.user.id, lang)
+        await interaction.response.edit_message(content=content, view=view)
+        if interaction.message is not None:
+            self.answered(table, interaction.message.id, want)
+
     async def draw(self, table: Table, user_id: int, lang: Any) -> tuple[
             str, discord.ui.View, PingWant | None]:
         """The ping ``user_id`` tapped, drawn as the owner wants it now (a tap's answer)."""

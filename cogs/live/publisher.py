@@ -1,18 +1,17 @@
 """The one way out: every change reaches Discord through ``Publisher.publish``.
 
 A handler hands over the service's ``Change`` and the interaction that caused it (None for
-the clocks); the publisher decides everything that follows, in this order:
+the clocks); the publisher does what follows, in this order:
 
-1. the answer: an unanswered tap edits the message it was on (the table message, the
-   player's own hand, or a turn ping), and an unanswered command posts the table message;
-   otherwise, or for a message the answer did not draw, a paced edit of the table message;
-2. the open hands are redrawn;
-3. the table's clock is woken (AI moves, reminders, stand-ins);
-4. the next player is pinged, or the end of the hand announced, or the ping cleared.
+1. the answer, through the kind of message the interaction is on: an unanswered tap edits
+   the message it was on (the table message, the player's own hand, or a turn ping), and an
+   unanswered command posts the table message; each kind reports what its answer drew;
+2. the change goes to the table's owner once (``LiveTable.saw``): every kind of message
+   (the table message, the open hands, the turn ping, the end-of-hand notice) catches up from
+   there in its own loop;
+3. the table's clock is woken (AI moves, reminders, stand-ins).
 
-Steps 2 and 4, and the paced edit of step 1, are the owner's: the publisher reports the
-change to the table's ``LiveTable`` once (``saw``), and each kind of message catches up from
-there. The kinds are registered here, one line each.
+The kinds are registered here, one line each.
 
 It also implements the clocks' ``Notifier``, and owns the registry of live tables.
 """
@@ -32,9 +31,8 @@ from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.pings import Pings
 from cogs.live.records import Notes
-from cogs.live.shown import draw
-from cogs.live.table_message import UNKNOWN, TableMessages
-from cogs.pictures import TABLE_FILE, Late, Pictures, kept_files, send_files
+from cogs.live.table_message import TableMessages
+from cogs.pictures import Pictures
 from cogs.transport.pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
 from cogs.transport.posts import ChannelPosts
 
@@ -95,42 +93,20 @@ class Publisher:
         self.clocks.poke(table)
 
     async def _answer_tap(self, table: Table, interaction: Interaction) -> None:
-        """Edit the message tapped: the table message, the player's own hand, or a turn ping
-        (which keeps the controls while the turn lasts). The table message's id may not be
-        stored yet if a tap beat ``/nlk new``'s answer."""
+        """The tap's answer edits the message tapped, through the kind of message it is: the
+        table message, the player's own hand, or a turn ping (which keeps the controls while
+        the turn lasts). The table message's id may not be stored yet if a tap beat
+        ``/nlk new``'s answer."""
         message = interaction.message
         ephemeral = message is not None and message.flags.ephemeral
-        style = self.messages.style_of(table)
         lang = await self.languages.public(table.guild_id, interaction)
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)):
-                shown = self.messages.of(self.tables.of(table))
-                message_id = message.id if message is not None else table.message_id
-                drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
-                picture = await self.pictures.within(
-                    self.messages.picture(table, lang, urgent=True))
-                if isinstance(picture, Late):
-                    # The answer goes now with the picture the message has; a paced edit
-                    # brings the new one.
-                    files = kept_files(drawing.embed, message, TABLE_FILE)
-                    await interaction.response.edit_message(
-                        embed=drawing.embed, view=drawing.view, **files)
-                    self.messages.shown(table, drawing, message_id, style,
-                                        None if files else UNKNOWN)
-                    self.messages.redraw(table)
-                    return
-                await interaction.response.edit_message(
-                    embed=drawing.embed, view=drawing.view,
-                    **shown.edit_files(drawing.embed, picture))
-                self.messages.shown(table, drawing, message_id, style, picture)
-                return
-            if ephemeral:
+                await self.messages.answer(table, interaction, lang)
+            elif ephemeral:
                 await self.hands.answer(interaction, table, letters=lang)
-            else:  # a turn ping: drawn as its owner wants it, which it then shows
-                content, view, want = await self.pings.draw(table, interaction.user.id, lang)
-                await interaction.response.edit_message(content=content, view=view)
-                if message is not None:
-                    self.pings.answered(table, message.id, want)
+            else:
+                await self.pings.answer(table, interaction, lang)
         except discord.HTTPException as error:
             # The move stands, but Discord refused its answer: during a hand-over another
             # process answered this click first. The owner's loop edits the message instead.
@@ -139,22 +115,11 @@ class Publisher:
 
     async def _post_table(self, table: Table, interaction: Interaction, *,
                           retire_old: bool) -> None:
-        """Post the table message as the answer to a command (so it costs no channel
-        request), record it, and bring it up to date if the table changed meanwhile."""
-        style = self.messages.style_of(table)
+        """Post the table message as the answer to a command, and bring it up to date if
+        the table changed meanwhile."""
         lang = await self.languages.public(table.guild_id, interaction)
-        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
-        picture = await self.messages.picture(table, lang, urgent=True)
-        callback = await interaction.response.send_message(
-            embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
-        message_id = callback.message_id or (await interaction.original_response()).id
-        old = await self.service.set_message(table.id, message_id)
-        current = await self.service.get(table.id)  # with its new message id
-        if old is None:  # the table's first message (taps on it may have drawn newer states)
-            self.messages.shown(table, drawing, message_id, style, picture)
-        else:
-            self.messages.replaced(table, drawing, message_id, old if retire_old else None,
-                                   style, picture)
+        current = await self.messages.post_answer(table, interaction, lang,
+                                                  retire_old=retire_old)
         self.tables.of(current).saw(current)
 
     # --- the clocks' notifier --------------------------------------------------------------

@@ -19,11 +19,21 @@ from typing import Any
 import discord
 
 from bot.tables.service import Table, TableService
+from cogs.client import Interaction
 from cogs.i18n.translator import Languages
 from cogs.live.owner import Drawing, LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.shown import ShownRecord, carries, draw, fingerprint
-from cogs.pictures import Picture, PictureKey, Pictures, edit_files, send_files
+from cogs.pictures import (
+    TABLE_FILE,
+    Late,
+    Picture,
+    PictureKey,
+    Pictures,
+    edit_files,
+    kept_files,
+    send_files,
+)
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
 from rules.i18n import Lang
@@ -152,6 +162,49 @@ class TableMessages:
         if picture is not UNKNOWN:
             shown.carries(picture)  # type: ignore[arg-type]
         live.settle()
+
+    # --- answers: a tap on the table message, a command that posts it ------------------
+
+    async def answer(self, table: Table, interaction: Interaction, lang: Lang) -> None:
+        """Answer a tap on the table message by drawing ``table`` into it (the answer is
+        one way this kind sends: what it drew is reported like a paced edit's)."""
+        message = interaction.message
+        style = self.style_of(table)
+        shown = self.of(self.tables.of(table))
+        message_id = message.id if message is not None else table.message_id
+        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
+        picture = await self.pictures.within(self.picture(table, lang, urgent=True))
+        if isinstance(picture, Late):
+            # The answer goes now with the picture the message has; the loop brings the new
+            # one.
+            files = kept_files(drawing.embed, message, TABLE_FILE)
+            await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
+                                                    **files)
+            self.shown(table, drawing, message_id, style, None if files else UNKNOWN)
+            self.redraw(table)
+            return
+        await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
+                                                **shown.edit_files(drawing.embed, picture))
+        self.shown(table, drawing, message_id, style, picture)
+
+    async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,
+                          retire_old: bool) -> Table:
+        """Post the table message as the answer to a command (it costs no channel request),
+        and record it; the previous one is deleted with ``retire_old``. Returns the table as
+        stored now, with its new message."""
+        style = self.style_of(table)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
+        picture = await self.picture(table, lang, urgent=True)
+        callback = await interaction.response.send_message(
+            embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
+        message_id = callback.message_id or (await interaction.original_response()).id
+        old = await self.service.set_message(table.id, message_id)
+        if old is None:  # the table's first message (taps on it may have drawn newer states)
+            self.shown(table, drawing, message_id, style, picture)
+        else:
+            self.replaced(table, drawing, message_id, old if retire_old else None, style,
+                          picture)
+        return await self.service.get(table.id)
 
     def style_of(self, table: Table) -> int:
         """The style a drawing begun now is in (a change of language from here draws
