@@ -54,6 +54,7 @@ LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
 # first answer within 3 s; a redraw through a token is one request).
 ANSWER_WAIT = 1.0
 HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
+REWRITE = 5 * 60  # a hand's record keeps a token this old at most (while it is tapped)
 
 Drawn = tuple[discord.Embed, discord.ui.View]
 
@@ -89,6 +90,8 @@ class OpenHand:
     looks: Any  # what the hand shows, less its footer; None: unsure
     letters: Lang | None = None  # the table's language, whose letters its cards show
     lang: Lang = DEFAULT  # the reader's language
+    message_id: int | None = None  # the hand's message (None: a new one, not known yet)
+    written: float = -float("inf")  # when the token its record keeps was issued
     pending: bool = False  # an edit through its token is on its way
 
     def record(self, issued: float) -> str:
@@ -108,8 +111,9 @@ class OpenHand:
             token = Token(int(data["interaction"]), int(data["application"]),
                           str(data["token"]))
             letters = data.get("letters")
-            return cls(token, clock - (now - float(data["issued"])), -1, None,
-                       Lang(letters) if letters else None, Lang(data.get("lang") or "en"))
+            since = clock - (now - float(data["issued"]))
+            return cls(token, since, -1, None, Lang(letters) if letters else None,
+                       Lang(data.get("lang") or "en"), written=since)
         except (TypeError, KeyError, AttributeError) as error:
             raise ValueError(text) from error
 
@@ -155,11 +159,17 @@ class HandsShown:
         self.forget()
 
     def follow(self, user_id: int, hand: OpenHand) -> None:
-        """Follow ``user_id``'s hand through ``hand``'s token (written down when new)."""
+        """Follow ``user_id``'s hand through ``hand``'s token. Its record is written again
+        only for another message, or once the token it keeps is getting old: any token of
+        the same message edits it, so a tap on the hand itself costs no write."""
         held = self.hands.get(user_id)
         self.hands[user_id] = hand
-        if held is None or held.token != hand.token:
-            self.driver.note(self.table_id, user_id, hand)
+        if held is not None and held.message_id is not None and \
+                held.message_id == hand.message_id and hand.since - held.written < REWRITE:
+            hand.written = held.written  # the record keeps the older token
+            return
+        hand.written = hand.since
+        self.driver.note(self.table_id, user_id, hand)
 
     def drop(self, user_id: int, hand: OpenHand) -> None:
         """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""
@@ -265,9 +275,12 @@ class OpenHands:
     def opened(self, table: Table, user_id: int, interaction: Interaction,
                drawn: Drawn, letters: Lang | None = None) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
-        ``table`` with the table's ``letters``."""
+        ``table`` with the table's ``letters`` (a tap on the hand: the same message; a
+        command or a button elsewhere: a new one)."""
         if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
             return
+        message = interaction.message
+        message_id = message.id if message is not None and message.flags.ephemeral else None
         live = self.tables.of(table)
         shown = self.of(live)
         current = shown.hands.get(user_id)
@@ -275,14 +288,14 @@ class OpenHands:
             # A redraw through the old token may land after this tap's answer: draw once
             # more through the new one, from the newest state.
             shown.follow(user_id, OpenHand(Token.of(interaction), self.clock(), -1, None,
-                                           letters, lang_of(interaction)))
+                                           letters, lang_of(interaction), message_id))
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.guild_id)
             shown.follow(user_id, OpenHand(
                 Token.of(interaction), self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
-                letters, lang))
+                letters, lang, message_id))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     def newest(self, table: Table) -> Table:
