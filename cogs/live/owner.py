@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
 CLOSED_TRIES = 3  # a closed table's kind is tried this often after an error, then given up
+MAX_STEPS = 50  # steps towards one snapshot, at most, before a loop waits for the next
 
 
 class Wait(Exception):
@@ -141,8 +142,16 @@ class LiveTable:
 
     async def _converge(self, name: str, shown: Shown) -> None:
         failures = 0
+        steps = 0  # steps towards one snapshot: a kind that never gets there must not spin
+        revision = self.newest.revision
         try:
             while not self.stopped and shown.behind(self.newest):
+                steps = steps + 1 if self.newest.revision == revision else 1
+                revision = self.newest.revision
+                if steps > MAX_STEPS:
+                    log.warning("table %s: its %s is still behind after %d steps; waiting for "
+                                "the next change", self.id, name, MAX_STEPS)
+                    break
                 try:
                     await shown.step(self)
                 except Wait:

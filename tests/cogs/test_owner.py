@@ -172,3 +172,19 @@ async def test_closing_cancels_running_loops_and_ignores_later_changes():
     kind.gate.set()
     await settle()
     assert kind.sent == [] and len(tables) == 0
+
+
+async def test_a_kind_that_never_catches_up_stops_instead_of_spinning(caplog):
+    class Stuck(Recorded):
+        async def step(self, live):
+            await asyncio.sleep(0)  # sends, yet still shows what it showed
+
+    kind, tables, _ = registry()
+    kind.shown_for = lambda live: Stuck(kind)
+    live = tables.of(Snap(7, 1))
+    with caplog.at_level(logging.WARNING, logger="cogs.live.owner"):
+        live.saw(Snap(7, 1))
+        await settle(200)
+    assert not live.converging(Recording.name)
+    assert "table 7: its recording is still behind after 50 steps" in caplog.text
+    await tables.close()
