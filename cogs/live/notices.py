@@ -1,12 +1,15 @@
 """The end-of-hand notice: who lost, who deals next, and the finishing order, posted once
 per hand as a message of its own (the table message shows it too, and moves on).
 
-A kind of message of the table's ``LiveTable``: it wants a notice for each hand that ended
-after the owner first saw the table, and shows the number of the last hand it announced.
+A kind of message of the table's ``LiveTable``: it wants a notice for each hand that ended,
+and shows the number of the last hand it announced. That number is written down
+(``notice:<table>``), so a bot stopped between the end of a hand and its notice posts it at
+its next start, and one stopped after it does not post it twice.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 
 from bot.db.records import TableStatus
@@ -15,7 +18,12 @@ from cogs import render
 from cogs.i18n.translator import Languages
 from cogs.live.owner import LiveTable
 from cogs.live.pings import BORROW_SECONDS, PingIO
+from cogs.live.records import Notes
 from rules.i18n import Lang, translator
+
+log = logging.getLogger(__name__)
+
+NOTICE = "notice:"  # record key prefix: notice:<table> → the last hand announced
 
 
 class NoticeShown:
@@ -24,8 +32,10 @@ class NoticeShown:
 
     def __init__(self, driver: Notices, table: Table) -> None:
         self.driver = driver
-        # A hand that ended before the owner first saw the table was announced then.
-        self.announced = table.hand_number if _ended(table) else 0
+        # Without a record (a table first seen before notices were written down), a hand
+        # that ended before the owner first saw the table was announced then.
+        self.announced = driver.loaded.pop(table.id, table.hand_number if _ended(table)
+                                           else 0)
         self.due: Table | None = None
 
     def behind(self, table: Table) -> bool:
@@ -42,6 +52,8 @@ class NoticeShown:
             return
         await self.driver.post(live, due)
         self.announced, self.due = max(self.announced, due.hand_number), None
+        self.driver.notes.note(f"{NOTICE}{live.id}",
+                               str(self.announced) if due.is_open else None)
 
     def holds(self) -> bool:
         return self.due is not None
@@ -55,9 +67,26 @@ class Notices:
 
     name = "end-of-hand notice"
 
-    def __init__(self, languages: Languages, io: PingIO) -> None:
+    def __init__(self, languages: Languages, io: PingIO, notes: Notes) -> None:
         self.languages = languages
         self.io = io
+        self.notes = notes
+        self.loaded: dict[int, int] = {}  # table id → the last hand announced, as written
+
+    async def load(self, tables: list[Table]) -> None:
+        """At start-up: the last hand each open table's notice was posted for."""
+        try:
+            written = await self.notes.read(NOTICE)
+        except Exception:
+            log.warning("could not read the notices posted by the last run", exc_info=True)
+            return
+        open_tables = {table.id for table in tables}
+        for key, value in written.items():
+            table_id = key[len(NOTICE):]
+            if table_id.isdigit() and int(table_id) in open_tables and value.isdigit():
+                self.loaded[int(table_id)] = int(value)
+            else:
+                self.notes.note(key, None)  # a closed table's, or not the bot's
 
     def shown_for(self, live: LiveTable) -> NoticeShown:
         return NoticeShown(self, live.newest)

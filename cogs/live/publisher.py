@@ -65,7 +65,7 @@ class Publisher:
         self.hands = self.tables.register(OpenHands(client, self.tables, notes, self.pictures))
         self.pings = self.tables.register(Pings(client, service, languages, self.pacer,
                                                 self.posts, self.tables, notes))
-        self.tables.register(Notices(languages, self.pings.io))
+        self.notices = self.tables.register(Notices(languages, self.pings.io, notes))
         # What the last run wrote down that the table messages show, until they resume.
         self._shown: tuple[dict[int, str], dict[int, float]] = ({}, {})
 
@@ -144,6 +144,7 @@ class Publisher:
         """At start-up, before the clocks run: the owners hold what the last run wrote
         down that Discord shows (the live pings, the open hands and their tokens)."""
         self._shown = await self.messages.read_records()
+        await self.notices.load(tables)
         self.pings.load(tables, await self.pings.read_left())
         self.hands.load(tables, await self.hands.read_left())
 

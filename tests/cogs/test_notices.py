@@ -1,0 +1,101 @@
+"""The end-of-hand notice as a kind of message, on its own with a recording way of sending:
+posted once per hand that ends, written down, and neither lost nor posted twice across a
+restart."""
+
+import asyncio
+import dataclasses
+import random
+
+from bot.db.records import TableStatus
+from cogs.live.notices import NOTICE, Notices
+from cogs.live.owner import LiveTables
+from cogs.live.records import Notes
+from rules import Game, Variant, shuffled_deck
+from rules.i18n import Lang
+from tests.helpers import table_for
+
+
+class Posts:
+    def __init__(self) -> None:
+        self.posted: list[str] = []
+
+    async def post(self, table, content, view, mention, through):
+        self.posted.append(content)
+        return None, None
+
+
+class Store:
+    def __init__(self, values=None) -> None:
+        self.values: dict[str, str] = dict(values or {})
+
+    async def state_values(self, prefix):
+        return {k: v for k, v in self.values.items() if k.startswith(prefix)}
+
+    async def set_state_values(self, values):
+        for key, value in values.items():
+            if value is None:
+                self.values.pop(key, None)
+            else:
+                self.values[key] = value
+
+
+class Languages:
+    async def public(self, guild_id, interaction=None):
+        return Lang.EN
+
+
+def finished_table(number: int):
+    """A table whose hand ``number`` has just ended, and the same table mid-hand."""
+    game = Game.from_deck(shuffled_deck(3, "7"), 0, names=["ann", "bob", "cy"],
+                          variant=Variant("free", True))
+    playing = table_for(game.copy(), hand_number=number)
+    rng = random.Random(7)
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    over = table_for(game, status=TableStatus.OVER, hand_number=number)
+    return playing, over
+
+
+def owner(store):
+    posts, notes = Posts(), Notes(store)
+    tables = LiveTables()
+    notices = tables.register(Notices(Languages(), posts, notes))
+    return tables, notices, posts, notes
+
+
+async def settle():
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_a_hand_that_ends_is_announced_once_and_written_down():
+    store = Store()
+    tables, _notices, posts, _notes = owner(store)
+    playing, over = finished_table(3)
+    live = tables.of(playing)
+    live.saw(playing)
+    live.saw(dataclasses.replace(over, revision=playing.revision + 1))
+    live.saw(dataclasses.replace(over, revision=playing.revision + 2))  # a seat changes
+    await settle()
+    assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
+    assert store.values == {f"{NOTICE}{playing.id}": "3"}
+
+
+async def test_after_a_restart_a_notice_written_down_is_not_posted_again():
+    playing, over = finished_table(3)
+    store = Store({f"{NOTICE}{playing.id}": "3"})
+    tables, notices, posts, _notes = owner(store)
+    await notices.load([over])
+    tables.of(over).saw(over)
+    await settle()
+    assert posts.posted == []
+
+
+async def test_after_a_restart_a_notice_never_posted_is_posted():
+    playing, over = finished_table(3)
+    store = Store({f"{NOTICE}{playing.id}": "2"})  # stopped before hand 3's notice
+    tables, notices, posts, _notes = owner(store)
+    await notices.load([over])
+    tables.of(over).saw(over)
+    await settle()
+    assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
