@@ -1,7 +1,8 @@
 """A randomised run through the fake Discord: taps by the right and the wrong people, double
 taps on pings and on the table message, moves from the table message while a ping is live,
 timers running out into stand-ins, restarts (clean, and hard: nothing written at the end,
-as after SIGKILL), and End table's question raced against Next hand. Whenever the bot is
+as after SIGKILL) with hands left open from before them, /nlk table, and End table's
+question raced against Next hand. Whenever the bot is
 left alone, what Discord shows must catch up with the stored table. The seed is printed
 (``NLK_CONVERGENCE_SEED`` replays one)."""
 
@@ -63,6 +64,8 @@ def pings_wrong(fake, table, now) -> str | None:
     if [p.pinged_user_ids for p in pings] != [[user]]:
         return f"pings {[(p.pinged_user_ids, p.content[:50]) for p in pings]} for {user}"
     [ping] = pings
+    if table.message_id is not None and f"/{table.message_id})" not in ping.content:
+        return f"ping links elsewhere than the table message {table.message_id}"
     versions = {b.custom_id.split(":")[2] for b in ping.buttons() if b.custom_id} - {"-"}
     if versions and versions != {str(table.game.version)}:
         return f"ping buttons at {versions}, table at {table.game.version}"
@@ -72,12 +75,11 @@ def pings_wrong(fake, table, now) -> str | None:
     return None
 
 
-def hands_wrong(fake, table, since: int) -> str | None:
-    """Why an open hand does not show whose turn it is now (None: every one does). Only
-    hands opened since the last restart count: a hand is an ephemeral message, which only
-    the interaction that made it can edit, and the bot keeps no tokens across a restart."""
+def hands_wrong(fake, table) -> str | None:
+    """Why a player's newest open hand does not show whose turn it is now (None: every one
+    does), opened before a restart or after: its token is kept in its record."""
     for name in PLAYERS:
-        hands = [m for m in fake.visible_to(name) if m.visible_to is not None and m.id > since
+        hands = [m for m in fake.visible_to(name) if m.visible_to is not None
                  and m.embeds and (m.embeds[0].get("title") or "").startswith("Your")]
         if not hands or " · shed" not in title_of(table):
             continue
@@ -91,7 +93,7 @@ def title_of(table) -> str:
     return render.table_embed(table, Lang.EN).title or ""
 
 
-async def converged(fake, bot, message, clock, since: int) -> None:
+async def converged(fake, bot, message, clock) -> None:
     """Wait for what Discord shows to catch up with the stored table; fail with why not."""
     why: list[str | None] = [None]
 
@@ -101,7 +103,7 @@ async def converged(fake, bot, message, clock, since: int) -> None:
             why[0] = "no table"
             return False
         why[0] = shown_like_stored(fake, message, table) or \
-            pings_wrong(fake, table, clock()) or hands_wrong(fake, table, since)
+            pings_wrong(fake, table, clock()) or hands_wrong(fake, table)
         return why[0] is None
 
     try:
@@ -129,7 +131,6 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
     clock = TimeMachine()
     driver = Driver(fake, random.Random(seed))
     kinds = []
-    started = 0  # the newest message id when the running bot started
     async with contextlib.AsyncExitStack() as stack:
         bot = await stack.enter_async_context(running_bot(fake, path, clock=clock, seed=seed))
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=TIMER)
@@ -138,7 +139,7 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
             assert held is not None
             who = actor(table)
             kind = rng.choice(["right", "right", "wrong", "double-ping", "double-table",
-                               "timeout", "restart", "end-race"])
+                               "timeout", "restart", "end-race", "table"])
             kinds.append(kind)
             if is_over(table):
                 kind = "end-race"
@@ -180,7 +181,6 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
                     await hard_stop(bot)
                 await stack.aclose()
                 await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
-                started = max((m.id for m in fake.all_messages()), default=0)
                 bot = await stack.enter_async_context(
                     running_bot(fake, path, clock=clock, seed=seed))
             elif kind == "end-race" and is_over(table):
@@ -190,8 +190,11 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
                 ix, refused = await driver.click("ann", question, "End the table", expect=4)
                 assert "out of date" in refused.data["content"]
                 assert stored(bot) is not None and stored(bot).is_open
+            elif kind == "table":  # /nlk table: the table message moves to the bottom
+                ix = await fake.slash(rng.choice(PLAYERS), None, "nlk", "table", {})
+                table = await ix.wait_message()
             try:
-                await converged(fake, bot, table, clock, started)
+                await converged(fake, bot, table, clock)
             except AssertionError as error:
                 history = [(m.id, m.content[:24], m.deleted)
                            for m in fake.messages(include_deleted=True)
