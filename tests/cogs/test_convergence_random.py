@@ -12,14 +12,18 @@ import os
 import random
 import re
 
+import pytest
+
 from cogs import render
 from rules.i18n import Lang
+from tests.backends import BACKENDS, database_target
 from tests.nlk_driver import Driver, TimeMachine, actor, is_over, my_turn, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
 TIMER = 60
 DEADLINE = re.compile(r"<t:(\d+):R>")
 STEPS = 45
+STEPS_POSTGRES = 25  # the same run on PostgreSQL, shorter: it adds a run, not the time of two
 
 
 def stored(bot):
@@ -123,18 +127,25 @@ async def hard_stop(bot) -> None:
     bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close]
 
 
-async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_path):
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_path, backend):
     seed = int(os.environ.get("NLK_CONVERGENCE_SEED") or random.randrange(10**6))
     print(f"convergence seed: {seed} (NLK_CONVERGENCE_SEED={seed} replays it)")
     rng = random.Random(seed)
-    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake = fake_discord
     clock = TimeMachine()
     driver = Driver(fake, random.Random(seed))
     kinds = []
     async with contextlib.AsyncExitStack() as stack:
-        bot = await stack.enter_async_context(running_bot(fake, path, clock=clock, seed=seed))
+        path = await stack.enter_async_context(database_target(backend, tmp_path))
+        # The bot runs in a stack of its own, closed and made anew at each restart; the
+        # database outlives it.
+        bot_context = contextlib.AsyncExitStack()
+        await stack.enter_async_context(bot_context)
+        bot = await bot_context.enter_async_context(
+            running_bot(fake, path, clock=clock, seed=seed))
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=TIMER)
-        for _step in range(STEPS):
+        for _step in range(STEPS if backend == "sqlite" else STEPS_POSTGRES):
             held = stored(bot)
             assert held is not None
             who = actor(table)
@@ -179,9 +190,11 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
             elif kind == "restart":
                 if rng.random() < 0.5:
                     await hard_stop(bot)
-                await stack.aclose()
+                await bot_context.aclose()
                 await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
-                bot = await stack.enter_async_context(
+                bot_context = contextlib.AsyncExitStack()
+                await stack.enter_async_context(bot_context)
+                bot = await bot_context.enter_async_context(
                     running_bot(fake, path, clock=clock, seed=seed))
             elif kind == "end-race" and is_over(table):
                 ix, _asked = await driver.click("ann", table, "End table", expect=4)
