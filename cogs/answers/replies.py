@@ -63,8 +63,8 @@ REPLIES: dict[Key, str] = {
                                     "back** on the table message first."),
     errors.TableFull: N_("This table is full ({seats} seats)."),
     errors.AlreadySeated: N_("You're already seated at this table."),
-    errors.AlreadyStarted: N_("This table's hand has already started: watch, or join the next "
-                              "table."),
+    errors.AlreadyStarted: N_("This table's hand has already started: watch it, and join the "
+                              "next hand when this one ends."),
     (errors.AlreadyStarted, "join"): N_("A hand is under way: tap **Join** when it ends to play "
                                         "the next one."),
     (errors.AlreadyStarted, "start"): N_("This table has already started."),

@@ -41,9 +41,11 @@ bypass the catalogue):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 
 from cogs.client import Interaction
@@ -171,6 +173,16 @@ class Languages:
             return self._locales[guild_id]
         guild = self.client.get_guild(guild_id) if self.client is not None else None
         return server_language(None, guild)
+
+
+def list_of(items: Sequence[str], lang: Lang = DEFAULT) -> str:
+    """``items`` joined as ``lang`` joins a list (Babel's locale data), never with a comma
+    put in by code: "a, b, and c", "a, b és c", "a, b et c".
+
+    >>> list_of(["Embed Links", "Attach Files"], Lang.HU)
+    'Embed Links és Attach Files'
+    """
+    return format_list(list(items), locale=lang.value) if items else ""
 
 
 def t(where: Interaction | discord.Locale | str | None) -> Translator:
