@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
 import discord
 from discord import app_commands
@@ -32,12 +33,11 @@ from cogs.pictures import (
     send_files,
 )
 from cogs.pictures.replay import REPLAY_FILE
-from cogs.render import safe_name
 from cogs.render.text import message_url
 from cogs.replay.ids import Act
 from cogs.replay.step import step_embed, step_scene, step_view
 from cogs.transport.posts import ChannelPosts
-from rules.i18n import Lang, shown_name, translator
+from rules.i18n import N_, Lang, shown_name, translator
 from rules.steps import Landmarks, Step, landmarks, step_of
 
 log = logging.getLogger(__name__)
@@ -201,13 +201,47 @@ def refusal_text(refused: ReplayRefused, lang: Lang) -> str:
             limit=details["limit"])
     if refused.reason == "bad_file":
         return _("That file is not a replay NLK can open: {problem}.").format(
-            problem=safe_name(str(details["problem"]))[:300])
+            problem=file_problem(details, lang))
     if refused.reason == "unreadable":
         return _("Discord didn't let me read that file; please attach it again.")
     if refused.reason == "gone":
         return _("That replay is no longer here, so nothing changed. Open it again with "
                  "`/nlk replay`.")
     return _("That replay button doesn't make sense any more; nothing changed.")
+
+
+# Why a file is not a replay, in the reader's words (``Record.why``): whole sentences from
+# the catalogue, never the reader's English (issue 37).
+FILE_PROBLEMS = {
+    "utf8": N_("it is not UTF-8 text"),
+    "empty": N_("it holds no replay"),
+    "json": N_("it is not valid JSON (line {line}, column {column})"),
+    "not_object": N_("a replay must be a JSON object"),
+    "format": N_("it is in another format than nlk-replay/1"),
+    "players": N_("its players must be a list of 2 to 9 names"),
+    "variant": N_("its variant holds rules NLK doesn't know"),
+    "position": N_("its position must be a collect or shed position, with a list of cards "
+                   "for each player"),
+    "start": N_("it needs a dealer and a deck, or a position"),
+    "deck": N_("its deck must be a list of cards, top first"),
+    "deal": N_("its cards don't make a deal NLK can play"),
+    "actions": N_("its actions must be a list"),
+    "action": N_("its action number {index} is not one NLK knows"),
+    "seat": N_("the seat of its action number {index} is not a seat number"),
+    "invalid": N_("it is not written as nlk-replay/1 describes"),
+}
+
+
+def file_problem(details: Mapping[str, object], lang: Lang) -> str:
+    """Why the file is not a replay, in ``lang``, with its numbers (line, column, action)."""
+    template = FILE_PROBLEMS.get(str(details.get("why")), FILE_PROBLEMS["invalid"])
+    numbers = {key: str(value + 1 if key == "index" else value)  # actions counted from 1
+               for key, value in details.items()
+               if isinstance(value, int) and not isinstance(value, bool)}
+    try:
+        return translator(lang).gettext(template).format(**numbers)
+    except (KeyError, IndexError):  # a number missing: say it without
+        return translator(lang).gettext(FILE_PROBLEMS["invalid"])
 
 
 async def hand_choices(servers: GuildService, interaction: Interaction,
