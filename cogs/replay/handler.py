@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import discord
@@ -44,9 +45,14 @@ log = logging.getLogger(__name__)
 
 
 
+SHOWN_KEPT = 1000  # steps shown in channels remembered, newest kept
+
+
 class Replays:
     """Opens replays for one reader at a time; keeps nothing between answers, so a button
-    answered after a restart is answered as before it."""
+    answered after a restart is answered as before it. It remembers only which steps it has
+    shown in which channel, so a second tap on **Show in channel** (a double tap, or
+    someone else's) points to the post instead of posting it again."""
 
     def __init__(self, source: ReplaySource, pictures: Pictures, posts: ChannelPosts,
                  languages: Languages) -> None:
@@ -54,6 +60,8 @@ class Replays:
         self.pictures = pictures
         self.posts = posts
         self.languages = languages
+        # (channel, replay ref, step) → the post's message id; None while it is on its way.
+        self._shown: OrderedDict[tuple[int, str, int], int | None] = OrderedDict()
 
     # --- the command -----------------------------------------------------------------------
 
@@ -116,9 +124,43 @@ class Replays:
         one paced message; tell the reader where it went."""
         assert interaction.channel_id is not None
         await interaction.response.defer()  # the post may wait its turn in the channel
-        public = await self.languages.public(interaction.guild_id, interaction)
+        _ = translator(lang_of(interaction)).gettext
         marks = await asyncio.to_thread(landmarks, opened.replay)
-        step = await asyncio.to_thread(step_of, opened.replay, min(max(at, 0), marks.last))
+        at = min(max(at, 0), marks.last)
+        key = (interaction.channel_id, opened.ref, at)
+        if key in self._shown:  # once per step and channel
+            shown = self._shown[key]
+            await say(interaction, _("That step is being shown in the channel already.")
+                      if shown is None else
+                      _("That step is already shown in the channel: {link}").format(
+                          link=message_url(interaction.guild_id, interaction.channel_id,
+                                           shown)))
+            return
+        self._shown[key] = None
+        message_id: int | None = None
+        try:
+            message_id = await self._post(interaction, opened, marks, at)
+        finally:
+            if message_id is None:
+                self._shown.pop(key, None)  # not posted (refused, failed): try again later
+            else:
+                self._shown[key] = message_id
+                while len(self._shown) > SHOWN_KEPT:
+                    self._shown.popitem(last=False)
+        if message_id is None:
+            await say(interaction, _("I couldn't post in this channel, so nothing was shown. "
+                                     "Ask a moderator to let me send messages and files "
+                                     "here."))
+            return
+        await say(interaction, _("Shown in the channel: {link}").format(
+            link=message_url(interaction.guild_id, interaction.channel_id, message_id)))
+
+    async def _post(self, interaction: Interaction, opened: Opened, marks: Landmarks,
+                    at: int) -> int | None:
+        """Post step ``at`` with who shared it; the message's id, or None if refused."""
+        assert interaction.channel_id is not None
+        public = await self.languages.public(interaction.guild_id, interaction)
+        step = await asyncio.to_thread(step_of, opened.replay, at)
         style = SERVER_CHOICES[SERVER_DEFAULT]
         try:
             style = await self.pictures.styles.public(interaction.guild_id)
@@ -130,14 +172,7 @@ class Replays:
         message = await self.posts.post(
             interaction.channel_id, interaction.guild_id, "", embed=embed,
             files=[picture.file()] if picture is not None else None)
-        _ = translator(lang_of(interaction)).gettext
-        if message is None:
-            await say(interaction, _("I couldn't post in this channel, so nothing was shown. "
-                                     "Ask a moderator to let me send messages and files "
-                                     "here."))
-            return
-        await say(interaction, _("Shown in the channel: {link}").format(
-            link=message_url(interaction.guild_id, interaction.channel_id, message.id)))
+        return message.id if message is not None else None
 
     # --- drawing ---------------------------------------------------------------------------
 

@@ -205,6 +205,30 @@ async def test_replay_buttons_work_after_a_restart_and_show_in_the_channel(fake_
         assert shown[0].embeds[0]["author"]["name"] == "Shown by ann"
         assert not shown[0].buttons()
         image_of(shown[0])
+        # Once per step (issue 37: a second tap posted it again): taps on a step already
+        # shown point to the post; another step is its own post, and a double tap on it
+        # posts it once.
+        link = told.content.removeprefix("Shown in the channel: ")
+        show = button(stored_message, "show").custom_id
+        taps = [await fake.click("ann", stored_message, custom_id=show),
+                await fake.click("ann", stored_message, custom_id=show)]
+        for tap in taps:
+            assert (await tap.wait_response()).type == 6
+        said = sorted([(await tap.wait_followups(timeout=15))[0].content for tap in taps])
+        assert said == [f"That step is already shown in the channel: {link}"] * 2
+        assert len(fake.public_messages()) == before + 1
+        ix = await fake.click("ann", stored_message, custom_id=button(stored_message,
+                                                                       "next").custom_id)
+        await ix.wait_response()
+        doubled = [await fake.click("ann", stored_message, custom_id=button(
+            stored_message, "show").custom_id) for _ in range(2)]
+        for tap in doubled:
+            await tap.wait_response()
+        said = sorted([(await tap.wait_followups(timeout=15))[0].content for tap in doubled])
+        assert said[0].startswith("Shown in the channel: ") and said[1] in (
+            "That step is being shown in the channel already.",
+            "That step is already shown in the channel: " + said[0].split(": ", 1)[1])
+        assert len(fake.public_messages()) == before + 2
 
     # A replay that is no longer there (its file was removed from the database) is
     # refused politely on its next click, and the message stays as it was.
