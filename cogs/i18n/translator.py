@@ -41,6 +41,7 @@ bypass the catalogue):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -94,8 +95,31 @@ def translate_command_text(message: str, lang: Lang,
     if location in NAMES:
         found = catalogue.pgettext(name_context, message)
     else:
-        found = catalogue.gettext(message)
+        found = local_commands(catalogue.gettext(message), lang)
     return found if found != message or lang == Lang.EN else None
+
+
+TYPED_COMMAND = re.compile(r"(?<![\w`/])/nlk(?: ([a-z_]+))?\b")
+
+
+def local_commands(text: str, lang: Lang) -> str:
+    """``text`` with each ``/nlk name`` under the name ``lang``'s readers know it by.
+
+    Descriptions can't hold command mentions, and the catalogue keeps the English names (as
+    it does in sentences), so a French reader would read ``/nlk export`` where their Discord
+    lists ``/nlk exporter``.
+
+    >>> local_commands("An nlk-replay/1 file, as /nlk export gives it", Lang.HU)
+    'An nlk-replay/1 file, as /nlk exportálás gives it'
+    """
+    pgettext = translator(lang).pgettext
+
+    def local(match: re.Match[str]) -> str:
+        words = [pgettext(NAME_CONTEXT, "nlk"), *([pgettext(NAME_CONTEXT, match[1])]
+                                                   if match[1] else [])]
+        return "/" + " ".join(words)
+
+    return TYPED_COMMAND.sub(local, text)
 
 
 def lang_of(where: Interaction | discord.Locale | str | None) -> Lang:
