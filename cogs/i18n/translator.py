@@ -99,6 +99,7 @@ def translate_command_text(message: str, lang: Lang,
     return found if found != message or lang == Lang.EN else None
 
 
+GROUP = "nlk"  # the command group's name (its translations are in the catalogue already)
 TYPED_COMMAND = re.compile(r"(?<![\w`/])/nlk(?: ([a-z_]+))?\b")
 
 
@@ -115,7 +116,7 @@ def local_commands(text: str, lang: Lang) -> str:
     pgettext = translator(lang).pgettext
 
     def local(match: re.Match[str]) -> str:
-        words = [pgettext(NAME_CONTEXT, "nlk"), *([pgettext(NAME_CONTEXT, match[1])]
+        words = [pgettext(NAME_CONTEXT, GROUP), *([pgettext(NAME_CONTEXT, match[1])]
                                                    if match[1] else [])]
         return "/" + " ".join(words)
 
