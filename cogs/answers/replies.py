@@ -15,7 +15,7 @@ from bot import errors
 from bot.tables.service import MIN_TURN_SECONDS
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
-from cogs.i18n.translator import lang_of
+from cogs.i18n.translator import lang_of, list_of
 from cogs.render import safe_name
 from rules.explain import refusal_text
 from rules.i18n import DEFAULT, N_, Lang, quote, shown_name, translator
@@ -145,7 +145,8 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
                for k, v in refusal.details.items()}
     if isinstance(refusal, errors.BadSetting) and refusal.reason in (*CHOICES, "ai"):
         details["value"] = quote(safe_name(str(details.get("value", ""))), lang)
-        details["choices"] = ", ".join(_(word) for word in CHOICES.get(refusal.reason or "", ()))
+        details["choices"] = list_of([_(word) for word in CHOICES.get(refusal.reason or "", ())],
+                                     lang, choice=True)
     try:
         text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
     except (KeyError, IndexError, ValueError):

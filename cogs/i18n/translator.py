@@ -200,14 +200,20 @@ class Languages:
         return server_language(None, guild)
 
 
-def list_of(items: Sequence[str], lang: Lang = DEFAULT) -> str:
+def list_of(items: Sequence[str], lang: Lang = DEFAULT, *, choice: bool = False) -> str:
     """``items`` joined as ``lang`` joins a list (Babel's locale data), never with a comma
-    put in by code: "a, b, and c", "a, b és c", "a, b et c".
+    put in by code: "a, b, and c", "a, b és c", "a, b et c"; with ``choice``, "or".
 
     >>> list_of(["Embed Links", "Attach Files"], Lang.HU)
     'Embed Links és Attach Files'
+    >>> list_of(["a", "b", "c"], Lang.FR, choice=True)
+    'a, b ou c'
     """
-    return format_list(list(items), locale=lang.value) if items else ""
+    if not items:
+        return ""
+    if choice:
+        return format_list(list(items), style="or", locale=lang.value)
+    return format_list(list(items), locale=lang.value)
 
 
 def t(where: Interaction | discord.Locale | str | None) -> Translator:
