@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import discord
 from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 
 from bot.cluster.shards import Shards
 
@@ -18,6 +21,8 @@ TOKEN_HELP = (
     "(Bot → Reset Token), then put DISCORD_TOKEN=<token> in a .env file next to where you run "
     "the bot, or export it in your shell. See .env.example."
 )
+
+NAME = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 
 
 class SettingsError(Exception):
@@ -40,14 +45,35 @@ class Settings:
 
 def read_dotenv(path: Path) -> dict[str, str]:
     """The ``.env`` file's values (python-dotenv: quoting, ``export`` lines, comments); a
-    missing file is no values, an unreadable one a ``SettingsError``."""
+    missing file is no values, an unreadable one, or one with a line that does not parse, a
+    ``SettingsError``.
+
+    A line python-dotenv can't parse is refused, not skipped as python-dotenv would (with a
+    warning): an unclosed quote around ``NLK_DATABASE`` would otherwise start the bot on a new,
+    empty database in the current folder, and every table would look lost.
+    """
     if not path.is_file():
         return {}
     try:
-        values = dotenv_values(path, encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SettingsError(f"can't read {path}: {error}") from None
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            raise SettingsError(_unparsed(path, binding.original.line,
+                                          binding.original.string))
+    values = dotenv_values(stream=io.StringIO(text))
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _unparsed(path: Path, line: int, text: str) -> str:
+    """One line naming the ``.env`` line that does not parse, and its setting's name, never
+    its value (it may be the token)."""
+    name = NAME.match(text.strip())
+    what = f" (the {name[1]} setting)" if name else ""
+    return (f"{path}, line {line}{what}, is not a setting the bot can read: check its quotes "
+            "(an opening quote needs a closing one) and its form, NAME=value. Nothing was "
+            "started.")
 
 
 def _address(name: str, text: str) -> tuple[str, int] | None:

@@ -23,6 +23,15 @@ class ReplayError(NLKError):
     """A replay that is not well-formed ``nlk-replay/1``."""
 
 
+class Malformed(ReplayError):
+    """A replay object that breaks one named check (``why``), ``details`` saying where."""
+
+    def __init__(self, why: str, message: str, **details: int) -> None:
+        super().__init__(message)
+        self.why = why
+        self.details = details
+
+
 class IllegalAction(NLKError):
     """An action the rules do not allow now; ``rule`` names the rule, ``message`` says why."""
 

@@ -10,7 +10,7 @@ from typing import Any
 from rules.actions import Action
 from rules.cards import Card, check_players, parse_suit
 from rules.engine import Game
-from rules.errors import CardError, DealError, IllegalAction, ReplayError
+from rules.errors import CardError, DealError, IllegalAction, Malformed, ReplayError
 from rules.phase import Phase
 from rules.variant import Variant
 from rules.views import state_json
@@ -77,34 +77,44 @@ def dumps(game: Game) -> str:
 def parse(obj: Any) -> Replay:
     """Check and read one replay object; anything malformed raises ``NLKError``."""
     if not isinstance(obj, dict):
-        raise ReplayError("a replay must be a JSON object")
+        raise Malformed("not_object", "a replay must be a JSON object")
     if obj.get("format", FORMAT) != FORMAT:
-        raise ReplayError(f"unknown format {obj.get('format')!r}: this reads {FORMAT}")
+        raise Malformed("format", f"unknown format {obj.get('format')!r}: this reads {FORMAT}")
     players = obj.get("players")
-    if isinstance(players, int) and not isinstance(players, bool):
-        names = tuple(f"Seat {i}" for i in range(check_players(players)))
-    elif isinstance(players, list) and all(isinstance(p, str) for p in players):
-        names = tuple(players)
-        check_players(len(names))
-    else:
-        raise ReplayError("'players' must be a list of 2 to 9 names")
-    variant = Variant.from_json(obj.get("variant"))
+    try:
+        if isinstance(players, int) and not isinstance(players, bool):
+            names = tuple(f"Seat {i}" for i in range(check_players(players)))
+        elif isinstance(players, list) and all(isinstance(p, str) for p in players):
+            names = tuple(players)
+            check_players(len(names))
+        else:
+            raise DealError("'players' must be a list of 2 to 9 names")
+    except DealError as bad:
+        raise Malformed("players", str(bad)) from None
+    try:
+        variant = Variant.from_json(obj.get("variant"))
+    except DealError as bad:
+        raise Malformed("variant", str(bad)) from None
     start = _parse_start(obj, len(names))
     raw = obj.get("actions", [])
     if not isinstance(raw, list):
-        raise ReplayError("'actions' must be a list")
+        raise Malformed("actions", "'actions' must be a list")
     actions = []
     for i, a in enumerate(raw):
         try:
             action = Action.from_json(a)
         except (ReplayError, CardError) as bad:
-            raise ReplayError(f"action {i}: {bad}") from None
+            raise Malformed("action", f"action {i}: {bad}", index=i) from None
         seat = a.get("seat")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
-            raise ReplayError(f"action {i}: 'seat' must be a seat number, not {seat!r}")
+            raise Malformed("seat", f"action {i}: 'seat' must be a seat number, not {seat!r}",
+                            index=i)
         actions.append((seat, action))
     replay = Replay(names, variant, start, tuple(actions))
-    replay.new_game()  # a bad deck or position is malformed input, not a refused action
+    try:
+        replay.new_game()  # a bad deck or position is malformed input, not a refused action
+    except (DealError, CardError) as bad:
+        raise Malformed("deal", str(bad)) from None
     return replay
 
 
@@ -112,25 +122,26 @@ def _parse_start(obj: dict[str, Any], n: int) -> dict[str, Any]:
     if "position" in obj:
         pos = obj["position"]
         if not isinstance(pos, dict) or pos.get("phase") not in (Phase.COLLECT, Phase.SHED):
-            raise ReplayError("'position' must be an object whose phase is collect or shed")
+            raise Malformed("position",
+                            "'position' must be an object whose phase is collect or shed")
         piles = "stacks" if pos["phase"] == Phase.COLLECT else "hands"
         lists = pos.get(piles)
         if not isinstance(lists, list) or len(lists) != n or not all(
                 isinstance(x, list) for x in lists):
-            raise ReplayError(f"position '{piles}' must be a list of {n} lists of cards")
+            raise Malformed("position", f"position '{piles}' must be a list of {n} lists of cards")
         out: dict[str, Any] = {"phase": pos["phase"], piles: [_texts(x) for x in lists],
                                "to_act": pos.get("to_act")}
         if pos["phase"] == Phase.COLLECT:
             if not isinstance(pos.get("talon"), list):
-                raise ReplayError("a collect position needs a 'talon' list, top first")
+                raise Malformed("position", "a collect position needs a 'talon' list, top first")
             out["talon"] = _texts(pos["talon"])
         else:
             out["trump"] = "SHDC"[parse_suit(pos.get("trump"))]
         return {"position": out}
     if "deck" not in obj or "dealer" not in obj:
-        raise ReplayError("a replay needs 'dealer' and 'deck', or a 'position'")
+        raise Malformed("start", "a replay needs 'dealer' and 'deck', or a 'position'")
     if not isinstance(obj["deck"], list):
-        raise ReplayError("'deck' must be a list of cards, top first")
+        raise Malformed("deck", "'deck' must be a list of cards, top first")
     return {"dealer": obj["dealer"], "deck": _texts(obj["deck"])}
 
 
@@ -149,13 +160,15 @@ class Record:
 
     line: int
     replay: Replay | None = None
-    problem: str | None = None
+    problem: str | None = None  # in English, for the developers' tools
+    why: str | None = None  # which check failed (``Malformed.why``), for a reader's own words
+    details: dict[str, int] = field(default_factory=dict)  # where: line, column, index
 
 
 def read_records(text: str) -> Iterator[Record]:
     """One object, a JSON array of them, or JSON Lines (one object per line)."""
     if not text.strip():
-        yield Record(1, problem="the input holds no replay")
+        yield Record(1, problem="the input holds no replay", why="empty")
         return
     whole_error: json.JSONDecodeError | None = None
     try:
@@ -171,13 +184,15 @@ def read_records(text: str) -> Iterator[Record]:
         json.loads(lines[0][1])
     except json.JSONDecodeError:
         # Not JSON Lines either: report the whole-text error, which points at the real spot.
-        yield Record(1, problem=f"bad JSON: {whole_error}")
+        yield Record(1, problem=f"bad JSON: {whole_error}", why="json",
+                     details={"line": whole_error.lineno, "column": whole_error.colno})
         return
     for number, line in lines:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as error:
-            yield Record(number, problem=f"bad JSON: {error.msg} at column {error.colno}")
+            yield Record(number, problem=f"bad JSON: {error.msg} at column {error.colno}",
+                         why="json", details={"line": number, "column": error.colno})
         else:
             yield _record(number, obj)
 
@@ -185,5 +200,7 @@ def read_records(text: str) -> Iterator[Record]:
 def _record(line: int, obj: Any) -> Record:
     try:
         return Record(line, replay=parse(obj))
+    except Malformed as bad:
+        return Record(line, problem=str(bad), why=bad.why, details=bad.details)
     except (ReplayError, DealError, CardError) as bad:
-        return Record(line, problem=str(bad))
+        return Record(line, problem=str(bad), why="deal")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.db.postgres import PostgresDatabase
-from bot.db.sqlite import SQLiteDatabase
+from bot.db.sqlite import SQLiteDatabase, migration_files
 from bot.db.storage import Database, is_postgresql
 
 
@@ -12,7 +12,11 @@ async def open_database(target: str, *, check: bool = True) -> Database:
 
     With ``check``, the same start-up checks as the bot's: raises ``DatabaseUnusable``
     (one line, for the operator) when the database can't be used.
+
+    A broken install (its migrations folder missing or empty) raises ``MigrationsBroken``
+    before anything is opened, so it never leaves a new, empty database file behind.
     """
+    migration_files()
     if is_postgresql(target):
         return await PostgresDatabase.open(target, check=check)
     return await SQLiteDatabase.open(target, check=check)

@@ -27,11 +27,20 @@ log = logging.getLogger(__name__)
 
 
 
-def _migrations_folder() -> Path:
+HERE = Path(__file__).resolve()
+
+
+def _migrations_folder(here: Path = HERE) -> Path:
     """Installed from a wheel, the migrations are package data of ``bot.migrations``; in a
-    checkout (and an editable install) they are the top-level ``migrations/`` folder."""
-    installed = Path(__file__).resolve().parents[1] / "migrations"
-    return installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "migrations"
+    checkout (and an editable install) they are the top-level ``migrations/`` folder.
+
+    Where neither is there, the folder named is where this install keeps them (the one
+    beside ``bot/`` when installed), not a guess beside site-packages."""
+    installed = here.parents[1] / "migrations"
+    checkout = here.parents[2]
+    if installed.is_dir() or not (checkout / "pyproject.toml").is_file():
+        return installed
+    return checkout / "migrations"
 
 
 MIGRATIONS = _migrations_folder()
@@ -261,7 +270,18 @@ async def migrate(db: aiosqlite.Connection, folder: Path | None = None) -> int:
             if number <= current:
                 continue
             # executescript() commits first; the script's own BEGIN/COMMIT keeps it atomic.
-            await db.executescript(path.read_text(encoding="utf-8"))
+            try:
+                await db.executescript(path.read_text(encoding="utf-8"))
+            except sqlite3.Error as error:
+                if is_storage_error(error):
+                    raise
+                await rollback_quietly(db)
+                raise DatabaseUnusable(
+                    f"can't bring the database {await _database_path(db)} up to date: "
+                    f"migration {path.name} failed ({error}), so its schema is not the one "
+                    f"its stored version ({current}, PRAGMA user_version) says; was the "
+                    "version changed by hand? Nothing was changed: restore the database from "
+                    "a backup, or set its version back.") from None
             if await schema_version(db) != number:
                 raise RuntimeError(f"migration {path.name} did not set user_version to {number}")
     except sqlite3.Error as error:

@@ -26,8 +26,10 @@ REF = re.compile(rf"h(?P<hand>[0-9]{{1,18}})|f(?P<file>[0-9a-f]{{{DIGEST_CHARS}}
 
 class ReplayRefused(Exception):
     """A replay that cannot be opened; ``reason`` picks the sentence the reader gets:
-    ``in_play`` (``number``, ``table``), ``gone``, ``too_big``, ``bad_file``
-    (``problem``)."""
+    ``in_play`` (``number``, ``table``), ``gone``, ``too_big``, ``bad_file`` (``why``, the
+    check the file failed, ``Record.why``, and its numbers: ``line``, ``column``,
+    ``index``). No English text travels in it: each reader's sentence is whole, in their
+    language (issue 37: "bad JSON: Expecting value: line…" was English, and cut)."""
 
     def __init__(self, reason: str, **details: object) -> None:
         super().__init__(reason)
@@ -67,7 +69,7 @@ class ReplaySource:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise ReplayRefused("bad_file", problem="it is not UTF-8 text") from None
+            raise ReplayRefused("bad_file", why="utf8") from None
         replay = _first_replay(text)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:DIGEST_CHARS]
         await self.repo.uploads.keep(digest, text)
@@ -106,9 +108,9 @@ def _first_replay(text: str) -> Replay:
     try:
         for record in read_records(text):
             if record.replay is None:
-                raise ReplayRefused("bad_file", problem=record.problem or "it holds no replay")
+                raise ReplayRefused("bad_file", why=record.why or "invalid", **record.details)
             return record.replay
-    except (NLKError, ValueError, TypeError, KeyError, AttributeError) as bad:
+    except (NLKError, ValueError, TypeError, KeyError, AttributeError):
         # Whatever else a hand-made file trips over in the reader: still one polite line.
-        raise ReplayRefused("bad_file", problem=str(bad) or type(bad).__name__) from None
-    raise ReplayRefused("bad_file", problem="it holds no replay")
+        raise ReplayRefused("bad_file", why="invalid") from None
+    raise ReplayRefused("bad_file", why="empty")

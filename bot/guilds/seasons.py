@@ -97,6 +97,7 @@ class SeasonBoard:
     sizes: dict[int, int]  # rated hands at each table size in this season
     left: float | None  # seconds until the season ends; None: it is over
     seasons: list[Season]  # the server's seasons with results, newest first, this one too
+    asked: int = 0  # a size asked for that has no rated hand in this season (none shown)
 
 
 class SeasonService:
@@ -165,6 +166,7 @@ class SeasonService:
         the size with the most rated hands in it)."""
         season = season or self.current(kind)
         boards, sizes = await self.ratings(guild_id, season)
+        asked = players if players is not None and players not in sizes else 0
         if players not in sizes:
             players = max(sizes, key=lambda n: (sizes[n], -n)) if sizes else 0
         assert players is not None
@@ -175,7 +177,7 @@ class SeasonService:
         left = (season.end - now).total_seconds() if season.start <= now < season.end else None
         return SeasonBoard(season, rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE], page, pages,
                            page * PAGE_SIZE + 1, players, sizes, left,
-                           await self.played(guild_id, kind))
+                           await self.played(guild_id, kind), asked)
 
     async def podium_to_show(self, guild_id: int, user_id: int, kind: str
                              ) -> tuple[Season, int, list[RatingRecord]] | None:

@@ -66,9 +66,11 @@ def parser() -> Parser:
     commands.add_parser("run", help="run the bot (the default)",
                         description="Run the bot until SIGTERM or Ctrl-C.")
     sync = commands.add_parser(
-        "sync", help="publish the slash commands globally, or remove a server's copy",
-        description="Publish the slash commands globally (Discord may take up to an hour to "
-                    "show them everywhere), then exit.")
+        "sync", help="publish the slash commands (to NLK_DEV_GUILD's server if it is set, "
+                     "else globally), or remove a server's copy",
+        description="Publish the slash commands, then exit: to the server NLK_DEV_GUILD names "
+                    "if it is set (they show there at once), else globally (Discord may take "
+                    "up to an hour to show them everywhere).")
     sync.add_argument("--clear-guild", metavar="GUILD_ID", type=_snowflake, default=None,
                       help="instead, remove the commands registered for this one server "
                            "(left by NLK_DEV_GUILD), so it lists only the global ones")

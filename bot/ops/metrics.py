@@ -1,9 +1,12 @@
 """The bot's Prometheus metrics, observed from the outside through public hooks: discord.py's
 ``interaction`` event and ``http_trace`` (an aiohttp trace config on its one HTTP session),
-and the database's ``transaction()``. Nothing in the cogs counts anything."""
+the database's ``transaction()``, and the log (an error logged with its traceback is a
+handler error: every unexpected error is logged so, with the code its reader was given).
+Nothing in the cogs counts anything."""
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections import OrderedDict
@@ -37,6 +40,14 @@ _ID = re.compile(r"/\d{5,}")
 _TOKEN = re.compile(r"(?P<head>/(?:interactions|webhooks)/\{id\}/)[^/?]+")
 _API_PREFIX = re.compile(r"^/api(?:/v\d+)?")
 _CALLBACK = re.compile(r"/interactions/(\d+)/[^/]+/callback$")
+# From 1 ms: most answers take a few milliseconds, so p50 and p90 need buckets that low; the
+# top ones are Discord's 3 s deadline and beyond.
+ANSWER_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0,
+                  10.0)
+# Interaction kinds (discord.InteractionType names) and 429 scopes shown from the start, at
+# 0, so a dashboard reads 0 rather than "no data".
+KINDS = ("application_command", "component", "autocomplete", "modal_submit")
+SCOPES = ("user", "global", "shared")
 
 
 def route(method: str, path: str) -> str:
@@ -61,8 +72,12 @@ class Metrics:
                                     ["kind"], registry=r)
         self.interaction_seconds = Histogram(
             "nlk_interaction_seconds",
-            "From receiving an interaction to sending its first answer (the callback).",
-            buckets=(0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0), registry=r)
+            "From receiving an interaction to sending its first answer (the callback), by "
+            "kind.", ["kind"], buckets=ANSWER_BUCKETS, registry=r)
+        self.handler_errors = Counter(
+            "nlk_handler_errors", "Unexpected errors while handling something (logged with "
+            "their traceback; the reader got a code to quote), by logger.", ["logger"],
+            registry=r)
         self.tables_live = Gauge("nlk_tables_live", "Open tables this process runs.",
                                  registry=r)
         self.requests = Counter("nlk_discord_requests", "Requests to Discord's HTTP API.",
@@ -76,9 +91,16 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0), registry=r)
         self.gateway_latency = Gauge(
             "nlk_gateway_latency_seconds",
-            "Between a gateway heartbeat and its acknowledgement (NaN: not connected).",
-            registry=r)
-        self._unanswered: OrderedDict[int, float] = OrderedDict()
+            "Between a gateway heartbeat and its acknowledgement (NaN: not connected; +Inf: "
+            "connected, no heartbeat acknowledged yet).", registry=r)
+        for kind in KINDS:
+            self.interactions.labels(kind)
+            self.interaction_seconds.labels(kind)
+        for scope in SCOPES:
+            self.ratelimited.labels(scope)
+        for logger in ("bot", "cogs", "discord"):
+            self.handler_errors.labels(logger)
+        self._unanswered: OrderedDict[int, tuple[float, str]] = OrderedDict()
 
     # --- what the scrape shows ---------------------------------------------------------------
 
@@ -97,19 +119,33 @@ class Metrics:
 
         async def received(interaction: discord.Interaction) -> None:
             self.interactions.labels(interaction.type.name).inc()
-            self._received(interaction.id, time.monotonic())
+            self._received(interaction.id, time.monotonic(), interaction.type.name)
 
         bot.add_listener(received, "on_interaction")
         self.tables_live.set_function(lambda: _open_tables(bot))
         self.gateway_latency.set_function(lambda: bot.latency)
 
-    def _received(self, interaction_id: int, now: float) -> None:
-        self._unanswered[interaction_id] = now
+    def count_errors(self, *loggers: logging.Logger) -> logging.Handler:
+        """Count every record ``loggers`` write at ERROR or above with a traceback (the
+        handler is returned, to be removed again)."""
+        handler = _ErrorCounter(self.handler_errors)
+        for logger in loggers:
+            logger.addHandler(handler)
+        return handler
+
+    def _received(self, interaction_id: int, now: float, kind: str = "unknown") -> None:
+        self._unanswered[interaction_id] = (now, kind)
         while self._unanswered:  # oldest first: drop those too old to be answered
-            oldest, at = next(iter(self._unanswered.items()))
+            oldest, (at, _kind) = next(iter(self._unanswered.items()))
             if now - at < FORGET_SECONDS:
                 break
             del self._unanswered[oldest]
+
+    def _answered(self, interaction_id: int, now: float) -> None:
+        received = self._unanswered.pop(interaction_id, None)
+        if received is not None:
+            at, kind = received
+            self.interaction_seconds.labels(kind).observe(now - at)
 
     def trace(self) -> aiohttp.TraceConfig:
         """For discord.py's ``http_trace``: every request to Discord, the interaction
@@ -120,9 +156,7 @@ class Metrics:
                         params: aiohttp.TraceRequestStartParams) -> None:
             answered = _CALLBACK.search(params.url.path)
             if answered is not None:
-                received = self._unanswered.pop(int(answered[1]), None)
-                if received is not None:
-                    self.interaction_seconds.observe(time.monotonic() - received)
+                self._answered(int(answered[1]), time.monotonic())
 
         async def end(_session: aiohttp.ClientSession, _context: SimpleNamespace,
                       params: aiohttp.TraceRequestEndParams) -> None:
@@ -158,6 +192,18 @@ class Metrics:
 
         # The instance's method is replaced: every caller goes through db.transaction().
         db.transaction = timed  # type: ignore[method-assign]
+
+
+class _ErrorCounter(logging.Handler):
+    """Counts the errors logged with a traceback, by the top of the logger's name."""
+
+    def __init__(self, counter: Counter) -> None:
+        super().__init__(logging.ERROR)
+        self.counter = counter
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.counter.labels(record.name.partition(".")[0]).inc()
 
 
 def _open_tables(bot: Watched) -> float:

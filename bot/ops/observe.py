@@ -55,6 +55,14 @@ class Observer:
             return
         metrics = self.metrics
         metrics.watch(bot)
+        loggers = [logging.getLogger(name) for name in ("bot", "cogs", "discord")]
+        counting = metrics.count_errors(*loggers)
+
+        async def stop_counting() -> None:
+            for logger in loggers:
+                logger.removeHandler(counting)
+
+        bot.on_stop(stop_counting)
         timed = False
 
         async def connected() -> None:  # after setup_hook, which opened the database

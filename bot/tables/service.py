@@ -313,7 +313,10 @@ class TableService:
         async def apply(table: Table) -> None:
             check_end(table, user_id, moderator=moderator)
             if asked is not None and asked != table.moment():
-                raise Stale()
+                # Said as what it is (not ended, and why), not as any out-of-date button.
+                now = table.moment()
+                raise Stale("end_new_hand" if now.hand != asked.hand else "end", table=table.id,
+                            number=now.hand)
             await self.store.close(table, table.closing_status)
         return await self.store.change(table_id, channel_id, apply)
 

@@ -8,7 +8,7 @@ import discord
 
 from bot.errors import InputError
 from cogs.client import Interaction
-from cogs.i18n.translator import t
+from cogs.i18n.translator import lang_of, list_of, t
 from cogs.transport.posts import ChannelPosts
 from rules.i18n import N_
 
@@ -58,10 +58,14 @@ async def tell_refusal(interaction: Interaction, posts: ChannelPosts) -> None:
         missing = missing[:1]  # Discord takes the others away with it: it alone is missing
     if not interaction.app_permissions.view_channel:
         missing = [N_("View Channel")]
-    _ = t(interaction).gettext  # only this person reads it
-    needs = (_("It needs **{missing}** here: ask someone who can manage this channel to "
-               "allow it.").format(missing=", ".join(_(name) for name in missing))
-             if missing else _("It seems to have them again now."))
+    lang = lang_of(interaction)  # only this person reads it
+    _, ngettext = t(lang).gettext, t(lang).ngettext
+    needs = (ngettext("The bot needs this permission here: **{missing}**. Ask someone who can "
+                      "manage this channel to give it.",
+                      "The bot needs these permissions here: **{missing}**. Ask someone who "
+                      "can manage this channel to give them.", len(missing)).format(
+                          missing=list_of([_(name) for name in missing], lang))
+             if missing else _("The bot seems to have the permissions it needs again now."))
     try:
         # Not Discord's own words ("Missing Permissions"): they are English in every server,
         # and the sentence after says what is missing.

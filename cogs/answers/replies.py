@@ -15,7 +15,7 @@ from bot import errors
 from bot.tables.service import MIN_TURN_SECONDS
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
-from cogs.i18n.translator import lang_of
+from cogs.i18n.translator import lang_of, list_of
 from cogs.render import safe_name
 from rules.explain import refusal_text
 from rules.i18n import DEFAULT, N_, Lang, quote, shown_name, translator
@@ -63,8 +63,8 @@ REPLIES: dict[Key, str] = {
                                     "back** on the table message first."),
     errors.TableFull: N_("This table is full ({seats} seats)."),
     errors.AlreadySeated: N_("You're already seated at this table."),
-    errors.AlreadyStarted: N_("This table's hand has already started: watch, or join the next "
-                              "table."),
+    errors.AlreadyStarted: N_("This table's hand has already started: watch it, and join the "
+                              "next hand when this one ends."),
     (errors.AlreadyStarted, "join"): N_("A hand is under way: tap **Join** when it ends to play "
                                         "the next one."),
     (errors.AlreadyStarted, "start"): N_("This table has already started."),
@@ -104,6 +104,12 @@ REPLIES: dict[Key, str] = {
     errors.WaitYourTurn: N_("It's {name}'s turn."),
     errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
                      "Use the buttons as they are now."),
+    (errors.Stale, "end_new_hand"): N_("NLK table {table} was not ended: hand {number} started "
+                                       "after you were asked, and it goes on. To end the "
+                                       "table anyway, use `/nlk end`."),
+    (errors.Stale, "end"): N_("NLK table {table} was not ended: it changed after you were "
+                              "asked (someone joined or left), so nothing changed. Tap **End "
+                              "table** again if you still want to end it."),
     errors.WrongChannel: N_("That button belongs to a table in another channel, so nothing "
                             "changed."),
     errors.AgainstTheRules: N_("{message} ({rule})"),
@@ -139,7 +145,8 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
                for k, v in refusal.details.items()}
     if isinstance(refusal, errors.BadSetting) and refusal.reason in (*CHOICES, "ai"):
         details["value"] = quote(safe_name(str(details.get("value", ""))), lang)
-        details["choices"] = ", ".join(_(word) for word in CHOICES.get(refusal.reason or "", ()))
+        details["choices"] = list_of([_(word) for word in CHOICES.get(refusal.reason or "", ())],
+                                     lang, choice=True)
     try:
         text = _(template).format(**{"minimum": MIN_TURN_SECONDS, **details})
     except (KeyError, IndexError, ValueError):

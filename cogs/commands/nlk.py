@@ -28,7 +28,7 @@ from cogs.commands.chart import send_player
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
 from cogs.commands.seasons import SEASON_CHOICES, seasons_value
 from cogs.compose import Parts
-from cogs.i18n.mentions import link_commands
+from cogs.i18n.mentions import link_commands, linked
 from cogs.i18n.translator import L_, NC_, lang_of, t
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
@@ -293,11 +293,16 @@ class NLK(commands.Cog):
         replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
         filename = f"nlk-table{record.table_id}-hand{record.number}.json"
-        _ = translator(lang_of(interaction)).gettext
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        # Where a player steps through it: the bot's own command, named in the reader's
+        # words (a mention), not a developers' tool.
+        text = _("Hand {number} of table {table}, as a file. To step through it, here or on "
+                 "any server, give this file to `/nlk replay` in its **{option}** option.").format(
+                     number=record.number, table=record.table_id,
+                     option=translator(lang).pgettext("command", "file"))
         await interaction.response.send_message(
-            _("Hand {number} of table {table}. Replay it with `python -m rules replay "
-              "{filename}`.").format(number=record.number, table=record.table_id,
-                                     filename=filename),
+            linked(interaction, text, lang),
             file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
 
     @export.autocomplete("hand")

@@ -41,9 +41,12 @@ bypass the catalogue):
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
+from babel.lists import format_list
 from discord import app_commands
 
 from cogs.client import Interaction
@@ -92,8 +95,32 @@ def translate_command_text(message: str, lang: Lang,
     if location in NAMES:
         found = catalogue.pgettext(name_context, message)
     else:
-        found = catalogue.gettext(message)
+        found = local_commands(catalogue.gettext(message), lang)
     return found if found != message or lang == Lang.EN else None
+
+
+GROUP = "nlk"  # the command group's name (its translations are in the catalogue already)
+TYPED_COMMAND = re.compile(r"(?<![\w`/])/nlk(?: ([a-z_]+))?\b")
+
+
+def local_commands(text: str, lang: Lang) -> str:
+    """``text`` with each ``/nlk name`` under the name ``lang``'s readers know it by.
+
+    Descriptions can't hold command mentions, and the catalogue keeps the English names (as
+    it does in sentences), so a French reader would read ``/nlk export`` where their Discord
+    lists ``/nlk exporter``.
+
+    >>> local_commands("An nlk-replay/1 file, as /nlk export gives it", Lang.HU)
+    'An nlk-replay/1 file, as /nlk exportálás gives it'
+    """
+    pgettext = translator(lang).pgettext
+
+    def local(match: re.Match[str]) -> str:
+        words = [pgettext(NAME_CONTEXT, GROUP), *([pgettext(NAME_CONTEXT, match[1])]
+                                                   if match[1] else [])]
+        return "/" + " ".join(words)
+
+    return TYPED_COMMAND.sub(local, text)
 
 
 def lang_of(where: Interaction | discord.Locale | str | None) -> Lang:
@@ -171,6 +198,22 @@ class Languages:
             return self._locales[guild_id]
         guild = self.client.get_guild(guild_id) if self.client is not None else None
         return server_language(None, guild)
+
+
+def list_of(items: Sequence[str], lang: Lang = DEFAULT, *, choice: bool = False) -> str:
+    """``items`` joined as ``lang`` joins a list (Babel's locale data), never with a comma
+    put in by code: "a, b, and c", "a, b és c", "a, b et c"; with ``choice``, "or".
+
+    >>> list_of(["Embed Links", "Attach Files"], Lang.HU)
+    'Embed Links és Attach Files'
+    >>> list_of(["a", "b", "c"], Lang.FR, choice=True)
+    'a, b ou c'
+    """
+    if not items:
+        return ""
+    if choice:
+        return format_list(list(items), style="or", locale=lang.value)
+    return format_list(list(items), locale=lang.value)
 
 
 def t(where: Interaction | discord.Locale | str | None) -> Translator:

@@ -82,7 +82,8 @@ def rules_text(variant: Variant, lang: Lang = DEFAULT) -> str:
             if variant.must_beat_in_suit
             else _("You may trump even when you could beat in suit."))
     return "\n\n".join((
-        _("**NLK** — 2 to 9 players; the pack has the n+4 highest ranks of each suit."),
+        _("**NLK** — 2 to 9 players; with n players, the pack has the n+4 highest ranks of each "
+          "suit."),
         _("**Collect.** On your turn you may give your stack's top card to another stack where "
           "it fits (exactly one rank higher; the lowest rank fits on an Ace), then you must "
           "draw. Give the drawn card where it fits and draw again, or keep it to end your "

@@ -22,7 +22,7 @@ def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
     view = table.public_view()
     buttons = Buttons()
     if view is None or table.user_to_act() != user_id:
-        return _("Done."), buttons
+        return _("Your turn is over."), buttons
     deadline = deadline or table.deadline()
     clock = " " + _("Time runs out {countdown}.").format(countdown=countdown(deadline)) \
         if deadline else ""

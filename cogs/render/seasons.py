@@ -64,7 +64,14 @@ def season_board(board: SeasonBoard, lang: Lang = DEFAULT
                            board.players, board.sizes)
     embed, _view = stats.leaderboard(page, lang)
     name = season_name(board.season, lang)
-    if board.players:
+    if board.asked and board.sizes:  # nobody played that size this season: say so
+        key = board.season.key
+        embed, _view = stats.unplayed_size(board.asked, board.sizes, lang,
+                                           lambda n: board_id(key, n, 0))
+        embed.title = n_("NLK season {season} · tables of {count} player",
+                         "NLK season {season} · tables of {count} players",
+                         board.asked).format(season=name, count=board.asked)
+    elif board.players:
         embed.title = n_("NLK season {season} · tables of {count} player",
                          "NLK season {season} · tables of {count} players",
                          board.players).format(season=name, count=board.players)
@@ -74,8 +81,9 @@ def season_board(board: SeasonBoard, lang: Lang = DEFAULT
             if board.left is not None else _("This season is over."))
     embed.description = f"*{when}*\n" + (embed.description or "")
     key = board.season.key
-    return embed, _view_of(key, board.players, board.page, board.pages, board.sizes,
-                           board.seasons, lang)
+    unplayed = bool(board.asked and board.sizes)  # every size that has a board, a button
+    return embed, _view_of(key, 0 if unplayed else board.players, board.page,
+                           1 if unplayed else board.pages, board.sizes, board.seasons, lang)
 
 
 def all_time_board(board: LeaderboardPage, seasons: list[Season], lang: Lang = DEFAULT
@@ -84,8 +92,9 @@ def all_time_board(board: LeaderboardPage, seasons: list[Season], lang: Lang = D
     embed, _view = stats.leaderboard(board, lang)
     embed.description = "*" + translator(lang).gettext("All-time, every season together.") + \
         "*\n" + (embed.description or "")
-    return embed, _view_of(ALL_TIME, board.players, board.page, board.pages, board.sizes,
-                           seasons, lang)
+    unplayed = bool(board.asked and board.sizes)  # every size that has a board, a button
+    return embed, _view_of(ALL_TIME, 0 if unplayed else board.players, board.page,
+                           1 if unplayed else board.pages, board.sizes, seasons, lang)
 
 
 def _view_of(key: str, players: int, page: int, pages: int, sizes: dict[int, int],

@@ -3,11 +3,14 @@ drawn from rated hands only and written in the reader's language and number form
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import discord
 
 from bot.db.records import SizeRecord
 from bot.guilds.ratings import PROVISIONAL_HANDS, TREND_HANDS, Rating
 from bot.guilds.service import LeaderboardPage, PlayerStats
+from cogs.i18n.translator import list_of
 from cogs.render import COLOUR, safe_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from cogs.widgets.ids import Page, button_id
@@ -45,9 +48,13 @@ def _numbers(hands: int, losses: int, players: int, lang: Lang) -> str:
 def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
                 ) -> tuple[discord.Embed, discord.ui.View]:
     """One page of one table size's leaderboard, with buttons for the other sizes and to
-    turn pages, in the reader's language."""
+    turn pages, in the reader's language; a size asked for that nobody has played (rated)
+    yet is said, with a button for each size that has a board, never another size's board
+    under its name."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
+    if board.asked and board.sizes:
+        return unplayed_size(board.asked, board.sizes, lang)
     lines = []
     for i, row in enumerate(board.rows, board.first_place):
         provisional = " *" + _("(provisional)") + "*" if row.hands < PROVISIONAL_HANDS else ""
@@ -60,13 +67,6 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
         title = n_("NLK leaderboard · tables of {count} player",
                    "NLK leaderboard · tables of {count} players",
                    board.players).format(count=board.players)
-    if board.asked and board.players:
-        # The size asked for has no rated hand: say so before showing the one there is.
-        lines.insert(0, n_("No rated hand has been played at tables of {count} player yet; "
-                           "here are tables of {shown}.",
-                           "No rated hand has been played at tables of {count} players yet; "
-                           "here are tables of {shown}.", board.asked).format(
-                               count=board.asked, shown=board.players) + "\n")
     embed = discord.Embed(
         title=title, colour=COLOUR,
         description="\n".join(lines) or _("No rated hands yet. Hands with AI seats or a "
@@ -89,6 +89,32 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
         view.add_item(NLKButton(stats_id(players, 0), n_(
             "{count} player", "{count} players", players).format(count=players),
             row=1 + i // 5))
+    return embed, view
+
+
+def unplayed_size(asked: int, sizes: Mapping[int, int], lang: Lang = DEFAULT,
+                  button: Callable[[int], str] | None = None
+                  ) -> tuple[discord.Embed, discord.ui.View]:
+    """The answer for a table size with no rated hand yet (issue 37: the most played size's
+    board was shown under it): it says so, and offers the sizes that have a board, a button
+    each (``button``: a size's custom id; the all-time board's by default)."""
+    _ = translator(lang).gettext
+    n_ = translator(lang).ngettext
+    played = sorted(sizes)
+    embed = discord.Embed(
+        title=n_("NLK leaderboard · tables of {count} player",
+                 "NLK leaderboard · tables of {count} players", asked).format(count=asked),
+        colour=COLOUR,
+        description=n_("Nobody has played a rated hand at a table of {count} player yet.",
+                       "Nobody has played a rated hand at a table of {count} players yet.",
+                       asked).format(count=asked) + " " + _(
+            "These table sizes have a leaderboard: {sizes} players. Tap one below.").format(
+                sizes=list_of([str(n) for n in played], lang)))
+    view = Buttons()
+    for i, players in enumerate(played):  # at most eight: two rows
+        view.add_item(NLKButton((button or (lambda n: stats_id(n, 0)))(players), n_(
+            "{count} player", "{count} players", players).format(count=players),
+            row=i // 5))
     return embed, view
 
 

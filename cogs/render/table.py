@@ -291,7 +291,7 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
         view.add_item(NLKButton(button_id(t, None, Seating.LEAVE), _("Leave")))
         view.add_item(NLKButton(button_id(t, None, Seating.START), _("Start (host)"),
                                 discord.ButtonStyle.primary))
-        view.add_item(NLKButton(button_id(t, None, Seating.CANCEL), _("Cancel (host)"),
+        view.add_item(NLKButton(button_id(t, None, Seating.CANCEL), _("Cancel the table (host)"),
                                 discord.ButtonStyle.danger))
         _add_ai_buttons(view, table, lang, ai_allowed)
         return view
@@ -402,7 +402,7 @@ def end_confirmation(t: int, lang: Lang = DEFAULT, asked: Moment | None = None
     hand = str(asked.hand) if asked is not None else ""
     view.add_item(NLKButton(button_id(t, version, Seating.END_YES, hand), _("End the table"),
                             discord.ButtonStyle.danger))
-    view.add_item(NLKButton(button_id(t, None, Seating.END_NO), _("Keep it")))
+    view.add_item(NLKButton(button_id(t, None, Seating.END_NO), _("Don't end it")))
     return view
 
 

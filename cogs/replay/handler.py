@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
+from collections.abc import Mapping
 
 import discord
 from discord import app_commands
@@ -32,21 +34,25 @@ from cogs.pictures import (
     send_files,
 )
 from cogs.pictures.replay import REPLAY_FILE
-from cogs.render import safe_name
 from cogs.render.text import message_url
 from cogs.replay.ids import Act
 from cogs.replay.step import step_embed, step_scene, step_view
 from cogs.transport.posts import ChannelPosts
-from rules.i18n import Lang, shown_name, translator
+from rules.i18n import N_, Lang, shown_name, translator
 from rules.steps import Landmarks, Step, landmarks, step_of
 
 log = logging.getLogger(__name__)
 
 
 
+SHOWN_KEPT = 1000  # steps shown in channels remembered, newest kept
+
+
 class Replays:
     """Opens replays for one reader at a time; keeps nothing between answers, so a button
-    answered after a restart is answered as before it."""
+    answered after a restart is answered as before it. It remembers only which steps it has
+    shown in which channel, so a second tap on **Show in channel** (a double tap, or
+    someone else's) points to the post instead of posting it again."""
 
     def __init__(self, source: ReplaySource, pictures: Pictures, posts: ChannelPosts,
                  languages: Languages) -> None:
@@ -54,6 +60,8 @@ class Replays:
         self.pictures = pictures
         self.posts = posts
         self.languages = languages
+        # (channel, replay ref, step) → the post's message id; None while it is on its way.
+        self._shown: OrderedDict[tuple[int, str, int], int | None] = OrderedDict()
 
     # --- the command -----------------------------------------------------------------------
 
@@ -116,9 +124,43 @@ class Replays:
         one paced message; tell the reader where it went."""
         assert interaction.channel_id is not None
         await interaction.response.defer()  # the post may wait its turn in the channel
-        public = await self.languages.public(interaction.guild_id, interaction)
+        _ = translator(lang_of(interaction)).gettext
         marks = await asyncio.to_thread(landmarks, opened.replay)
-        step = await asyncio.to_thread(step_of, opened.replay, min(max(at, 0), marks.last))
+        at = min(max(at, 0), marks.last)
+        key = (interaction.channel_id, opened.ref, at)
+        if key in self._shown:  # once per step and channel
+            shown = self._shown[key]
+            await say(interaction, _("That step is being shown in the channel already.")
+                      if shown is None else
+                      _("That step is already shown in the channel: {link}").format(
+                          link=message_url(interaction.guild_id, interaction.channel_id,
+                                           shown)))
+            return
+        self._shown[key] = None
+        message_id: int | None = None
+        try:
+            message_id = await self._post(interaction, opened, marks, at)
+        finally:
+            if message_id is None:
+                self._shown.pop(key, None)  # not posted (refused, failed): try again later
+            else:
+                self._shown[key] = message_id
+                while len(self._shown) > SHOWN_KEPT:
+                    self._shown.popitem(last=False)
+        if message_id is None:
+            await say(interaction, _("I couldn't post in this channel, so nothing was shown. "
+                                     "Ask a moderator to let me send messages and files "
+                                     "here."))
+            return
+        await say(interaction, _("Shown in the channel: {link}").format(
+            link=message_url(interaction.guild_id, interaction.channel_id, message_id)))
+
+    async def _post(self, interaction: Interaction, opened: Opened, marks: Landmarks,
+                    at: int) -> int | None:
+        """Post step ``at`` with who shared it; the message's id, or None if refused."""
+        assert interaction.channel_id is not None
+        public = await self.languages.public(interaction.guild_id, interaction)
+        step = await asyncio.to_thread(step_of, opened.replay, at)
         style = SERVER_CHOICES[SERVER_DEFAULT]
         try:
             style = await self.pictures.styles.public(interaction.guild_id)
@@ -130,14 +172,7 @@ class Replays:
         message = await self.posts.post(
             interaction.channel_id, interaction.guild_id, "", embed=embed,
             files=[picture.file()] if picture is not None else None)
-        _ = translator(lang_of(interaction)).gettext
-        if message is None:
-            await say(interaction, _("I couldn't post in this channel, so nothing was shown. "
-                                     "Ask a moderator to let me send messages and files "
-                                     "here."))
-            return
-        await say(interaction, _("Shown in the channel: {link}").format(
-            link=message_url(interaction.guild_id, interaction.channel_id, message.id)))
+        return message.id if message is not None else None
 
     # --- drawing ---------------------------------------------------------------------------
 
@@ -201,13 +236,47 @@ def refusal_text(refused: ReplayRefused, lang: Lang) -> str:
             limit=details["limit"])
     if refused.reason == "bad_file":
         return _("That file is not a replay NLK can open: {problem}.").format(
-            problem=safe_name(str(details["problem"]))[:300])
+            problem=file_problem(details, lang))
     if refused.reason == "unreadable":
         return _("Discord didn't let me read that file; please attach it again.")
     if refused.reason == "gone":
         return _("That replay is no longer here, so nothing changed. Open it again with "
                  "`/nlk replay`.")
     return _("That replay button doesn't make sense any more; nothing changed.")
+
+
+# Why a file is not a replay, in the reader's words (``Record.why``): whole sentences from
+# the catalogue, never the reader's English (issue 37).
+FILE_PROBLEMS = {
+    "utf8": N_("it is not UTF-8 text"),
+    "empty": N_("it holds no replay"),
+    "json": N_("it is not valid JSON (line {line}, column {column})"),
+    "not_object": N_("a replay must be a JSON object"),
+    "format": N_("it is in another format than nlk-replay/1"),
+    "players": N_("its players must be a list of 2 to 9 names"),
+    "variant": N_("its variant holds rules NLK doesn't know"),
+    "position": N_("its position must be a collect or shed position, with a list of cards "
+                   "for each player"),
+    "start": N_("it needs a dealer and a deck, or a position"),
+    "deck": N_("its deck must be a list of cards, top first"),
+    "deal": N_("its cards don't make a deal NLK can play"),
+    "actions": N_("its actions must be a list"),
+    "action": N_("its action number {index} is not one NLK knows"),
+    "seat": N_("the seat of its action number {index} is not a seat number"),
+    "invalid": N_("it is not written as nlk-replay/1 describes"),
+}
+
+
+def file_problem(details: Mapping[str, object], lang: Lang) -> str:
+    """Why the file is not a replay, in ``lang``, with its numbers (line, column, action)."""
+    template = FILE_PROBLEMS.get(str(details.get("why")), FILE_PROBLEMS["invalid"])
+    numbers = {key: str(value + 1 if key == "index" else value)  # actions counted from 1
+               for key, value in details.items()
+               if isinstance(value, int) and not isinstance(value, bool)}
+    try:
+        return translator(lang).gettext(template).format(**numbers)
+    except (KeyError, IndexError):  # a number missing: say it without
+        return translator(lang).gettext(FILE_PROBLEMS["invalid"])
 
 
 async def hand_choices(servers: GuildService, interaction: Interaction,

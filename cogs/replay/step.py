@@ -17,7 +17,7 @@ from cogs.render.text import suit_mark
 from cogs.replay.ids import Act, replay_id
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import Phase
-from rules.i18n import DEFAULT, Lang, number, translator
+from rules.i18n import DEFAULT, Lang, number, shown_name, translator
 from rules.steps import Landmarks, Step
 
 JUMPS = 25  # a select menu offers 25 options at most
@@ -29,12 +29,14 @@ def step_embed(opened: Opened, marks: Landmarks, step: Step, lang: Lang = DEFAUL
     finishing order with the loser."""
     _ = translator(lang).gettext
     game = step.game
-    names = tuple(safe_name(p) for p in game.names)
+    # AI seats in the reader's words ("Gép 1", not the stored "AI 1 (heuristic)").
+    names = tuple(safe_name(shown_name(p, lang)) for p in game.names)
     if opened.table_id is not None:
         title = _("Replay · table {table} · hand {number}").format(table=opened.table_id,
                                                                    number=opened.number)
     else:
-        title = _("Replay · {players}").format(players=", ".join(game.names))[:256]
+        title = _("Replay · {players}").format(players=", ".join(
+            shown_name(p, lang) for p in game.names))[:256]
     lines = []
     counter = _("Move {number} of {total}").format(number=number(step.number, lang),
                                                    total=number(marks.last, lang))

@@ -33,7 +33,10 @@ def test_the_top_help_names_every_command(tmp_path):
     done = bot("--help", cwd=tmp_path)
     for command in ("run", "sync", "cluster", "copy-database", "--version"):
         assert command in done.stdout
-    assert "--clear-guild" in bot("sync", "--help", cwd=tmp_path).stdout
+    sync = " ".join(bot("sync", "--help", cwd=tmp_path).stdout.split())
+    assert "--clear-guild" in sync
+    # As it does (and the README says): to NLK_DEV_GUILD's server when set (issue 37).
+    assert "to the server NLK_DEV_GUILD names if it is set" in sync and "else globally" in sync
     assert "--processes" in bot("cluster", "--help", cwd=tmp_path).stdout
 
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.settings import SettingsError, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_dotenv_quoting_export_and_comments(tmp_path):
@@ -59,3 +66,33 @@ def test_bad_operator_settings_are_refused_with_the_reason(key, value, words):
 def test_metrics_without_a_host_listen_everywhere():
     assert load_settings({"DISCORD_TOKEN": "t", "NLK_METRICS": ":9100"}, None).metrics == \
         ("0.0.0.0", 9100)
+
+
+@pytest.mark.parametrize("line", ['NLK_DATABASE="/srv/nlk/nlk.sqlite3', "this is not a setting"])
+def test_a_dotenv_line_that_does_not_parse_is_named_and_refused(tmp_path, line):
+    env_file = tmp_path / ".env"
+    env_file.write_text(f"DISCORD_TOKEN=secret-token\n{line}\nLOG_LEVEL=INFO\n",
+                        encoding="utf-8")
+    with pytest.raises(SettingsError) as refused:
+        load_settings({}, env_file)
+    said = str(refused.value)
+    assert said.startswith(f"{env_file}, line 2") and "\n" not in said
+    assert ("the NLK_DATABASE setting" in said) == line.startswith("NLK_DATABASE")
+    assert "secret-token" not in said and "/srv/nlk" not in said  # names, never values
+
+
+@pytest.mark.e2e  # runs the bot in its own process: about a second
+def test_a_dotenv_that_does_not_parse_stops_the_start_and_creates_nothing(tmp_path):
+    """Issue 37: an unclosed quote made python-dotenv skip the line with a warning, and the
+    bot started on a new, empty nlk.sqlite3 in the current folder."""
+    (tmp_path / ".env").write_text('DISCORD_TOKEN=x\nNLK_DATABASE="/srv/nlk/nlk.sqlite3\n',
+                                   encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
+           "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10"}
+    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: .env, line 2 (the NLK_DATABASE setting)"), done.stderr
+    assert "Traceback" not in done.stderr and "could not parse" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".env"]  # no nlk.sqlite3

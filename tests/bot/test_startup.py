@@ -28,6 +28,7 @@ import pytest
 from bot.db.sqlite import (
     DatabaseUnusable,
     MigrationsBroken,
+    _migrations_folder,
     connect,
     migrate,
     migration_files,
@@ -272,3 +273,33 @@ def test_broken_migrations_folder_at_start(tmp_path, state):
     assert "reinstall the bot" in stderr
     assert "Discord" not in stderr and "newer version" not in stderr
     assert "Traceback" not in stderr
+    assert not (tmp_path / "nlk.sqlite3").exists()  # a broken install creates nothing
+
+
+def test_the_migrations_folder_named_is_where_the_install_keeps_it(tmp_path):
+    """Issue 37: an install without its migrations named site-packages/migrations."""
+    site = tmp_path / "site-packages"
+    (site / "bot" / "db").mkdir(parents=True)
+    assert _migrations_folder(site / "bot" / "db" / "sqlite.py") == site / "bot" / "migrations"
+    checkout = tmp_path / "checkout"
+    (checkout / "bot" / "db").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("", encoding="utf-8")
+    assert _migrations_folder(checkout / "bot" / "db" / "sqlite.py") == checkout / "migrations"
+
+
+@pytest.mark.e2e
+def test_a_schema_version_reset_by_hand_is_one_line_and_changes_nothing(tmp_path):
+    """Issue 37: a populated database whose PRAGMA user_version was set to 0 gave a raw
+    traceback ("table tables already exists")."""
+    path = bot_database(tmp_path / "nlk.sqlite3")
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as raw:
+        raw.execute("PRAGMA user_version = 0")
+        before = raw.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall()
+    code, stderr, _ = run_bot(path, tmp_path)
+    assert code == 1 and stderr.count("\n") == 1, stderr
+    assert stderr.startswith(f"error: can't bring the database {path} up to date: "
+                             "migration 0001-create-tables.sql failed"), stderr
+    assert "Traceback" not in stderr and "Discord" not in stderr
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone() == (0,)
+        assert raw.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall() == before

@@ -194,7 +194,10 @@ async def test_a_stale_end_confirmation_does_not_end_the_next_hand(nlk):
     await driver.click("bob", table, "Next hand")
     assert " · collect" in table.embeds[0]["title"]
     ix, refused = await driver.click("ann", question, "End the table", expect=4)
-    assert "out of date" in refused.data["content"]
+    # Said as what happened: not ended, and why (issue 37: "That button is out of date").
+    assert refused.data["content"] == (
+        f"NLK table {table_id_of(table)} was not ended: hand 2 started after you were asked, "
+        f"and it goes on. To end the table anyway, use </nlk end:{nlk_id(fake)}>.")
     assert any(b.label == "Moves" for b in table.buttons())  # the new hand goes on
     [held] = bot.service.cached()
     assert held.is_open and held.hand_number == 2
@@ -262,3 +265,8 @@ async def test_a_ping_nobody_wrote_down_is_found_and_deleted_at_the_next_start(
         await fake.wait_until(lambda: ping.deleted, timeout=10)
         await fake.wait_until(lambda: one_ping_for(fake, None, actor(table)), timeout=10)
     fake.assert_clean()
+
+
+def nlk_id(fake) -> str:
+    """The id Discord gave the /nlk command where the bot published it."""
+    return fake.state.find_command(fake.guild_id, "nlk")["id"]

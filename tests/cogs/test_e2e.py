@@ -152,7 +152,7 @@ async def test_a_second_table_in_the_channel_points_at_the_first(nlk):
     await driver.click("cy", table, "Join")
     join = next(b for b in table.buttons() if b.label == "Join")
     assert join.disabled  # full: a click that raced the redraw still gets "full" (TableFull)
-    await driver.click("ann", table, "Cancel (host)")
+    await driver.click("ann", table, "Cancel the table (host)")
     assert "cancelled" in table.text() and table.buttons() == []
     again = await driver.new_table("dee", seats=2)
     assert again.id != table.id

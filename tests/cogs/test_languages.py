@@ -159,7 +159,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         await (await fake.click("hugo", table, label="Indítás (házigazda)")).wait_response()
         assert title(table) == "NLK · 1. leosztás · gyűjtés"
         labels = {b.label for b in table.buttons()}
-        assert {"Kupacom", "Lépések", "Tisztességes osztás"} <= labels
+        assert {"Kupacom", "Lépések", "Ellenőrizhető keverés"} <= labels
         # A refusal, privately in French: amelie taps a move while it is hugo's turn.
         while actor(table) == "amelie":
             move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")

@@ -126,8 +126,8 @@ async def test_end_table_asks_first_and_announces_the_end(nlk):
     assert refused.ephemeral and "Only the host" in refused.data["content"]
     ix, asked = await driver.click("ann", table, "End table", expect=4)
     question = await ix.wait_message()
-    assert [b.label for b in question.buttons()] == ["End the table", "Keep it"]
-    ix, kept = await driver.click("ann", question, "Keep it")
+    assert [b.label for b in question.buttons()] == ["End the table", "Don't end it"]
+    ix, kept = await driver.click("ann", question, "Don't end it")
     assert "goes on" in kept.data["content"] and question.buttons() == []
     assert any(b.label == "Next hand" for b in table.buttons())  # nothing changed
     ix, asked = await driver.click("ann", table, "End table", expect=4)

@@ -155,18 +155,19 @@ async def test_an_exported_file_replays_and_a_broken_one_is_refused(fake_discord
         assert "loses this hand" in json.dumps(message.embeds[0]["fields"])
         image_of(message)
 
-        for data, problem in (
-                (b"{not json", "That file is not a replay NLK can open: bad JSON"),
-                (b'{"format": "nlk-replay/9"}', "That file is not a replay NLK can open: "
-                                                "unknown format"),
-                (b"\xff\xfe\x00", "That file is not a replay NLK can open: it is not UTF-8"),
+        opening = "That file is not a replay NLK can open: "
+        for data, problem in (  # each said whole (issue 37: they were cut mid-word)
+                (b"{not json", "it is not valid JSON (line 1, column 2)"),
+                (b'{"format": "nlk-replay/9"}', "it is in another format than nlk-replay/1"),
+                (b"\xff\xfe\x00", "it is not UTF-8 text"),
                 (json.dumps({**json.loads(exported.data), "deck": ["ZZ"]}).encode(),
-                 "That file is not a replay NLK can open:")):
+                 "its cards don't make a deal NLK can play"),
+                (json.dumps({**json.loads(exported.data), "players": ["a" * 40]}).encode(),
+                 "its players must be a list of 2 to 9 names")):
             ix = await fake.slash("dee", None, "nlk", "replay", {"file": ("bad.json", data)})
             answer = await ix.wait_response()
             assert answer.ephemeral and not answer.data.get("embeds")
-            assert answer.data["content"].startswith(problem), answer.data["content"]
-            assert "Traceback" not in answer.data["content"]
+            assert answer.data["content"] == opening + problem + ".", answer.data["content"]
     fake.assert_clean()
 
 
@@ -204,6 +205,30 @@ async def test_replay_buttons_work_after_a_restart_and_show_in_the_channel(fake_
         assert shown[0].embeds[0]["author"]["name"] == "Shown by ann"
         assert not shown[0].buttons()
         image_of(shown[0])
+        # Once per step (issue 37: a second tap posted it again): taps on a step already
+        # shown point to the post; another step is its own post, and a double tap on it
+        # posts it once.
+        link = told.content.removeprefix("Shown in the channel: ")
+        show = button(stored_message, "show").custom_id
+        taps = [await fake.click("ann", stored_message, custom_id=show),
+                await fake.click("ann", stored_message, custom_id=show)]
+        for tap in taps:
+            assert (await tap.wait_response()).type == 6
+        said = sorted([(await tap.wait_followups(timeout=15))[0].content for tap in taps])
+        assert said == [f"That step is already shown in the channel: {link}"] * 2
+        assert len(fake.public_messages()) == before + 1
+        ix = await fake.click("ann", stored_message, custom_id=button(stored_message,
+                                                                       "next").custom_id)
+        await ix.wait_response()
+        doubled = [await fake.click("ann", stored_message, custom_id=button(
+            stored_message, "show").custom_id) for _ in range(2)]
+        for tap in doubled:
+            await tap.wait_response()
+        said = sorted([(await tap.wait_followups(timeout=15))[0].content for tap in doubled])
+        assert said[0].startswith("Shown in the channel: ") and said[1] in (
+            "That step is being shown in the channel already.",
+            "That step is already shown in the channel: " + said[0].split(": ", 1)[1])
+        assert len(fake.public_messages()) == before + 2
 
     # A replay that is no longer there (its file was removed from the database) is
     # refused politely on its next click, and the message stays as it was.

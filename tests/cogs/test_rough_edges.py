@@ -105,14 +105,20 @@ def test_an_empty_leaderboard_counts_no_pages():
     assert not embed.footer.text and not _labels(view)
 
 
-def test_a_size_without_hands_says_so_before_showing_another():
+def test_a_size_without_hands_says_so_and_offers_the_sizes_with_a_board():
+    """Issue 37: not another size's board under its name, but the sizes that have one."""
     rows = [RatingRecord(1, "ann", 25.0, 3.0, 4, 1, 0.5)]
-    board = LeaderboardPage(rows, 0, 1, 1, 3, {3: 4}, asked=9)
-    embed, _view = stats.leaderboard(board, Lang.EN)
-    assert (embed.description or "").startswith(
-        "No rated hand has been played at tables of 9 players yet; here are tables of 3.")
+    board = LeaderboardPage(rows, 0, 1, 1, 3, {3: 4, 5: 1}, asked=9)
+    embed, view = stats.leaderboard(board, Lang.EN)
+    assert embed.title == "NLK leaderboard · tables of 9 players"
+    assert embed.description == (
+        "Nobody has played a rated hand at a table of 9 players yet. These table sizes have "
+        "a leaderboard: 3 and 5 players. Tap one below.")
+    assert "ann" not in str(embed.to_dict())
+    assert [item.label for item in view.children] == ["3 players", "5 players"]
     hungarian, _view = stats.leaderboard(board, Lang.HU)
-    assert (hungarian.description or "").startswith("9 fős asztalnál még nem volt")
+    assert (hungarian.description or "").startswith("9 fős asztalnál még senki sem játszott")
+    assert "3 és 5 fős" in (hungarian.description or "")
 
 
 @pytest.mark.parametrize("lang", list(Lang))

@@ -76,6 +76,25 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
         assert any(b.label == "2 players" for b in board.buttons())
         ix = await fake.slash("dee", None, "nlk", "stats", {"size": 3})
         assert (await ix.wait_message()).embeds[0]["title"].endswith("tables of 3 players")
+        # A size nobody has played is said, with the sizes that have a board (issue 37: the
+        # 2-player board was shown under it).
+        ix = await fake.slash("dee", None, "nlk", "stats", {"size": 4})
+        empty = await ix.wait_message()
+        assert empty.embeds[0]["title"] == "NLK leaderboard · tables of 4 players"
+        assert empty.embeds[0]["description"] == (
+            "Nobody has played a rated hand at a table of 4 players yet. These table sizes "
+            "have a leaderboard: 2 and 3 players. Tap one below.")
+        assert [b.label for b in empty.buttons()] == ["2 players", "3 players"]
+        ix = await fake.click("dee", empty, label="2 players")
+        assert (await ix.wait_response()).type == 7
+        assert empty.embeds[0]["title"] == "NLK leaderboard · tables of 2 players"
+        fake.set_locale("dee", "hu")
+        ix = await fake.slash("dee", None, "nlk", "stats", {"size": 9})
+        empty = await ix.wait_message()
+        assert empty.embeds[0]["description"].startswith(
+            "9 fős asztalnál még senki sem játszott értékelt leosztást.")
+        assert [b.label for b in empty.buttons()] == ["2 játékos", "3 játékos"]
+        fake.set_locale("dee", "en-US")
 
         # One player's rows per size, their places and their trend.
         ix = await fake.slash("dee", None, "nlk", "stats", {"user": fake.user("ann").id})
@@ -113,7 +132,10 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
         fake.set_locale("cy", "fr")
         ix = await fake.slash("cy", None, "nlk", "export", {"hand": "2"})
         message = await ix.wait_message()
-        assert message.ephemeral and message.content.startswith(f"Donne 2 de la table {t}.")
+        assert message.ephemeral and message.content.startswith(f"Donne 2 de la table {t},")
+        # It points to the bot's own command, a mention each reader sees in their words.
+        assert f"</nlk replay:{nlk_id(fake)}>" in message.content
+        assert "**fichier**" in message.content and "python" not in message.content
         ix = await fake.slash("cy", None, "nlk", "stats")
         board = await ix.wait_message()
         assert board.ephemeral and board.embeds[0]["title"].startswith("Classement NLK")

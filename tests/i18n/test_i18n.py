@@ -367,3 +367,32 @@ async def test_a_server_keeps_its_language_and_none_means_its_own_locale(databas
     await servers.change_settings(1, {"language": "auto"}, can_manage=True)
     assert (await servers.settings(1)).language is None
     assert server_language((await servers.settings(1)).language, None) is Lang.EN
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_option_descriptions_name_commands_in_the_readers_language(lang: Lang) -> None:
+    """Issue 37: /nlk replay's file option said "/nlk export" in every language, where a
+    French reader knows /nlk exporter and a Hungarian one /nlk exportálás (a description
+    can't hold a mention)."""
+    from cogs.commands.nlk import NLK
+
+    pgettext = translator(lang).pgettext
+    english_names = {c.name for c in NLK.nlk.commands}
+    seen = 0
+    for command in NLK.nlk.commands:
+        texts = [(command.description, Where.command_description)] + [
+            (p.description, Where.parameter_description) for p in command.parameters]
+        for text, where in texts:
+            if "/nlk " not in text:
+                continue
+            seen += 1
+            local = translate_command_text(text, lang, where)
+            assert local is not None
+            for name in re.findall(r"/nlk ([a-z_]+)", text):
+                assert f"/nlk {pgettext('command', name)}" in local, (text, local)
+                if pgettext("command", name) != name:
+                    assert f"/nlk {name} " not in local and name in english_names
+    assert seen  # the file option of /nlk replay, at least
+    file = next(p for p in NLK.nlk.get_command("replay").parameters if p.name == "file")
+    assert {Lang.HU: "/nlk exportálás", Lang.FR: "/nlk exporter"}[lang] in \
+        translate_command_text(file.description, lang, Where.parameter_description)
