@@ -3,6 +3,7 @@ trying the bot as a new user would, each replayed through the fake Discord."""
 
 import asyncio
 import random
+import sqlite3
 
 from tests.cogs.test_reliability import live_table_messages, stored_message_id
 from tests.helpers import PLAYERS, open_every_hand, play_until, table_id_of, to_the_shed_phase
@@ -83,7 +84,7 @@ async def test_a_table_whose_nlk_new_never_answered_gets_its_message_after_a_res
         await asyncio.wait_for(hold.reached.wait(), 10)
         fake.rest.holds.remove(hold)
         stop_as_if_killed(bot)
-    [table_id] = [row for row in _table_ids(path)]
+    [table_id] = _table_ids(path)
     assert stored_message_id(path, table_id) is None
     assert live_table_messages(fake, table_id) == []
     async with running_bot(fake, path):
@@ -97,9 +98,7 @@ async def test_a_table_whose_nlk_new_never_answered_gets_its_message_after_a_res
     hold.release()
 
 
-def _table_ids(path):
-    import sqlite3
-
+def _table_ids(path) -> list[int]:
     db = sqlite3.connect(path)
     try:
         return [row[0] for row in db.execute("SELECT id FROM tables")]

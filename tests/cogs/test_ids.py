@@ -9,7 +9,6 @@ from cogs.routes.families import families
 from cogs.widgets.ids import Move, Seating, Target, button_id
 from tests.helpers import play
 
-
 FAMILIES = families(None)  # (no clicks come in here: no handler)
 
 
