@@ -5,12 +5,15 @@ redrawing through its token.
 The records are the bot's own state on the Discord side (keys under a prefix per kind, such
 as ``ping:`` and ``hand:``), not the game's: the owner's kinds write them, start-up reads them
 back. Writes go in the background, in order, batched: whatever is noted while one batch is
-being written goes in the next.
+being written goes in the next, and each batch waits a moment for more (a transaction per
+batch, not per record: at a human pace, a record an interaction would cost more than the rest
+of its bookkeeping).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Protocol
 
@@ -25,14 +28,20 @@ class StateStore(Protocol):
     async def set_state_values(self, values: dict[str, str | None]) -> None: ...
 
 
-class Notes:
-    """Records by key (None: forget it), written down in the background."""
+BATCH_SECONDS = 1.0  # a batch of records waits this long for more before it is written
 
-    def __init__(self, store: StateStore) -> None:
+
+class Notes:
+    """Records by key (None: forget it), written down in the background, in batches
+    ``delay`` seconds apart at most."""
+
+    def __init__(self, store: StateStore, delay: float = BATCH_SECONDS) -> None:
         self.store = store
+        self.delay = delay
         self._writes: dict[str, str | None] = {}
         self._writer: asyncio.Task[None] | None = None
         self._stopping = False
+        self._now = asyncio.Event()  # set at shutdown: write without waiting
 
     def note(self, key: str, value: str | None) -> None:
         """Write down ``value`` under ``key`` (None: forget it) soon, after what came
@@ -52,11 +61,14 @@ class Notes:
     async def close(self) -> None:
         """Write down what is left (after the owners have stopped)."""
         self._stopping = True
+        self._now.set()  # a batch waiting for more is written at once
         if self._writer is not None:
             await asyncio.gather(self._writer, return_exceptions=True)
         await self._write()
 
     async def _write(self) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._now.wait(), self.delay)
         while self._writes:
             batch, self._writes = self._writes, {}
             try:

@@ -35,7 +35,7 @@ async def test_open_hands_go_on_following_the_table_after_a_hard_restart(fake_di
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         await to_the_shed_phase(driver, table)
         hands = await open_every_hand(driver, table)
-        await asyncio.sleep(0.3)  # killed a moment later
+        await asyncio.sleep(1.5)  # killed a moment later (its records are written by then)
         stop_as_if_killed(bot)
     before = {name: webhook_edits(hand) for name, hand in hands.items()}
     async with running_bot(fake, path):

@@ -80,7 +80,7 @@ def owner(io=None):
     """The registry with the turn ping as its one kind, sending through ``io``."""
     tables = LiveTables(released=lambda live: None)
     service = Service()
-    pings = Pings(None, service, Languages(), None, None, tables, Notes(service),
+    pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0),
                   io=io or RecordingIO())
     tables.register(pings)
     return pings, tables

@@ -57,7 +57,7 @@ def finished_table(number: int):
 
 
 def owner(store):
-    posts, notes = Posts(), Notes(store)
+    posts, notes = Posts(), Notes(store, delay=0)
     tables = LiveTables()
     notices = tables.register(Notices(Languages(), posts, notes))
     return tables, notices, posts, notes
