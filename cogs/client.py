@@ -17,8 +17,8 @@ from discord.ext import commands
 from cogs.replay.ids import Act as ReplayAct
 from cogs.widgets.ids import Look, Move, Seating, Target
 
+# Every interaction the bot answers (the bot is a discord.py ``commands.Bot``).
 Interaction = discord.Interaction[commands.Bot]
-"""Every interaction the bot answers (the bot is a discord.py ``commands.Bot``)."""
 
 
 class NLKClient(Protocol):

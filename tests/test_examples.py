@@ -9,7 +9,8 @@ import pytest
 MODULES = ["rules.i18n", "rules.cards", "rules.actions", "rules.deal", "rules.engine",
            "rules.variant", "rules.explain", "rules.phase", "rules.session", "rules.events",
            "bot.cluster.shards", "bot.tasks", "cogs.widgets.ids", "cogs.i18n.mentions",
-           "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table"]
+           "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table",
+           "cogs.i18n.translator"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -65,7 +65,7 @@ class NoticeShown:
 class Notices:
     """The end-of-hand notice as a kind of message."""
 
-    name = "end-of-hand notice"
+    name = "end_of_hand_notice"
 
     def __init__(self, languages: Languages, io: PingIO, notes: Notes) -> None:
         self.languages = languages

@@ -205,7 +205,7 @@ class OpenHands:
     """The open hands as a kind of message: keeps every open hand current after each
     change."""
 
-    name = "open hands"
+    name = "open_hands"
 
     def __init__(self, client: discord.Client, tables: LiveTables, notes: Notes,
                  pictures: Pictures | None = None,

@@ -141,6 +141,7 @@ class LiveTable:
                 self._loops[name] = asyncio.create_task(self._converge(name, shown))
 
     async def _converge(self, name: str, shown: Shown) -> None:
+        what = name.replace("_", " ")  # in the log: "its table message"
         failures = 0
         steps = 0  # steps towards one snapshot: a kind that never gets there must not spin
         revision = self.newest.revision
@@ -150,7 +151,7 @@ class LiveTable:
                 revision = self.newest.revision
                 if steps > MAX_STEPS:
                     log.warning("table %s: its %s is still behind after %d steps; waiting for "
-                                "the next change", self.id, name, MAX_STEPS)
+                                "the next change", self.id, what, MAX_STEPS)
                     break
                 try:
                     await shown.step(self)
@@ -162,17 +163,17 @@ class LiveTable:
                     failures += 1
                     if failures == 1:
                         log.warning("table %s: could not update its %s; retrying", self.id,
-                                    name, exc_info=True)
+                                    what, exc_info=True)
                     if not self.newest.is_open and failures >= CLOSED_TRIES:
                         log.warning("table %s closed: its %s was left as it was", self.id,
-                                    name)
+                                    what)
                         shown.give_up()
                         break
                     await asyncio.sleep(backoff(failures))
                     continue
                 if failures:
                     log.info("table %s: its %s is up to date again after %d failed tries",
-                             self.id, name, failures)
+                             self.id, what, failures)
                     failures = 0
         finally:
             if self._loops.get(name) is asyncio.current_task():

@@ -281,7 +281,7 @@ class DiscordPingIO:
 class Pings:
     """The turn ping as a kind of message: keeps each table's one live ping right."""
 
-    name = "turn ping"
+    name = "turn_ping"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
                  pacer: Pacer, posts: ChannelPosts, tables: LiveTables, notes: Notes,

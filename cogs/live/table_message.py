@@ -124,7 +124,7 @@ class TableMessages:
     """The table message as a kind of message: keeps each live table's one showing its
     newest state."""
 
-    name = "table message"
+    name = "table_message"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
                  pacer: Pacer, posts: ChannelPosts, tables: LiveTables, pictures: Pictures,
