@@ -19,7 +19,6 @@ from __future__ import annotations
 import io
 import threading
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
