@@ -367,7 +367,7 @@ def _special(kind: Special, suit: int, four: bool, mark: bool, width: int = CARD
         grid = ImageDraw.Draw(lattice)
         step = 9 * u
         thin = max(1, round(0.8 * u))
-        k = -h
+        k: float = -h
         while k < w + h:
             grid.line([(k, 0), (k + h, h)], fill=BACK_LINE, width=thin)
             grid.line([(k + h, 0), (k, h)], fill=BACK_LINE, width=thin)
