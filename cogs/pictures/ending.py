@@ -85,9 +85,9 @@ def end_of_hand_picture(order: Sequence[str], loser: str, last_cards: Sequence[C
     names = [*order, loser]
     title = _("Hand {number}").format(number=hand_number)
     lines = []
-    for place, name in enumerate(names, 1):
+    for n, name in enumerate(names, 1):
         change = changes.get(name)
-        lines.append((ordinal(place, lang), name,
+        lines.append((ordinal(n, lang), name,
                       signed(change, lang) if change is not None else "",
                       0.0 if change is None else change))
     cards = sorted_hand(last_cards, trump)
