@@ -24,8 +24,8 @@ from cogs.pictures.draw import (
     Frame,
     HandScene,
     Shown,
-    drawable,
     draw_hand,
+    drawable,
     encode,
 )
 from cogs.pictures.ending import end_of_hand_message, end_of_hand_picture
@@ -114,8 +114,8 @@ def test_the_frame_and_pixel_ratio_are_parameters():
     sharp = draw_hand(hand_of(13), frame=Frame(400, 300, 3.0))
     assert (small.width, small.height) == (400, 300)
     assert (sharp.width, sharp.height) == (1200, 900)
-    card = [b.x1 - b.x0 for b in sharp.boxes][0]
-    assert card >= 2.5 * [b.x1 - b.x0 for b in small.boxes][0]
+    card = next(b.x1 - b.x0 for b in sharp.boxes)
+    assert card >= 2.5 * next(b.x1 - b.x0 for b in small.boxes)
 
 
 def test_a_hand_is_laid_out_wide_not_in_a_tall_column():
