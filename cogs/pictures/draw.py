@@ -231,6 +231,17 @@ def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
     return ground.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
 
 
+# The widths a card is drawn at, in pixels: about 8 % apart, so the cards of every layout
+# come from a few sizes drawn once each (a picture's cards are at most 8 % smaller than
+# the frame would allow).
+SIZES = tuple(sorted({round(24 * 1.08 ** i / 2) * 2 for i in range(40)}))
+
+
+def card_size(width: float) -> int:
+    """The largest card width in ``SIZES`` not over ``width`` pixels."""
+    return max((w for w in SIZES if w <= width), default=SIZES[0])
+
+
 def card_height(width: int) -> int:
     return round(width * CARD_H / CARD_W)
 
@@ -474,7 +485,7 @@ class Canvas:
         self.folder = folder
         pw, ph = frame.pixels
         scale = min(pw / max(width, 1), ph / max(height, 1), most * frame.ratio)
-        self.card_w = max(8, int(CARD_W * scale) // 2 * 2)  # even widths: fewer tile sizes
+        self.card_w = card_size(CARD_W * scale)
         self.unit = self.card_w / CARD_W
         self.card_h = card_height(self.card_w)
         self.x0 = (pw - width * self.unit) / 2

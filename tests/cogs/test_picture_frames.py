@@ -204,3 +204,34 @@ def test_the_end_of_hand_message_carries_the_picture_and_a_replay_button():
     match = re.fullmatch(ids.TEMPLATE, button.custom_id)
     assert match is not None and ids.parse(match) == ("h42", 0, ids.Act.OPEN)
     assert len(button.custom_id) <= 100
+
+
+def _short_hand():
+    """A two-seat hand from a position a few moves from its end."""
+    from rules.replay import replay_of
+    rng = random.Random(7)
+    game = Game.from_shed_position([[Card.parse(c) for c in ("7H", "9S", "KD")],
+                                    [Card.parse(c) for c in ("8H", "QS")]], 0, 0,
+                                   names=("Ann", "Bob"))
+    while not game.is_over:
+        game.apply(rng.choice(game.legal_actions()))
+    return replay_of(game)
+
+
+def test_the_animated_replay_has_a_frame_per_move_and_keeps_under_a_limit():
+    from cogs.pictures.animation import animated_replay
+    replay = _short_hand()
+    moves = len(replay.actions)
+    whole = animated_replay(replay, Lang.EN, 10_000_000)
+    assert whole is not None and whole.note == "" and whole.every == 1
+    image = Image.open(io.BytesIO(whole.data))
+    assert image.format.lower() == whole.format and whole.filename.endswith(whole.format)
+    assert image.n_frames == moves + 1 == len(whole.moves)
+    assert image.size == (600, 450)
+    limit = len(whole.data) * 2 // 3  # too small for every frame
+    cut = animated_replay(replay, Lang.FR, limit)
+    assert cut is not None and len(cut.data) <= limit
+    assert Image.open(io.BytesIO(cut.data)).n_frames == len(cut.moves) < moves + 1
+    assert cut.moves[0] == 0 and cut.moves[-1] == moves  # the deal and the end stay
+    assert cut.note.startswith("Pour respecter")
+    assert animated_replay(replay, Lang.EN, 100) is None
