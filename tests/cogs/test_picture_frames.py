@@ -210,8 +210,8 @@ def _short_hand():
     """A two-seat hand from a position a few moves from its end."""
     from rules.replay import replay_of
     rng = random.Random(7)
-    game = Game.from_shed_position([[Card.parse(c) for c in ("7H", "9S", "KD")],
-                                    [Card.parse(c) for c in ("8H", "QS")]], 0, 0,
+    game = Game.from_shed_position([[Card.parse(c) for c in ("9H", "JS", "KD")],
+                                    [Card.parse(c) for c in ("TH", "QS")]], 0, 0,
                                    names=("Ann", "Bob"))
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
