@@ -211,8 +211,8 @@ async def bench(rounds: int) -> None:
 
 
 def sample(folder: Path) -> None:
-    """The README's pictures: a 14-card hand to beat, a nine-seat collect phase, and a step
-    of a six-seat hand's replay in the shed phase."""
+    """The README's pictures: a 14-card hand to beat, a nine-seat collect phase, a step of a
+    six-seat hand's replay in the shed phase, and the end of a six-seat hand."""
     pictures = Pictures()
     rng = random.Random(3)
     hand, alt = hand_scene(hand_view(14, rng), Lang.EN, False) or (None, "")
@@ -223,13 +223,24 @@ def sample(folder: Path) -> None:
     replay, replay_alt = replay_scene(step, Lang.EN, False)
     folder.mkdir(parents=True, exist_ok=True)
     shown: tuple[tuple[str, HandScene | TableScene | ReplayScene, str], ...] = (
-        ("hand.png", hand, alt), ("table.png", table, table_alt),
-        ("replay.png", replay, replay_alt))
+        ("hand", hand, alt), ("table", table, table_alt), ("replay", replay, replay_alt))
     for name, scene, text in shown:
         picture = pictures.draw(scene, text, name)
-        (folder / name).write_bytes(picture.png)
-        print(f"{folder / name}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
+        kind = picture.filename
+        path = folder / f"{kind}.{FORMATS[kind]}"
+        path.write_bytes(picture.png)
+        print(f"{path}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
               f" alt text: {text}")
+    ending = end_of_hand_picture(
+        ["Csilla", "Ann", "Eszter", "Dani", "Feri"], "Bob",
+        [Card.parse(c) for c in ("9H", "KH", "JS", "AS", "QD", "TC", "9C")], Lang.EN,
+        hand_number=7, trump="S",
+        changes={"Csilla": 4.2, "Ann": 2.6, "Eszter": 0.9, "Dani": -0.4, "Feri": -1.8,
+                 "Bob": -5.1})
+    path = folder / ending.filename
+    path.write_bytes(ending.data)
+    print(f"{path}: {ending.width}×{ending.height}, {len(ending.data)} bytes; "
+          f"alt text: {ending.alt}")
 
 
 def _replay_sample() -> Game:

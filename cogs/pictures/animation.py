@@ -68,7 +68,11 @@ def shots(replay: Replay, lang: Lang, four: bool = False, *, letters: Lang | Non
         drawn = draw_replay(scene, folder, frame, caption)
         image = Image.open(io.BytesIO(drawn.png))
         image.load()
-        return Shot(move, forced, image)
+        whole = Image.new("P", frame.pixels, 0)  # every frame the same size: the frame's
+        whole.putpalette(image.getpalette() or [])
+        whole.paste(image, ((whole.width - image.width) // 2,
+                            (whole.height - image.height) // 2))
+        return Shot(move, forced, whole)
 
     counter: Callable[[int], str] = lambda n: _("Move {number} of {total}").format(  # noqa: E731
         number=number(n, lang), total=number(total, lang))

@@ -231,10 +231,10 @@ def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
     return ground.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
 
 
-# The widths a card is drawn at, in pixels: about 8 % apart, so the cards of every layout
-# come from a few sizes drawn once each (a picture's cards are at most 8 % smaller than
-# the frame would allow).
-SIZES = tuple(sorted({round(24 * 1.08 ** i / 2) * 2 for i in range(40)}))
+# The widths a card is drawn at, in pixels, each a quarter larger than the one before: the
+# cards of every layout come from a few sizes, each drawn once per card and kept (a picture's
+# cards are at most a fifth smaller than the frame would allow; the frame is still filled).
+SIZES = (40, 48, 60, 76, 94, 118, 148, 184, 230, 288, 360, 450)
 
 
 def card_size(width: float) -> int:
@@ -302,14 +302,15 @@ def _emblem(pen: ImageDraw.ImageDraw, rank: int, box: tuple[float, float, float,
                   (cx + w * .3, y0 + h * .2)], fill=ink, width=max(1, round(2 * u)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2048)
 def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
           value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
     """One card face ``width`` pixels wide (rounded corners): its rank and suit in the top
     left strip that stays visible in a row (and upside down in the bottom right); pips laid
     out as on a printed card for 2–10, one large pip for an ace, an emblem for a court card
-    (``value``: the rank's number; 0 draws the suit large)."""
-    s = SUPER
+    (``value``: the rank's number; 0 draws the suit large). Letters and pips are smooth as
+    drawn; a court card's emblem is drawn larger and reduced, for smooth edges."""
+    s = SUPER if value in (11, 12, 13) else 1
     w, h = width * s, card_height(width) * s
     u = w / CARD_W  # pixels per card unit, in the large drawing
     tile = Image.new("RGBA", (w, h), (0, 0, 0, 0))
@@ -473,6 +474,9 @@ def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = 
 
 # --- the canvas ----------------------------------------------------------------------------
 
+LEAST = 0.75  # the least share of the frame's other side a picture keeps
+
+
 class Canvas:
     """A picture being drawn: the frame's pixels in the fixed palette, a scale from card
     units to pixels (the content centred), and the boxes of the cards pasted."""
@@ -488,9 +492,17 @@ class Canvas:
         self.card_w = card_size(CARD_W * scale)
         self.unit = self.card_w / CARD_W
         self.card_h = card_height(self.card_w)
-        self.x0 = (pw - width * self.unit) / 2
-        self.y0 = (ph - height * self.unit) / 2
-        self.image = Image.new("P", (pw, ph), 0)  # the palette's first colour: the felt
+        # The side that bounds the content fills the frame (so the picture is shown as large
+        # as the box allows, at the full ratio); the other keeps at least ``LEAST`` of it,
+        # and no more than the content needs: fewer pixels to encode.
+        content_w, content_h = width * self.unit, height * self.unit
+        if pw / max(width, 1) <= ph / max(height, 1):
+            size = (pw, min(ph, max(round(content_h), round(LEAST * ph))))
+        else:
+            size = (min(pw, max(round(content_w), round(LEAST * pw))), ph)
+        self.x0 = (size[0] - content_w) / 2
+        self.y0 = (size[1] - content_h) / 2
+        self.image = Image.new("P", size, 0)  # the palette's first colour: the felt
         self.image.putpalette(_PALETTE.getpalette() or [])
         self.boxes: list[Box] = []
 
