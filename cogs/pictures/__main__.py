@@ -119,10 +119,9 @@ def _ms(samples: list[float]) -> tuple[float, float]:
 
 def _both(data: bytes, best: bool) -> tuple[int, int]:
     """The bytes of a picture as PNG and as lossless WebP, at the settings its kind uses."""
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    if image.mode not in ("P", "RGB"):
-        image = image.convert("RGB")
+    opened = Image.open(io.BytesIO(data))
+    opened.load()
+    image = opened if opened.mode in ("P", "RGB") else opened.convert("RGB")
     return (len(encode(image, PNG, best=best)[0]), len(encode(image, WEBP, best=best)[0]))
 
 
