@@ -10,13 +10,18 @@ kept; ``Animation.note`` says what was left out, for the message that carries it
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import discord
+from discord import app_commands
 from PIL import Image
 
+from cogs.i18n.translator import L_, lang_of
 from cogs.pictures.draw import FONTS, Frame
 from cogs.pictures.replay import draw_replay, replay_scene
 from cogs.render import safe_name
@@ -25,12 +30,19 @@ from rules import Game
 from rules.i18n import Lang, number, translator
 from rules.replay import Replay
 
+if TYPE_CHECKING:
+    from cogs.client import Interaction
+    from cogs.pictures import Pictures
+
 ANIMATION_FILE = "nlk-hand"  # and the format's extension
 # Smaller than the step pictures: a hand is a hundred frames or more.
 ANIMATION_FRAME = Frame(400, 300, 1.5)
 FRAME_MS = 900  # each move on screen
 LAST_MS = 4000  # the end, before it starts again
 GIF, WEBP = "gif", "webp"
+FOUR = "four"  # (cogs.pictures.FOUR: the four-colour style)
+DEFAULT_LIMIT = 10 * 1024 * 1024  # an interaction that does not say its limit
+LIMIT_MARGIN = 64 * 1024  # the message around the file
 
 
 @dataclass(frozen=True)
@@ -142,3 +154,37 @@ def animated_replay(replay: Replay, lang: Lang, limit: int, four: bool = False, 
                  "{count}.").format(count=step)
     return Animation(data, chosen, f"{ANIMATION_FILE}.{chosen}", tuple(s.move for s in kept),
                      total, dropped_forced, step, note)
+
+
+# /nlk export's choice of what to attach: the replay file (as before), or the animation.
+EXPORT_FILE, EXPORT_ANIMATION = "file", "animation"
+EXPORT_CHOICES = [
+    app_commands.Choice(name=L_("nlk-replay/1 file, to replay step by step"),
+                        value=EXPORT_FILE),
+    app_commands.Choice(name=L_("animated picture of the whole hand, to share"),
+                        value=EXPORT_ANIMATION),
+]
+
+
+async def send_animation(interaction: Interaction, replay: Replay, pictures: Pictures,
+                         table_id: int, number_: int) -> None:
+    """Answer ``/nlk export`` with the hand as an animation, only for the reader, in their
+    language and card style; within the interaction's attachment size limit."""
+    lang = lang_of(interaction)
+    _ = translator(lang).gettext
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    style = await pictures.styles.private(interaction.user.id, interaction.guild_id)
+    limit = getattr(interaction, "filesize_limit", None) or DEFAULT_LIMIT
+    animation = await asyncio.to_thread(animated_replay, replay, lang, limit - LIMIT_MARGIN,
+                                        style == FOUR, folder=pictures.fonts)
+    if animation is None:
+        await interaction.followup.send(_("This hand is too long to fit in one animated "
+                                          "picture here."), ephemeral=True)
+        return
+    said = _("Hand {number} of table {table}, one move per frame.").format(
+        number=number_, table=table_id)
+    if animation.note:
+        said += " " + animation.note
+    await interaction.followup.send(said, file=discord.File(
+        io.BytesIO(animation.data), filename=animation.filename, description=said[:1024]),
+        ephemeral=True)
