@@ -148,7 +148,7 @@ async def bench(rounds: int) -> None:
     await pictures._picture(first_scene, first_alt, "hand.png")
     first = (time.perf_counter() - start) * 1000
     print(f"frame: {FRAME.width}×{FRAME.height} CSS pixels at {FRAME.ratio:g} device pixels "
-          f"each: every picture is {FRAME.pixels[0]}×{FRAME.pixels[1]}")
+          f"each: pictures of up to {FRAME.pixels[0]}×{FRAME.pixels[1]}, one side whole")
     print(f"first picture of the process (no card face drawn yet): {first:.1f} ms")
     print(f"{'picture':<14}{'p50 ms':>8}{'p99 ms':>8}{'cached':>8}{'PNG B':>8}{'WebP B':>8}"
           f"{'sent':>6}{'density':>9}{'filled':>8}")
