@@ -474,7 +474,7 @@ def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = 
 
 # --- the canvas ----------------------------------------------------------------------------
 
-LEAST = 0.75  # the least share of the frame's other side a picture keeps
+LEAST = 0.65  # the least share of the frame's other side a picture keeps
 
 
 class Canvas:
@@ -493,7 +493,7 @@ class Canvas:
         self.unit = self.card_w / CARD_W
         self.card_h = card_height(self.card_w)
         # The side that bounds the content fills the frame (so the picture is shown as large
-        # as the box allows, at the full ratio); the other keeps at least ``LEAST`` of it,
+        # as the box allows, at the full ratio); the other keeps at least ``LEAST`` of it
         # and no more than the content needs: fewer pixels to encode.
         content_w, content_h = width * self.unit, height * self.unit
         if pw / max(width, 1) <= ph / max(height, 1):
