@@ -57,8 +57,8 @@ BOX_VALUES = 6  # values in a ``Box.plain``
 
 HAND_FILE = f"hand.{FORMATS['hand']}"
 TABLE_FILE = f"table.{FORMATS['table']}"
-# About 2,000 pictures of 8–15 KB: every open hand and table message of a few hundred
-# tables at once, with room for the last few states of each.
+# About 1,500 pictures of 14–20 KB (drawn at twice the embed box's size): every open hand
+# and table message of a few hundred tables at once, with room for the last states of each.
 CACHE_BYTES = 24 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
