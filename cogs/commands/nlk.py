@@ -30,6 +30,7 @@ from cogs.commands.seasons import SEASON_CHOICES, seasons_value
 from cogs.compose import Parts
 from cogs.i18n.mentions import link_commands, linked
 from cogs.i18n.translator import L_, NC_, lang_of, t
+from cogs.pictures.animation import EXPORT_ANIMATION, EXPORT_CHOICES, send_animation
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.render import stats
 from cogs.replay.handler import hand_choices
@@ -280,15 +281,23 @@ class NLK(commands.Cog):
                                 "file (default: the last one)."))
     @app_commands.describe(hand=L_("The hand: its number at this table, or table and number "
                                    "(42.3), as the table message shows them"))
-    @app_commands.rename(hand=NC_("deal", "hand"))  # a deal, not the command /nlk hand
+    @app_commands.rename(hand=NC_("deal", "hand"), format=NC_("command", "format"))
+    @app_commands.describe(format=L_("A replay file (the default), or an animated picture to "
+                                   "share"))
+    @app_commands.choices(format=EXPORT_CHOICES)
     async def export(self, interaction: Interaction,
-                     hand: app_commands.Range[str, 1, 40] | None = None) -> None:
-        """Attach a finished hand of this channel as an nlk-replay/1 file; only the reader
-        sees it, in their language."""
+                     hand: app_commands.Range[str, 1, 40] | None = None,
+                     format: str | None = None) -> None:
+        """Attach a finished hand of this channel as an nlk-replay/1 file, or as an animated
+        picture; only the reader sees it, in their language."""
         guild_of(interaction)
         assert interaction.channel_id is not None
         stored = await self.servers.hand_to_export(interaction.channel_id, hand)
         record = stored.hand
+        if format == EXPORT_ANIMATION:
+            await send_animation(interaction, stored.replay(), self.pictures, record.table_id,
+                                 record.number)
+            return
         replay = stored.replay().to_json()
         replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")

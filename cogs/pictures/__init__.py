@@ -29,7 +29,10 @@ from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     FONTS,
+    FORMATS,
+    FRAME,
     Box,
+    Frame,
     HandScene,
     Key,
     Shown,
@@ -52,10 +55,10 @@ log = logging.getLogger(__name__)
 PictureKey = Key  # what a picture shows: its scene's key, then its alt text
 BOX_VALUES = 6  # values in a ``Box.plain``
 
-HAND_FILE = "hand.png"
-TABLE_FILE = "table.png"
-# About 2,000 pictures of 8–15 KB: every open hand and table message of a few hundred
-# tables at once, with room for the last few states of each.
+HAND_FILE = f"hand.{FORMATS['hand']}"
+TABLE_FILE = f"table.{FORMATS['table']}"
+# About 1,500 pictures of 14–20 KB (drawn at twice the embed box's size): every open hand
+# and table message of a few hundred tables at once, with room for the last states of each.
 CACHE_BYTES = 24 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
@@ -153,8 +156,9 @@ class Pictures:
     """Draws, caches and attaches the pictures; turns itself off once if it can't draw."""
 
     def __init__(self, servers: GuildService | None = None, *, fonts: Path = FONTS,
-                 cache_bytes: int = CACHE_BYTES) -> None:
+                 cache_bytes: int = CACHE_BYTES, frame: Frame = FRAME) -> None:
         self.fonts = fonts
+        self.frame = frame  # the box pictures are shown in, and the pixel ratio
         self.cache: ByteLRU[Picture] = ByteLRU(cache_bytes)
         self.styles = Styles(servers)
         self.broken: str | None = None  # why pictures are off for this run, once logged
@@ -285,7 +289,7 @@ class Pictures:
     async def _picture(self, scene: HandScene | TableScene | ReplayScene, alt: str,
                        filename: str,
                        urgent: bool = False) -> Picture | None:
-        key = (*scene.key(), alt)
+        key = (*scene.key(), alt, *self._frame_key())
         cached = self.cache.get(key)
         if cached is not None:
             return cached
@@ -305,13 +309,20 @@ class Pictures:
              ) -> Picture:
         """Draw a scene now (in this thread)."""
         if isinstance(scene, ReplayScene):
-            drawn = draw_replay(scene, self.fonts)
+            drawn = draw_replay(scene, self.fonts, self.frame)
         elif isinstance(scene, HandScene):
-            drawn = draw_hand(scene, self.fonts)
+            drawn = draw_hand(scene, self.fonts, self.frame)
         else:
-            drawn = draw_table(scene, self.fonts)
-        return Picture((*scene.key(), alt), drawn.png, filename, alt, drawn.width,
-                       drawn.height, tuple(v for box in drawn.boxes for v in box.plain()))
+            drawn = draw_table(scene, self.fonts, self.frame)
+        return Picture((*scene.key(), alt, *self._frame_key()), drawn.png, filename, alt,
+                       drawn.width, drawn.height,
+                       tuple(v for box in drawn.boxes for v in box.plain()))
+
+    def _frame_key(self) -> tuple[object, ...]:
+        """The frame, as plain values in a picture's key (the default adds nothing)."""
+        if self.frame == FRAME:
+            return ()
+        return (self.frame.width, self.frame.height, self.frame.ratio)
 
 
 def key_of(found: tuple[HandScene, str] | None) -> PictureKey | None:

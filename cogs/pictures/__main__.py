@@ -1,10 +1,11 @@
 """``python -m cogs.pictures bench`` measures the pictures; ``python -m cogs.pictures sample
 DIR`` writes a hand, a table and a replay step as the README shows them.
 
-bench: p50/p99 milliseconds and bytes for a 10-, 20- and 40-card hand, a 9-seat table and a
-step of a 9-seat hand's replay (every hand face up),
-cold (nothing cached: the picture is drawn and compressed) and cached (the same picture
-asked for again), through the same code the bot uses (``Pictures``, off the event loop).
+bench: for a 10-, 20- and 40-card hand, a 9-seat table, a step of a 9-seat hand's replay
+(every hand face up), the end-of-hand picture and the rating chart: p50/p99 milliseconds
+cold (nothing cached: the picture is drawn and encoded) and cached (the same picture asked
+for again), through the same code the bot uses (``Pictures``, off the event loop); its bytes
+as PNG and as lossless WebP, the format sent; and its density in Discord's box.
 The card faces are drawn once per look and kept (``draw._tile``): "first" is the very first
 picture of a process, before any face exists.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import random
 import statistics
 import sys
@@ -21,8 +23,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from cogs.pictures import CACHE_BYTES, Pictures
-from cogs.pictures.draw import HandScene, TableScene, _tile
+from cogs.pictures.chart import draw_chart
+from cogs.pictures.draw import (
+    FORMATS,
+    FRAME,
+    PNG,
+    WEBP,
+    Frame,
+    HandScene,
+    TableScene,
+    _tile,
+    encode,
+)
+from cogs.pictures.ending import EndingPicture, end_of_hand_picture
 from cogs.pictures.replay import ReplayScene, replay_scene
 from cogs.pictures.scenes import hand_scene, table_scene
 from rules import Card, Game, Phase, SeatView, Variant, shuffled_deck
@@ -101,6 +117,29 @@ def _ms(samples: list[float]) -> tuple[float, float]:
                                                    int(len(ordered) * 0.99))]
 
 
+def _both(data: bytes, best: bool) -> tuple[int, int]:
+    """The bytes of a picture as PNG and as lossless WebP, at the settings its kind uses."""
+    opened = Image.open(io.BytesIO(data))
+    opened.load()
+    image = opened if opened.mode in ("P", "RGB") else opened.convert("RGB")
+    return (len(encode(image, PNG, best=best)[0]), len(encode(image, WEBP, best=best)[0]))
+
+
+def _density(width: int, height: int, frame: Frame = FRAME) -> tuple[float, float]:
+    """Device pixels per CSS pixel, and the share of the frame filled, once the picture is
+    fitted into the frame as Discord does."""
+    scale = min(frame.width / width, frame.height / height, 1.0)
+    return 1 / scale, width * scale * height * scale / (frame.width * frame.height)
+
+
+def _ending(rng: random.Random, four: bool) -> EndingPicture:
+    names = list(NAMES)
+    rng.shuffle(names)
+    return end_of_hand_picture(names[:8], names[8], rng.sample(DECK, rng.randint(1, 14)),
+                               Lang.EN, hand_number=rng.randint(1, 99), four=four,
+                               changes={n: rng.uniform(-9, 9) for n in names})
+
+
 async def bench(rounds: int) -> None:
     pictures = Pictures()
     rng = random.Random(1)
@@ -108,40 +147,71 @@ async def bench(rounds: int) -> None:
     start = time.perf_counter()
     await pictures._picture(first_scene, first_alt, "hand.png")
     first = (time.perf_counter() - start) * 1000
+    print(f"frame: {FRAME.width}×{FRAME.height} CSS pixels at {FRAME.ratio:g} device pixels "
+          f"each: pictures of up to {FRAME.pixels[0]}×{FRAME.pixels[1]}, one side whole")
     print(f"first picture of the process (no card face drawn yet): {first:.1f} ms")
-    print(f"{'picture':<16}{'cold p50':>10}{'cold p99':>10}{'cached p50':>12}"
-          f"{'cached p99':>12}{'bytes p50':>11}{'bytes max':>11}")
-    for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed", "replay-step"):
+    print(f"{'picture':<14}{'p50 ms':>8}{'p99 ms':>8}{'cached':>8}{'PNG B':>8}{'WebP B':>8}"
+          f"{'sent':>6}{'density':>9}{'filled':>8}")
+    for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed", "replay-step",
+                 "hand-over", "chart"):
         cold: list[float] = []
         cached: list[float] = []
-        sizes: list[int] = []
+        sizes: list[tuple[int, int]] = []
+        shape = (0, 0)
+        sent = ""
         for i in range(rounds):
-            scene, alt = scenes(kind, Lang.EN, i % 2 == 1, rng)
-            pictures.cache.clear()
-            start = time.perf_counter()
-            picture = await pictures._picture(scene, alt, "x.png")
-            cold.append((time.perf_counter() - start) * 1000)
-            start = time.perf_counter()
-            await pictures._picture(scene, alt, "x.png")
-            cached.append((time.perf_counter() - start) * 1000)
-            assert picture is not None
-            sizes.append(len(picture.png))
+            four = i % 2 == 1
+            if kind == "hand-over":
+                start = time.perf_counter()
+                ending = await asyncio.to_thread(_ending, rng, four)
+                cold.append((time.perf_counter() - start) * 1000)
+                cached.append(0.0)
+                data, shape, sent, best = ending.data, (ending.width, ending.height), \
+                    ending.format, True
+            elif kind == "chart":
+                ratings = [rng.uniform(-5, 25) for _ in range(rng.randint(2, 80))]
+                start = time.perf_counter()
+                data = await asyncio.to_thread(draw_chart, ratings, "provisional", Lang.EN)
+                cold.append((time.perf_counter() - start) * 1000)
+                cached.append(0.0)
+                shape, sent, best = Image.open(io.BytesIO(data)).size, PNG, False
+            else:
+                scene, alt = scenes(kind, Lang.EN, four, rng)
+                pictures.cache.clear()
+                start = time.perf_counter()
+                picture = await pictures._picture(scene, alt, "x.png")
+                cold.append((time.perf_counter() - start) * 1000)
+                start = time.perf_counter()
+                await pictures._picture(scene, alt, "x.png")
+                cached.append((time.perf_counter() - start) * 1000)
+                assert picture is not None
+                data, shape, best = picture.png, (picture.width, picture.height), False
+                sent = FORMATS["replay" if kind == "replay-step" else kind.rstrip("0123456789")
+                               .split("-")[0]]
+            if i < 20:  # both encodings of the first pictures: the sizes, not the time
+                sizes.append(_both(data, best))
         c50, c99 = _ms(cold)
-        h50, h99 = _ms(cached)
-        print(f"{kind:<16}{c50:>10.2f}{c99:>10.2f}{h50:>12.3f}{h99:>12.3f}"
-              f"{int(statistics.median(sizes)):>11}{max(sizes):>11}")
-    print(f"(the 9-seat table: collect = nine stack tops, the talon and the drawn card; "
-          f"shed = the trump and a trick of seven; replay-step = any step of a 9-seat hand, "
-          f"every hand face up; {rounds} pictures each, half in four colours; card faces "
-          f"kept: {_tile.cache_info().currsize})")
-    average = sum(sizes) / len(sizes)
-    print(f"cache bound: {CACHE_BYTES // (1024 * 1024)} MiB of pictures, about "
-          f"{int(CACHE_BYTES / average):,} pictures of {int(average):,} bytes")
+        h50, _h99 = _ms(cached)
+        density, filled = _density(*shape)
+        print(f"{kind:<14}{c50:>8.2f}{c99:>8.2f}{h50:>8.3f}"
+              f"{int(statistics.median(s[0] for s in sizes)):>8}"
+              f"{int(statistics.median(s[1] for s in sizes)):>8}{sent:>6}"
+              f"{density:>8.1f}×{filled:>7.0%}")
+    print(f"(9 seats: table-collect = nine stack tops, the talon and the drawn card; "
+          f"table-shed = the trump and a trick of seven; replay-step = any step of a 9-seat "
+          f"hand, every hand face up; hand-over = the end-of-hand picture, encoded both ways "
+          f"at best compression and the smaller kept; {rounds} pictures each, half in four "
+          f"colours; p50/p99 include drawing and encoding, nothing cached but the card "
+          f"faces (kept: {_tile.cache_info().currsize}); PNG and WebP bytes: the same "
+          f"picture encoded both ways at the settings its kind uses; density: device pixels "
+          f"per CSS pixel once fitted into the {FRAME.width}×{FRAME.height} box, and the share "
+          f"of the box it fills)")
+    print(f"cache bound: {CACHE_BYTES // (1024 * 1024)} MiB of pictures")
 
 
 def sample(folder: Path) -> None:
-    """The README's pictures: a 14-card hand to beat, a nine-seat collect phase, and a step
-    of a six-seat hand's replay in the shed phase."""
+    """The README's pictures: a 14-card hand to beat, a nine-seat collect phase, a step of a
+    six-seat hand's replay in the shed phase, and the end of a six-seat hand."""
     pictures = Pictures()
     rng = random.Random(3)
     hand, alt = hand_scene(hand_view(14, rng), Lang.EN, False) or (None, "")
@@ -152,13 +222,24 @@ def sample(folder: Path) -> None:
     replay, replay_alt = replay_scene(step, Lang.EN, False)
     folder.mkdir(parents=True, exist_ok=True)
     shown: tuple[tuple[str, HandScene | TableScene | ReplayScene, str], ...] = (
-        ("hand.png", hand, alt), ("table.png", table, table_alt),
-        ("replay.png", replay, replay_alt))
+        ("hand", hand, alt), ("table", table, table_alt), ("replay", replay, replay_alt))
     for name, scene, text in shown:
         picture = pictures.draw(scene, text, name)
-        (folder / name).write_bytes(picture.png)
-        print(f"{folder / name}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
+        kind = picture.filename
+        path = folder / f"{kind}.{FORMATS[kind]}"
+        path.write_bytes(picture.png)
+        print(f"{path}: {picture.width}×{picture.height}, {len(picture.png)} bytes;"
               f" alt text: {text}")
+    ending = end_of_hand_picture(
+        ["Csilla", "Ann", "Eszter", "Dani", "Feri"], "Bob",
+        [Card.parse(c) for c in ("9H", "KH", "JS", "AS", "QD", "TC", "9C")], Lang.EN,
+        hand_number=7, trump="S",
+        changes={"Csilla": 4.2, "Ann": 2.6, "Eszter": 0.9, "Dani": -0.4, "Feri": -1.8,
+                 "Bob": -5.1})
+    path = folder / ending.filename
+    path.write_bytes(ending.data)
+    print(f"{path}: {ending.width}×{ending.height}, {len(ending.data)} bytes; "
+          f"alt text: {ending.alt}")
 
 
 def _replay_sample() -> Game:

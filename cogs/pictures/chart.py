@@ -15,12 +15,12 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from bot.guilds.ratings import PROVISIONAL_HANDS, TREND_HANDS
-from cogs.pictures.draw import FELT, FONTS, GOLD, LABEL, REGULAR, _font, _lock
+from cogs.pictures.draw import FELT, FONTS, FRAME, GOLD, LABEL, REGULAR, Frame, _font, _lock
 from rules.i18n import Lang, number, translator
 
 CHART_FILE = "rating.png"
-WIDTH, HEIGHT = 400, 150
-LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 22  # the plot area's margins
+TALL = 0.8  # of the frame's height: a chart is wider than tall, and fills the box
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 22  # the plot area's margins, in CSS pixels
 BAND = (44, 110, 70)  # behind the provisional hands
 GRID = (70, 120, 86)
 GREY = (176, 190, 180)
@@ -28,15 +28,26 @@ GREY = (176, 190, 180)
 
 @dataclass(frozen=True)
 class Plot:
-    """Where the plot area is, so tests can compare its pixels."""
+    """Where the plot area is (in the picture's pixels), so tests can compare its pixels."""
 
-    x0: int = LEFT
-    y0: int = TOP
-    x1: int = WIDTH - RIGHT
-    y1: int = HEIGHT - BOTTOM
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    width: int  # the whole picture's
+    height: int
 
 
-PLOT = Plot()
+def plot(frame: Frame = FRAME) -> Plot:
+    """The chart's size and plot area in ``frame``: its width, and ``TALL`` of its height,
+    in device pixels."""
+    r = frame.ratio
+    width, height = round(frame.width * r), round(frame.height * TALL * r)
+    return Plot(round(LEFT * r), round(TOP * r), width - round(RIGHT * r),
+                height - round(BOTTOM * r), width, height)
+
+
+PLOT = plot()
 
 
 def summary(ratings: list[float], lang: Lang) -> str:
@@ -62,8 +73,11 @@ def summary(ratings: list[float], lang: Lang) -> str:
 
 
 def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
-               folder: Path = FONTS) -> bytes:
-    """The rating after each hand (from a new player's 0), left to right, as a PNG."""
+               folder: Path = FONTS, frame: Frame = FRAME) -> bytes:
+    """The rating after each hand (from a new player's 0), left to right, as a PNG drawn
+    for ``frame``."""
+    PLOT = plot(frame)
+    r = frame.ratio
     points = [0.0, *ratings]
     low, high = min(points), max(points)
     if high - low < 1.0:
@@ -78,33 +92,35 @@ def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
         y = PLOT.y1 - (PLOT.y1 - PLOT.y0) * (value - low) / (high - low)
         return x, y
 
-    image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
+    image = Image.new("RGB", (PLOT.width, PLOT.height), FELT)
     pen = ImageDraw.Draw(image)
     with _lock:
-        small = _font(REGULAR, 11, folder)
+        small = _font(REGULAR, round(11 * r), folder)
         provisional = min(PROVISIONAL_HANDS, len(points) - 1)
         if provisional:
             band_end = at(provisional, low)[0]
             pen.rectangle((PLOT.x0, PLOT.y0, band_end, PLOT.y1), fill=BAND)
-            pen.text((PLOT.x0 + 3, PLOT.y0 + 2), provisional_label, font=small, fill=GREY,
+            pen.text((PLOT.x0 + 3 * r, PLOT.y0 + 2 * r), provisional_label, font=small, fill=GREY,
                      anchor="la")
-        pen.rectangle((PLOT.x0, PLOT.y0, PLOT.x1, PLOT.y1), outline=GRID)
+        pen.rectangle((PLOT.x0, PLOT.y0, PLOT.x1, PLOT.y1), outline=GRID, width=round(r))
         if low < 0 < high:
             zero = at(0, 0.0)[1]
-            for x in range(PLOT.x0, PLOT.x1, 8):
-                pen.line((x, zero, min(x + 4, PLOT.x1), zero), fill=GRID)
+            for x in range(PLOT.x0, PLOT.x1, round(8 * r)):
+                pen.line((x, zero, min(x + 4 * r, PLOT.x1), zero), fill=GRID,
+                         width=round(r))
         for value in (high - pad, low + pad):
-            pen.text((PLOT.x0 - 4, at(0, value)[1]), number(value, lang, 1), font=small,
+            pen.text((PLOT.x0 - 4 * r, at(0, value)[1]), number(value, lang, 1), font=small,
                      fill=LABEL, anchor="rm")
-        pen.text((PLOT.x1, HEIGHT - 4), str(len(points) - 1), font=small, fill=LABEL,
+        pen.text((PLOT.x1, PLOT.height - 4 * r), str(len(points) - 1), font=small, fill=LABEL,
                  anchor="rd")
         line = [at(i, v) for i, v in enumerate(points)]
         if provisional:
-            pen.line(line[:provisional + 1], fill=GREY, width=2)
+            pen.line(line[:provisional + 1], fill=GREY, width=round(2 * r))
         if len(line) > provisional + 1:
-            pen.line(line[provisional:], fill=GOLD, width=2)
+            pen.line(line[provisional:], fill=GOLD, width=round(2 * r))
         last = line[-1]
-        pen.ellipse((last[0] - 3, last[1] - 3, last[0] + 3, last[1] + 3),
+        dot = 3 * r
+        pen.ellipse((last[0] - dot, last[1] - dot, last[0] + dot, last[1] + dot),
                     fill=GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY)
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=1)

@@ -1,18 +1,24 @@
-"""Card pictures drawn with Pillow: a player's cards in rows, and the table's public cards.
+"""Card pictures drawn with Pillow: a player's cards, the table's public cards, and the
+pieces the replay and end-of-hand pictures are made of.
 
 Pure and synchronous: a scene (what a picture shows, hashable, so it is also the cache key)
-in, PNG bytes and where each card was put out. Nothing here knows Discord or a language: the
-rank letters and labels arrive already in the viewer's words.
+and a ``Frame`` (the box a picture is shown in, in CSS pixels, and the screen's pixel ratio)
+in; the encoded picture and where each card was put out. Nothing here knows Discord or a
+language: the rank letters and labels arrive already in the viewer's words.
 
-Cards are drawn once per look (rank, suit, colours, standing out or back) as tiles, already
-in one fixed palette, and pasted: a 40-card hand is 40 pastes into a palette image and one
-PNG encoding, not 120 text drawings and a quantization. A picture is a few kilobytes.
+Every picture is laid out in card units (a card is ``CARD_W`` × ``CARD_H``), the layout that
+lets the cards be largest in the frame is chosen (a hand of 1 card or 52 fills the box, never a
+tall column), and it is drawn at the frame's size times its pixel ratio, so it is sharp on a
+high-density screen. Cards are drawn once per look and size (rank, suit, colours, standing out
+or back, width in pixels) as tiles, anti-aliased (drawn at twice the size and reduced), in one
+fixed palette, and pasted: a 40-card hand is 40 pastes into a palette image and one encoding.
 """
 
 from __future__ import annotations
 
 import io
 import threading
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -26,15 +32,20 @@ FONTS = Path(__file__).parent / "fonts"
 REGULAR = "DejaVuSans.ttf"
 BOLD = "DejaVuSans-Bold.ttf"
 
+# Card units: the layout's measures. A card is drawn at whatever pixel width the frame allows.
 CARD_W, CARD_H = 60, 84
-STEP = 32  # the overlap of cards in a row: the left strip shows rank and suit
+STEP = 30  # the overlap of cards in a row: the left strip shows rank and suit
+SPREAD = CARD_W + 6  # cards side by side, when the frame has room for that
 RAISE = 12  # how far a card you may play stands out of its row
 ROW_GAP = 8
+GROUP_GAP = 14  # between two suits sharing a line
 MARGIN = 10
 PER_ROW = 13  # a suit never has more than 13 cards; a stack wraps after this many
-CELL_W, LABEL_H = 80, 32  # a place on the table: a card and a label under it
+CELL_W, LABEL_H = 84, 32  # a place on the table: a card and two label lines under it
+LINE_H = 14  # one label line
 PER_TABLE_ROW = 5
 SYMBOLS = "♠♥♦♣"
+SUPER = 2  # tiles are drawn this many times larger and reduced: smooth edges everywhere
 
 FELT = (30, 86, 49)
 LABEL = (240, 240, 240)
@@ -42,23 +53,44 @@ FACE = (252, 252, 250)
 EDGE = (120, 120, 120)
 MUTED_FACE = (170, 174, 170)
 GOLD = (255, 193, 7)
-BACK = (55, 71, 79)
-BACK_LINE = (120, 144, 156)
+BACK = (38, 61, 110)
+BACK_LINE = (150, 172, 214)
 EMPTY = (22, 66, 37)
 BLACK = (25, 25, 25)
 RED = (200, 30, 30)
 BLUE = (21, 90, 200)
 GREEN = (20, 120, 40)
+UP = (120, 230, 140)  # a rating that went up, on the felt
+DOWN = (255, 140, 130)  # and one that went down
 # ♠ ♥ ♦ ♣: two colours (black and red), or four for players who can't tell the suits apart.
 TWO_COLOURS = (BLACK, RED, RED, BLACK)
 FOUR_COLOURS = (BLACK, RED, BLUE, GREEN)
 SHADES = 8  # steps between a background and the ink on it: the letters' smooth edges
 
 PLAIN, PLAYABLE, MUTED = "plain", "playable", "muted"
+PNG, WEBP = "png", "webp"
 
 
 class FontMissing(RuntimeError):
     """The font the pictures need is not where it should be."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Where a picture is shown: Discord's embed box in CSS pixels (wider than tall), and the
+    device pixels per CSS pixel it is drawn for. A picture is exactly the box times the
+    ratio, so it is shown as large as the box allows, and sharp."""
+
+    width: int = 400
+    height: int = 300
+    ratio: float = 2.0
+
+    @property
+    def pixels(self) -> tuple[int, int]:
+        return round(self.width * self.ratio), round(self.height * self.ratio)
+
+
+FRAME = Frame()
 
 
 @dataclass(frozen=True)
@@ -73,7 +105,7 @@ class Shown:
 
 @dataclass(frozen=True)
 class HandScene:
-    """A player's cards, one row per tuple (a suit each, or a stack in runs of 13)."""
+    """A player's cards, one group per tuple (a suit each, or a stack in runs of 13)."""
 
     rows: tuple[tuple[Shown, ...], ...]
     four: bool
@@ -136,10 +168,11 @@ class Box:
 
 @dataclass(frozen=True)
 class Drawn:
-    png: bytes
+    png: bytes  # the encoded picture, in ``format``
     width: int
     height: int
     boxes: tuple[Box, ...]
+    format: str = PNG
 
 
 _lock = threading.Lock()  # FreeType faces are not safe to share between threads
@@ -152,9 +185,9 @@ def check_fonts(folder: Path = FONTS) -> None:
             raise FontMissing(f"{folder / name} is missing")
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _font(name: str, size: int, folder: Path = FONTS) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(folder / name), size)
+    return ImageFont.truetype(str(folder / name), max(size, 4))
 
 
 def _colours(four: bool) -> tuple[tuple[int, int, int], ...]:
@@ -175,7 +208,7 @@ def _palette() -> Image.Image:
     inks = (BLACK, RED, BLUE, GREEN)
     pairs = [(FACE, ink) for ink in (*inks, EDGE, GOLD)] + \
         [(MUTED_FACE, ink) for ink in (*map(_muted, inks), EDGE, GOLD)] + \
-        [(FELT, ink) for ink in (LABEL, GOLD, EDGE, FACE, MUTED_FACE, BACK, EMPTY)] + \
+        [(FELT, ink) for ink in (LABEL, GOLD, EDGE, FACE, MUTED_FACE, BACK, EMPTY, UP, DOWN)] + \
         [(BACK, BACK_LINE), (BACK, EDGE), (BACK, GOLD), (EMPTY, LABEL), (EMPTY, GOLD)]
     colours: list[tuple[int, ...]] = [FELT]
     for ground, ink in pairs:
@@ -198,31 +231,124 @@ def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
     return ground.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
 
 
+# The widths a card is drawn at, in pixels, each a quarter larger than the one before: the
+# cards of every layout come from a few sizes, each drawn once per card and kept (a picture's
+# cards are at most a fifth smaller than the frame would allow; the frame is still filled).
+SIZES = (40, 48, 60, 76, 94, 118, 148, 184, 230, 288, 360, 450)
+
+
+def card_size(width: float) -> int:
+    """The largest card width in ``SIZES`` not over ``width`` pixels."""
+    return max((w for w in SIZES if w <= width), default=SIZES[0])
+
+
+def card_height(width: int) -> int:
+    return round(width * CARD_H / CARD_W)
+
+
+# Where the pips of a number card go, as fractions of the pip area (columns left, middle,
+# right; rows top to bottom), as on a printed card.
+_L, _M, _R = 0.0, 0.5, 1.0
+PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    2: ((_M, 0), (_M, 1)),
+    3: ((_M, 0), (_M, .5), (_M, 1)),
+    4: ((_L, 0), (_R, 0), (_L, 1), (_R, 1)),
+    5: ((_L, 0), (_R, 0), (_M, .5), (_L, 1), (_R, 1)),
+    6: ((_L, 0), (_R, 0), (_L, .5), (_R, .5), (_L, 1), (_R, 1)),
+    7: ((_L, 0), (_R, 0), (_M, .25), (_L, .5), (_R, .5), (_L, 1), (_R, 1)),
+    8: ((_L, 0), (_R, 0), (_M, .25), (_L, .5), (_R, .5), (_M, .75), (_L, 1), (_R, 1)),
+    9: ((_L, 0), (_R, 0), (_L, 1 / 3), (_R, 1 / 3), (_M, .5), (_L, 2 / 3), (_R, 2 / 3),
+        (_L, 1), (_R, 1)),
+    10: ((_L, 0), (_R, 0), (_M, 1 / 6), (_L, 1 / 3), (_R, 1 / 3), (_L, 2 / 3), (_R, 2 / 3),
+         (_M, 5 / 6), (_L, 1), (_R, 1)),
+}
+
+
+def _emblem(pen: ImageDraw.ImageDraw, rank: int, box: tuple[float, float, float, float],
+            ink: tuple[int, ...], accent: tuple[int, ...], u: float) -> None:
+    """A court card's emblem of our own in ``box``: a crown for the king, a tiara for the
+    queen, a plumed cap for the jack; the frame around it in the suit's ink."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    pen.rounded_rectangle(box, radius=3 * u, outline=ink, width=max(1, round(1.4 * u)))
+    cx = (x0 + x1) / 2
+    base = y0 + h * 0.62
+    if rank == 13:  # king: a crown of three points, each with a ball
+        band = (x0 + w * .18, base, x1 - w * .18, base + h * .12)
+        points = [(band[0], base), (band[0], y0 + h * .3), (cx - w * .16, base - h * .12),
+                  (cx, y0 + h * .22), (cx + w * .16, base - h * .12), (band[2], y0 + h * .3),
+                  (band[2], base)]
+        pen.polygon(points, fill=accent, outline=ink)
+        pen.rectangle(band, fill=ink)
+        for x, y in ((band[0], y0 + h * .3), (cx, y0 + h * .22), (band[2], y0 + h * .3)):
+            r = w * .06
+            pen.ellipse((x - r, y - r, x + r, y + r), fill=ink)
+    elif rank == 12:  # queen: a tiara, an arc of five small points and a jewel
+        left, right = x0 + w * .16, x1 - w * .16
+        arc = [(left + (right - left) * i / 8, base - h * (.1 + .16 * (i % 2)) *
+                (1 - abs(i - 4) / 6)) for i in range(9)]
+        pen.polygon([(left, base), *arc, (right, base)], fill=accent, outline=ink)
+        pen.rectangle((left, base, right, base + h * .1), fill=ink)
+        r = w * .09
+        jewel = base - h * .24
+        pen.ellipse((cx - r, jewel - r, cx + r, jewel + r), fill=ink)
+    else:  # jack: a cap with a plume
+        left, right = x0 + w * .2, x1 - w * .2
+        pen.chord((left, base - h * .32, right, base + h * .2), 180, 360, fill=accent,
+                  outline=ink)
+        pen.rectangle((left - w * .04, base - h * .02, right + w * .04, base + h * .1),
+                      fill=ink)
+        pen.line([(cx + w * .05, base - h * .28), (cx + w * .22, y0 + h * .12),
+                  (cx + w * .3, y0 + h * .2)], fill=ink, width=max(1, round(2 * u)))
+
+
 @lru_cache(maxsize=2048)
-def _tile(rank: str, suit: int, state: str, four: bool, folder: Path = FONTS
-          ) -> tuple[Image.Image, Image.Image]:
-    """One card face (RGBA, rounded corners): rank and small suit in the left strip that
-    stays visible in a row, a large suit on the right for the top card."""
-    tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
+          value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """One card face ``width`` pixels wide (rounded corners): its rank and suit in the top
+    left strip that stays visible in a row (and upside down in the bottom right); pips laid
+    out as on a printed card for 2–10, one large pip for an ace, an emblem for a court card
+    (``value``: the rank's number; 0 draws the suit large). Letters and pips are smooth as
+    drawn; a court card's emblem is drawn larger and reduced, for smooth edges."""
+    s = SUPER if value in (11, 12, 13) else 1
+    w, h = width * s, card_height(width) * s
+    u = w / CARD_W  # pixels per card unit, in the large drawing
+    tile = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     pen = ImageDraw.Draw(tile)
     ink: tuple[int, ...] = _colours(four)[suit]
     face = FACE
     if state == MUTED:
         face = MUTED_FACE
         ink = _muted(ink)
-    edge, width = (GOLD, 3) if state == PLAYABLE else (EDGE, 1)
-    pen.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), radius=6, fill=face,
-                          outline=edge, width=width)
-    bold = _font(BOLD, 19 if len(rank) == 1 else 16, folder)
-    pen.text((STEP // 2 + 1, 15), rank, font=bold, fill=ink, anchor="mm")
-    pen.text((STEP // 2 + 1, 37), SYMBOLS[suit], font=_font(REGULAR, 18, folder), fill=ink,
+    edge, line = (GOLD, 3.5) if state == PLAYABLE else (EDGE, 1.0)
+    pen.rounded_rectangle((0, 0, w - 1, h - 1), radius=6 * u, fill=face, outline=edge,
+                          width=max(1, round(line * u)))
+    symbol = SYMBOLS[suit]
+    index = _font(BOLD, round((16 if len(rank) == 1 else 12) * u), folder)
+    corner = 11 * u
+    pen.text((corner, 12 * u), rank, font=index, fill=ink, anchor="mm")
+    pen.text((corner, 27 * u), symbol, font=_font(REGULAR, round(13 * u), folder), fill=ink,
              anchor="mm")
-    pen.text((CARD_W - 17, CARD_H - 22), SYMBOLS[suit], font=_font(REGULAR, 30, folder),
-             fill=ink, anchor="mm")
-    return _fixed(tile)
+    # The middle of the card, right of the index strip.
+    x0, x1, y0, y1 = 27 * u, (CARD_W - 11) * u, 12 * u, (CARD_H - 12) * u
+    if value in PIPS:
+        pip = _font(REGULAR, round(13 * u), folder)
+        for fx, fy in PIPS[value]:
+            pen.text((x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy), symbol, font=pip, fill=ink,
+                     anchor="mm")
+    elif value in (11, 12, 13):
+        accent = GOLD if state != MUTED else _muted(GOLD)
+        _emblem(pen, value, (22 * u, 9 * u, (CARD_W - 5) * u, (CARD_H - 22) * u), ink,
+                accent, u)
+        pen.text(((CARD_W + 17) / 2 * u, (CARD_H - 13) * u), symbol,
+                 font=_font(REGULAR, round(15 * u), folder), fill=ink, anchor="mm")
+    else:  # an ace (or a card without a value): one large pip
+        pen.text(((CARD_W + 22) / 2 * u, (CARD_H / 2 + 2) * u), symbol,
+                 font=_font(REGULAR, round((36 if value == 14 else 28) * u), folder),
+                 fill=ink, anchor="mm")
+    return _fixed(tile.reduce(s))
 
 
-@lru_cache(maxsize=64)
 class Special(StrEnum):
     """A place that shows no card face."""
 
@@ -231,114 +357,317 @@ class Special(StrEnum):
     SUIT = "suit"  # a suit alone: the trump
 
 
-def _special(kind: Special, suit: int, four: bool, mark: bool, folder: Path = FONTS
-             ) -> tuple[Image.Image, Image.Image]:
-    """The talon's back, an empty place, or a suit alone (the trump)."""
-    tile = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+@lru_cache(maxsize=256)
+def _special(kind: Special, suit: int, four: bool, mark: bool, width: int = CARD_W,
+             folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """The card back (the talon), an empty place, or a suit alone (the trump)."""
+    s = SUPER
+    w, h = width * s, card_height(width) * s
+    u = w / CARD_W
+    tile = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     pen = ImageDraw.Draw(tile)
-    edge, width = (GOLD, 3) if mark else (EDGE, 1)
-    box = (0, 0, CARD_W - 1, CARD_H - 1)
+    edge, line = (GOLD, 3.5) if mark else (EDGE, 1.0)
+    box = (0, 0, w - 1, h - 1)
+    stroke = max(1, round(line * u))
     if kind is Special.BACK:
-        pen.rounded_rectangle(box, radius=6, fill=BACK, outline=edge, width=width)
-        pen.rounded_rectangle((6, 6, CARD_W - 7, CARD_H - 7), radius=4, outline=BACK_LINE,
-                              width=2)
+        pen.rounded_rectangle(box, radius=6 * u, fill=BACK, outline=edge, width=stroke)
+        inner = (5 * u, 5 * u, w - 5 * u, h - 5 * u)
+        pen.rounded_rectangle(inner, radius=4 * u, outline=BACK_LINE,
+                              width=max(1, round(1.5 * u)))
+        # A lattice of diagonals inside the border, and a diamond in the middle.
+        lattice = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        grid = ImageDraw.Draw(lattice)
+        step = 9 * u
+        thin = max(1, round(0.8 * u))
+        k: float = -h
+        while k < w + h:
+            grid.line([(k, 0), (k + h, h)], fill=BACK_LINE, width=thin)
+            grid.line([(k + h, 0), (k, h)], fill=BACK_LINE, width=thin)
+            k += step
+        clip = Image.new("L", (w, h), 0)
+        ImageDraw.Draw(clip).rounded_rectangle((9 * u, 9 * u, w - 9 * u, h - 9 * u),
+                                               radius=3 * u, fill=255)
+        tile.paste(lattice, (0, 0), Image.composite(lattice.getchannel("A"), clip, clip))
+        cx, cy, r = w / 2, h / 2, 12 * u
+        pen.polygon([(cx, cy - r * 1.3), (cx + r, cy), (cx, cy + r * 1.3), (cx - r, cy)],
+                    fill=BACK, outline=GOLD, width=max(1, round(1.5 * u)))
     elif kind is Special.EMPTY:
-        pen.rounded_rectangle(box, radius=6, fill=EMPTY, outline=GOLD if mark else LABEL,
-                              width=width)
+        pen.rounded_rectangle(box, radius=6 * u, fill=EMPTY, outline=GOLD if mark else LABEL,
+                              width=stroke)
     else:
-        pen.rounded_rectangle(box, radius=6, fill=FACE, outline=edge, width=width)
-        pen.text((CARD_W // 2, CARD_H // 2), SYMBOLS[suit], font=_font(REGULAR, 44, folder),
+        pen.rounded_rectangle(box, radius=6 * u, fill=FACE, outline=edge, width=stroke)
+        pen.text((w / 2, h / 2), SYMBOLS[suit], font=_font(REGULAR, round(44 * u), folder),
                  fill=_colours(four)[suit], anchor="mm")
-    return _fixed(tile)
+    return _fixed(tile.reduce(s))
 
 
-@lru_cache(maxsize=4096)
-def _label(text: str, mark: bool, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
-    """One line of a place's label, cut to fit, in the fixed palette, with the mask of its
-    letters (the felt around them is left as it is)."""
-    font = _font(REGULAR, 12, folder)
-    ink = Image.new("L", (CELL_W, 15), 0)
-    ImageDraw.Draw(ink).text((CELL_W // 2, 7), fit(text, font, CELL_W - 4), font=font,
-                             fill=255, anchor="mm")
-    line = Image.new("RGB", ink.size, FELT)
-    line.paste(GOLD if mark else LABEL, (0, 0, *ink.size), ink)
-    mask = ink.point(lambda a: 255 if a >= 32 else 0)
-    return line.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
+def _face(shown_rank: str, card: Card, state: str, four: bool, width: int, folder: Path
+          ) -> tuple[Image.Image, Image.Image]:
+    return _tile(shown_rank, card.suit, state, four, width, card.rank, folder)
 
 
-def _canvas(width: int, height: int) -> Image.Image:
-    canvas = Image.new("P", (width, height), 0)  # the palette's first colour: the felt
-    canvas.putpalette(_PALETTE.getpalette() or [])
-    return canvas
+# --- names and labels ----------------------------------------------------------------------
+
+_JOINERS = {"\u200d", "\ufe0e", "\ufe0f", "\u20e3"}
 
 
-def _finish(canvas: Image.Image) -> bytes:
-    """The picture as a small palette PNG."""
-    out = io.BytesIO()
-    canvas.save(out, "PNG", compress_level=1)  # 2–3 times faster than 6, 40 % larger
-    return out.getvalue()
+@lru_cache(maxsize=8192)
+def _drawable(char: str, folder: Path = FONTS) -> bool:
+    """Whether the font has a glyph for ``char`` (not its missing-glyph box)."""
+    if char.isspace():
+        return True
+    if char in _JOINERS or unicodedata.category(char) in ("Cf", "Cs", "Co", "Cn", "Mn", "Sk"):
+        return char not in _JOINERS and unicodedata.category(char) == "Mn"
+    font = _font(REGULAR, 16, folder)
+    return bytes(font.getmask(char)) != _missing(folder)
 
 
-def draw_hand(scene: HandScene, folder: Path = FONTS) -> Drawn:
-    """A player's cards: each row left to right, overlapping; a card you may play raised
-    and edged in gold, one you may not greyed."""
-    longest = max((len(row) for row in scene.rows), default=0)
-    width = 2 * MARGIN + CARD_W + STEP * max(longest - 1, 0)
-    row_h = CARD_H + RAISE + ROW_GAP
-    height = 2 * MARGIN + row_h * max(len(scene.rows), 1) - ROW_GAP
-    canvas = _canvas(width, height)
-    boxes: list[Box] = []
-    with _lock:
-        for r, row in enumerate(scene.rows):
-            top = MARGIN + r * row_h + RAISE
-            for i, shown in enumerate(row):
-                x = MARGIN + i * STEP
-                y = top - (RAISE if shown.state == PLAYABLE else 0)
-                tile, shape = _tile(shown.rank, shown.card.suit, shown.state, scene.four,
-                                    folder)
-                canvas.paste(tile, (x, y), shape)
-                boxes.append(Box(shown.card, x, y, x + CARD_W, y + CARD_H, shown.state))
-        png = _finish(canvas)
-    return Drawn(png, width, height, tuple(boxes))
+@lru_cache(maxsize=4)
+def _missing(folder: Path = FONTS) -> bytes:
+    """The font's missing-glyph box, as drawn (a private-use character it has no glyph for)."""
+    return bytes(_font(REGULAR, 16, folder).getmask("\U0010fffd"))
 
 
-def draw_table(scene: TableScene, folder: Path = FONTS) -> Drawn:
-    """The table's public cards in rows of places, each with its label under it."""
-    longest = max((len(row) for row in scene.rows), default=1)
-    width = 2 * MARGIN + CELL_W * longest
-    row_h = CARD_H + LABEL_H + ROW_GAP
-    height = 2 * MARGIN + row_h * max(len(scene.rows), 1) - ROW_GAP
-    canvas = _canvas(width, height)
-    boxes: list[Box] = []
-    with _lock:
-        for r, row in enumerate(scene.rows):
-            y = MARGIN + r * row_h
-            for i, place in enumerate(row):
-                left = MARGIN + i * CELL_W
-                x = left + (CELL_W - CARD_W) // 2
-                if place.card is not None:
-                    tile, shape = _tile(place.rank, place.card.suit,
-                                        PLAYABLE if place.mark else PLAIN, scene.four, folder)
-                    boxes.append(Box(place.card, x, y, x + CARD_W, y + CARD_H,
-                                     PLAYABLE if place.mark else PLAIN))
-                elif place.back:
-                    tile, shape = _special(Special.BACK, 0, scene.four, place.mark, folder)
-                elif place.suit is not None:
-                    tile, shape = _special(Special.SUIT, place.suit, scene.four, place.mark, folder)
-                else:
-                    tile, shape = _special(Special.EMPTY, 0, scene.four, place.mark, folder)
-                canvas.paste(tile, (x, y), shape)
-                for line, text in enumerate(place.label.split("\n")[:2]):
-                    letters, shape = _label(text, place.mark, folder)
-                    canvas.paste(letters, (left, y + CARD_H + 2 + 14 * line), shape)
-        png = _finish(canvas)
-    return Drawn(png, width, height, tuple(boxes))
+def drawable(text: str, folder: Path = FONTS) -> str:
+    """``text`` without what the font can't draw (emoji, chiefly), so a name shows no
+    missing-glyph boxes: ``"🎲 Zsófi ✨"`` → ``"Zsófi"``; a name of emoji alone is kept as
+    the font draws it rather than left blank."""
+    kept = "".join(c for c in text if _drawable(c, folder))
+    kept = " ".join(kept.split())
+    return kept or text.strip()
 
 
-def fit(text: str, font: ImageFont.FreeTypeFont, width: int) -> str:
+def fit(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
     """``text``, cut with an ellipsis to fit ``width`` pixels."""
     if font.getlength(text) <= width:
         return text
     while text and font.getlength(text + "…") > width:
         text = text[:-1]
-    return text + "…"
+    return text.rstrip() + "…"
+
+
+@lru_cache(maxsize=8192)
+def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = "m",
+           folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """One line of text on the felt, ``width`` pixels wide, in the fixed palette, with the
+    mask of its letters (the felt around them is left as it is). A long line first takes a
+    smaller size (down to three quarters), then is cut with an ellipsis."""
+    text = drawable(text, folder)
+    font = _font(REGULAR, size, folder)
+    least = _font(REGULAR, max(4, size * 3 // 4), folder)
+    for candidate in (font, least):
+        if candidate.getlength(text) <= width - 2:
+            font = candidate
+            break
+    else:
+        font = least
+    text = fit(text, font, width - 2)
+    height = round(size * 1.25)
+    mask = Image.new("L", (width, height), 0)
+    anchor, x = {"l": ("lm", 1), "r": ("rm", width - 1)}.get(align, ("mm", width // 2))
+    ImageDraw.Draw(mask).text((x, height // 2), text, font=font, fill=255, anchor=anchor)
+    line = Image.new("RGB", mask.size, FELT)
+    line.paste(ink, (0, 0, *mask.size), mask)
+    shape = mask.point(lambda a: 255 if a >= 32 else 0)
+    return line.quantize(palette=_PALETTE, dither=Image.Dither.NONE), shape
+
+
+# --- the canvas ----------------------------------------------------------------------------
+
+LEAST = 0.65  # the least share of the frame's other side a picture keeps
+
+
+class Canvas:
+    """A picture being drawn: the frame's pixels in the fixed palette, a scale from card
+    units to pixels (the content centred), and the boxes of the cards pasted."""
+
+    def __init__(self, frame: Frame, width: float, height: float, folder: Path = FONTS,
+                 most: float = 4.0) -> None:
+        """``width`` × ``height`` card units of content, as large as ``frame`` allows (at
+        most ``most`` pixels per unit per pixel ratio: a lone card is not a poster)."""
+        self.frame = frame
+        self.folder = folder
+        pw, ph = frame.pixels
+        scale = min(pw / max(width, 1), ph / max(height, 1), most * frame.ratio)
+        self.card_w = card_size(CARD_W * scale)
+        self.unit = self.card_w / CARD_W
+        self.card_h = card_height(self.card_w)
+        # The side that bounds the content fills the frame (so the picture is shown as large
+        # as the box allows, at the full ratio); the other keeps at least ``LEAST`` of it
+        # and no more than the content needs: fewer pixels to encode.
+        content_w, content_h = width * self.unit, height * self.unit
+        if pw / max(width, 1) <= ph / max(height, 1):
+            size = (pw, min(ph, max(round(content_h), round(LEAST * ph))))
+        else:
+            size = (min(pw, max(round(content_w), round(LEAST * pw))), ph)
+        self.x0 = (size[0] - content_w) / 2
+        self.y0 = (size[1] - content_h) / 2
+        self.image = Image.new("P", size, 0)  # the palette's first colour: the felt
+        self.image.putpalette(_PALETTE.getpalette() or [])
+        self.boxes: list[Box] = []
+
+    def at(self, x: float, y: float) -> tuple[int, int]:
+        return round(self.x0 + x * self.unit), round(self.y0 + y * self.unit)
+
+    def card(self, card: Card, rank: str, state: str, four: bool, x: float, y: float) -> None:
+        tile, shape = _face(rank, card, state, four, self.card_w, self.folder)
+        px, py = self.at(x, y)
+        self.image.paste(tile, (px, py), shape)
+        self.boxes.append(Box(card, px, py, px + self.card_w, py + self.card_h, state))
+
+    def special(self, kind: Special, suit: int, four: bool, mark: bool, x: float, y: float
+                ) -> None:
+        tile, shape = _special(kind, suit, four, mark, self.card_w, self.folder)
+        self.image.paste(tile, self.at(x, y), shape)
+
+    def text(self, text: str, x: float, y: float, width: float, *, ink: tuple[int, ...] = LABEL,
+             size: float = 12, align: str = "m") -> None:
+        """A line of text in ``width`` card units from (x, y), its top."""
+        if not text:
+            return
+        letters, shape = _label(text, ink, max(4, round(width * self.unit)),
+                                max(6, round(size * self.unit)), align, self.folder)
+        self.image.paste(letters, self.at(x, y), shape)
+
+    def finish(self, kind: str) -> Drawn:
+        data, chosen = encode(self.image, FORMATS.get(kind, PNG))
+        return Drawn(data, *self.image.size, tuple(self.boxes), chosen)
+
+
+# The format each kind of picture is sent in: the smaller of lossless WebP and PNG, as
+# measured on the benchmark's scenes (``python -m cogs.pictures bench`` prints both).
+FORMATS: dict[str, str] = {"hand": PNG, "table": PNG, "replay": PNG, "ending": PNG}
+
+
+def encode(image: Image.Image, fmt: str, *, best: bool = False) -> tuple[bytes, str]:
+    """The picture as lossless WebP or PNG: by default at the fastest settings of each (a
+    hand or table picture is drawn on every move), ``best``: at their best compression (a
+    picture drawn once, such as the end of a hand)."""
+    out = io.BytesIO()
+    if fmt == WEBP:
+        image.save(out, "WEBP", lossless=True, method=3 if best else 0,
+                   quality=50 if best else 0)
+    else:
+        # Level 1 is 2–3 times faster than 6, for files 40 % larger.
+        image.save(out, "PNG", compress_level=6 if best else 1)
+    return out.getvalue(), fmt
+
+
+# --- hands ---------------------------------------------------------------------------------
+
+Plan = tuple[tuple[tuple[int, int, int], ...], ...]  # lines of (group, first, end) runs
+
+
+def _width(line: tuple[tuple[int, int, int], ...], step: float) -> float:
+    """A line's width in card units: its runs of overlapping (or spread) cards, side by
+    side with a gap between runs."""
+    cards = sum(end - first for _g, first, end in line)
+    return CARD_W * len(line) + step * (cards - len(line)) + GROUP_GAP * (len(line) - 1)
+
+
+def _pack(lengths: tuple[int, ...], most: int, share: bool) -> Plan:
+    """The groups cut into runs of at most ``most`` cards, and the runs put in lines of at
+    most ``most`` cards (several runs to a line if ``share``), keeping their order."""
+    runs = [(g, i, min(i + most, n)) for g, n in enumerate(lengths) for i in range(0, n, most)]
+    lines: list[list[tuple[int, int, int]]] = []
+    count = 0
+    for run in runs:
+        size = run[2] - run[1]
+        if lines and share and count + size <= most:
+            lines[-1].append(run)
+            count += size
+        else:
+            lines.append([run])
+            count = size
+    return tuple(tuple(line) for line in lines) or ((),)
+
+
+@lru_cache(maxsize=2048)
+def hand_plan(lengths: tuple[int, ...], raised: bool, frame: Frame = FRAME
+              ) -> tuple[Plan, float, float, float]:
+    """The lines, the step between cards and the content's size (card units) that let the
+    cards be largest in ``frame``: cards side by side when there is room, else overlapping;
+    a suit alone on its line, or short suits sharing one. Depends only on the groups'
+    lengths, so it is worked out once for each shape of hand."""
+    raise_ = RAISE if raised else 0
+    pw, ph = frame.pixels
+    best: tuple[tuple[float, int, int], Plan, float, float, float] | None = None
+    for step in (SPREAD, STEP):
+        for share in (False, True):
+            for most in range(1, max(sum(lengths), 1) + 1):
+                plan = _pack(lengths, most, share)
+                width = 2 * MARGIN + max(_width(line, step) for line in plan)
+                height = 2 * MARGIN + len(plan) * (CARD_H + raise_ + ROW_GAP) - ROW_GAP
+                rank = (round(min(pw / width, ph / height), 3), step, -share)
+                if best is None or rank > best[0]:
+                    best = (rank, plan, step, width, height)
+    assert best is not None
+    return best[1], best[2], best[3], best[4]
+
+
+def draw_hand(scene: HandScene, folder: Path = FONTS, frame: Frame = FRAME) -> Drawn:
+    """A player's cards: each line left to right (overlapping if it must); a card you may
+    play raised and edged in gold, one you may not greyed."""
+    raised = any(s.state == PLAYABLE for r in scene.rows for s in r)
+    plan, step, width, height = hand_plan(tuple(map(len, scene.rows)), raised, frame)
+    raise_ = RAISE if raised else 0
+    with _lock:
+        canvas = Canvas(frame, width, height, folder)
+        for r, line in enumerate(plan):
+            top = MARGIN + r * (CARD_H + raise_ + ROW_GAP) + raise_
+            x = MARGIN + (width - 2 * MARGIN - _width(line, step)) / 2
+            for group, first, end in line:
+                for i, shown in enumerate(scene.rows[group][first:end]):
+                    y = top - (raise_ if shown.state == PLAYABLE else 0)
+                    canvas.card(shown.card, shown.rank, shown.state, scene.four,
+                                x + i * step, y)
+                x += CARD_W + step * (end - first - 1) + GROUP_GAP
+        return canvas.finish("hand")
+
+
+# --- the table -----------------------------------------------------------------------------
+
+def _place_rows(scene: TableScene, per_row: int) -> list[tuple[Place, ...]]:
+    return [row[i:i + per_row] for row in scene.rows for i in range(0, len(row), per_row)]
+
+
+def draw_table(scene: TableScene, folder: Path = FONTS, frame: Frame = FRAME) -> Drawn:
+    """The table's public cards in rows of places, each with its label under it; as many
+    places to a row as lets the cards be largest."""
+    longest = max((len(row) for row in scene.rows), default=1)
+    pw, ph = frame.pixels
+    row_h = CARD_H + LABEL_H + ROW_GAP
+    best: tuple[float, int] | None = None
+    for per_row in range(1, max(longest, 1) + 1):
+        rows = _place_rows(scene, per_row)
+        width = 2 * MARGIN + CELL_W * max((len(r) for r in rows), default=1)
+        height = 2 * MARGIN + row_h * max(len(rows), 1) - ROW_GAP
+        candidate = (min(pw / width, ph / height), per_row)
+        if best is None or candidate[0] > best[0]:
+            best = candidate
+    assert best is not None
+    rows = _place_rows(scene, best[1])
+    widest = max((len(r) for r in rows), default=1)
+    width = 2 * MARGIN + CELL_W * widest
+    height = 2 * MARGIN + row_h * max(len(rows), 1) - ROW_GAP
+    with _lock:
+        canvas = Canvas(frame, width, height, folder)
+        for r, row in enumerate(rows):
+            y = MARGIN + r * row_h
+            indent = (widest - len(row)) * CELL_W / 2
+            for i, place in enumerate(row):
+                left = MARGIN + indent + i * CELL_W
+                x = left + (CELL_W - CARD_W) / 2
+                if place.card is not None:
+                    canvas.card(place.card, place.rank, PLAYABLE if place.mark else PLAIN,
+                                scene.four, x, y)
+                elif place.back:
+                    canvas.special(Special.BACK, 0, scene.four, place.mark, x, y)
+                elif place.suit is not None:
+                    canvas.special(Special.SUIT, place.suit, scene.four, place.mark, x, y)
+                else:
+                    canvas.special(Special.EMPTY, 0, scene.four, place.mark, x, y)
+                for line, text in enumerate(place.label.split("\n")[:2]):
+                    canvas.text(text, left + 1, y + CARD_H + 2 + LINE_H * line, CELL_W - 2,
+                                ink=GOLD if place.mark else LABEL)
+        return canvas.finish("table")

@@ -17,33 +17,41 @@ from cogs.pictures.draw import (
     CARD_W,
     CELL_W,
     FONTS,
+    FORMATS,
+    FRAME,
+    GOLD,
+    LABEL,
     LABEL_H,
+    LINE_H,
     MARGIN,
     PLAIN,
     PLAYABLE,
     ROW_GAP,
     STEP,
-    Box,
+    Canvas,
     Drawn,
+    Frame,
     Key,
     Special,
-    _canvas,
-    _finish,
-    _label,
     _lock,
-    _special,
-    _tile,
 )
-from cogs.pictures.scenes import card_word, card_words, cut, sorted_hand, suit_word
+from cogs.pictures.scenes import (
+    card_word,
+    card_words,
+    cut,
+    semicolons,
+    sorted_hand,
+    suit_word,
+)
 from cogs.render.text import ordinal
 from rules import Card, Game, Phase
 from rules.cards import SUITS
 from rules.i18n import Lang, rank_text, translator
 
-REPLAY_FILE = "replay.png"
+REPLAY_FILE = f"replay.{FORMATS['replay']}"
 ALT_LIMIT = 1024
-NAME_W = CELL_W + 20  # the seat's name and count, left of its cards
-PER_LINE = 20  # cards in one line of a seat's row; a longer hand wraps
+NAME_W = CELL_W + 26  # the seat's name and count, left of its cards
+PER_LINE = 20  # the most cards in one line of a seat's row; a longer hand wraps
 
 
 @dataclass(frozen=True)
@@ -111,19 +119,21 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         tops = [_("{name}: {card}").format(
             name=name, card=card_word(game.stacks[s][-1], lang) if game.stacks[s]
             else _("empty")) for s, name in enumerate(game.names)]
-        said.append(_("Stack tops") + ": " + "; ".join(tops))
-        said.append(_("Talon {count}").format(count=len(game.talon)))
+        said.append(_("{title}: {cards}.").format(title=_("Stack tops"),
+                                                  cards=semicolons(tops, lang)))
+        said.append(_("Talon {count}").format(count=len(game.talon)) + ".")
         if game.drawn is not None:
-            said.append(_("Drawn card: {card}").format(card=card_word(game.drawn, lang)))
+            said.append(_("Drawn card: {card}").format(card=card_word(game.drawn, lang)) + ".")
     if game.trump is not None:
-        said.append(_("Trump: {suit}").format(suit=suit_word(game.trump, lang)))
+        said.append(_("Trump: {suit}").format(suit=suit_word(game.trump, lang)) + ".")
     if not collect:
         trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
                                                       name=game.names[seat])
                           for seat, card in zip(game.trick_seats, game.trick, strict=True))
-        said.append(_("Trick: {cards}").format(cards=trick or _("empty")))
-    said.append(_("Every hand") + ": " + "; ".join(said_hands))
-    text = ". ".join(said) + "."
+        said.append(_("Trick: {cards}").format(cards=trick or _("empty")) + ".")
+    said.append(_("{title}: {cards}.").format(title=_("Every hand"),
+                                              cards=semicolons(said_hands, lang)))
+    text = " ".join(said)
     scene = ReplayScene(
         tuple(seats), len(game.talon),
         (game.drawn, rank_text(game.drawn.rank, ranks)) if game.drawn is not None else None,
@@ -134,12 +144,29 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
     return scene, text if len(text) <= ALT_LIMIT else text[:ALT_LIMIT - 1] + "…"
 
 
-def draw_replay(scene: ReplayScene, folder: Path = FONTS) -> Drawn:
-    """Each seat's row of face-up cards beside its label, then the talon, the drawn card,
-    the trump and the trick, each with its label under it."""
-    lines = [max(1, -(-len(seat.cards) // PER_LINE)) for seat in scene.seats]
-    longest = max((min(len(s.cards), PER_LINE) for s in scene.seats), default=1)
-    extras: list[tuple[str, Card | None, str, str]] = []  # label, card, rank, kind
+def _columns(scene: ReplayScene, cols: int, per_line: int) -> tuple[list[list[int]], float,
+                                                                     float, list[int]]:
+    """The seats split into ``cols`` columns (in order, top to bottom then left to right),
+    each seat's number of card lines, and the content's size in card units."""
+    lines = [max(1, -(-len(seat.cards) // per_line)) for seat in scene.seats]
+    longest = max((min(len(s.cards), per_line) for s in scene.seats), default=1)
+    per_col = -(-len(scene.seats) // cols) if scene.seats else 0
+    columns = [list(range(i, min(i + per_col, len(scene.seats))))
+               for i in range(0, len(scene.seats), max(per_col, 1))]
+    seat_w = NAME_W + CARD_W + STEP * max(longest - 1, 0)
+    line_h = CARD_H + ROW_GAP
+    tallest = max((sum(lines[i] for i in col) for col in columns), default=0) * line_h
+    extras = len(_extras(scene))
+    width = 2 * MARGIN + max(seat_w * len(columns) + 2 * MARGIN * (len(columns) - 1),
+                             CELL_W * max(extras, 1))
+    height = 2 * MARGIN + tallest + (CARD_H + LABEL_H if extras else 0)
+    return columns, width, height, lines
+
+
+def _extras(scene: ReplayScene) -> list[tuple[str, Card | None, str, str]]:
+    """Under the seats: the talon, the drawn card, the trump and the trick (label, card,
+    rank, kind)."""
+    extras: list[tuple[str, Card | None, str, str]] = []
     talon, drawn, trump = scene.labels
     if scene.talon:
         extras.append((talon, None, "", "back"))
@@ -148,45 +175,64 @@ def draw_replay(scene: ReplayScene, folder: Path = FONTS) -> Drawn:
     if scene.trump is not None:
         extras.append((trump, None, "", "trump"))
     extras += [(name, card, rank, "trick") for name, card, rank in scene.trick]
+    return extras
+
+
+def draw_replay(scene: ReplayScene, folder: Path = FONTS, frame: Frame = FRAME,
+                caption: str = "") -> Drawn:
+    """Each seat's row of face-up cards beside its label (in as many columns as lets the
+    cards be largest), then the talon, the drawn card, the trump and the trick, each with its
+    label under it; ``caption``: a line at the top (an animation's frame says its move)."""
+    pw, ph = frame.pixels
+    top = LABEL_H if caption else 0
+    best: tuple[float, int, int] | None = None
+    for cols in (1, 2, 3):
+        for per_line in (6, 8, 10, 13, PER_LINE):
+            _c, width, height, _l = _columns(scene, cols, per_line)
+            candidate = (min(pw / width, ph / (height + top)), -cols, per_line)
+            if best is None or candidate > best:
+                best = candidate
+    assert best is not None
+    columns, width, height, lines = _columns(scene, -best[1], best[2])
+    per_line = best[2]
+    longest = max((min(len(s.cards), per_line) for s in scene.seats), default=1)
     seat_w = NAME_W + CARD_W + STEP * max(longest - 1, 0)
-    width = 2 * MARGIN + max(seat_w, CELL_W * max(len(extras), 1))
     line_h = CARD_H + ROW_GAP
-    height = 2 * MARGIN + line_h * sum(lines) + (CARD_H + LABEL_H if extras else 0)
-    canvas = _canvas(width, height)
-    boxes: list[Box] = []
+    extras = _extras(scene)
     with _lock:
-        y = MARGIN
-        for seat, count in zip(scene.seats, lines, strict=True):
-            for line, text in enumerate(seat.label.split("\n")[:2]):
-                letters, shape = _label(text, seat.mark, folder)
-                canvas.paste(letters, (MARGIN, y + CARD_H // 2 - 15 + 16 * line), shape)
-            if not seat.cards:
-                tile, shape = _special(Special.EMPTY, 0, scene.four, seat.mark, folder)
-                canvas.paste(tile, (MARGIN + NAME_W, y), shape)
-            for i, (card, rank) in enumerate(seat.cards):
-                x = MARGIN + NAME_W + (i % PER_LINE) * STEP
-                top = y + (i // PER_LINE) * line_h
-                tile, shape = _tile(rank, card.suit, PLAIN, scene.four, folder)
-                canvas.paste(tile, (x, top), shape)
-                boxes.append(Box(card, x, top, x + CARD_W, top + CARD_H, PLAIN))
-            y += count * line_h
+        canvas = Canvas(frame, width, height + top, folder)
+        if caption:
+            canvas.text(caption, MARGIN, MARGIN / 2, width - 2 * MARGIN, ink=GOLD, size=15)
+        bottom = MARGIN + top
+        for c, column in enumerate(columns):
+            y = MARGIN + top
+            left = MARGIN + c * (seat_w + 2 * MARGIN)
+            for index in column:
+                seat = scene.seats[index]
+                ink = GOLD if seat.mark else LABEL
+                for line, text in enumerate(seat.label.split("\n")[:2]):
+                    canvas.text(text, left, y + CARD_H / 2 - LINE_H - 2 + (LINE_H + 4) * line,
+                                NAME_W - 6, ink=ink, size=13, align="l")
+                if not seat.cards:
+                    canvas.special(Special.EMPTY, 0, scene.four, seat.mark, left + NAME_W, y)
+                for i, (card, rank) in enumerate(seat.cards):
+                    canvas.card(card, rank, PLAIN, scene.four,
+                                left + NAME_W + (i % per_line) * STEP,
+                                y + (i // per_line) * line_h)
+                y += lines[index] * line_h
+            bottom = max(bottom, y)
         last = len(extras) - 1
         for i, (label, shown, rank, kind) in enumerate(extras):
             left = MARGIN + i * CELL_W
-            x = left + (CELL_W - CARD_W) // 2
+            x = left + (CELL_W - CARD_W) / 2
             mark = kind == "drawn" or (kind == "trick" and i == last)
             if shown is not None:
-                state = PLAYABLE if mark else PLAIN
-                tile, shape = _tile(rank, shown.suit, state, scene.four, folder)
-                boxes.append(Box(shown, x, y, x + CARD_W, y + CARD_H, state))
+                canvas.card(shown, rank, PLAYABLE if mark else PLAIN, scene.four, x, bottom)
             elif kind == "back":
-                tile, shape = _special(Special.BACK, 0, scene.four, False, folder)
+                canvas.special(Special.BACK, 0, scene.four, False, x, bottom)
             else:
                 assert scene.trump is not None
-                tile, shape = _special(Special.SUIT, scene.trump, scene.four, False, folder)
-            canvas.paste(tile, (x, y), shape)
-            if label:
-                letters, shape = _label(label, mark, folder)
-                canvas.paste(letters, (left, y + CARD_H + 2), shape)
-        png = _finish(canvas)
-    return Drawn(png, width, height, tuple(boxes))
+                canvas.special(Special.SUIT, scene.trump, scene.four, False, x, bottom)
+            canvas.text(label, left + 1, bottom + CARD_H + 2, CELL_W - 2,
+                        ink=GOLD if mark else LABEL)
+        return canvas.finish("replay")

@@ -24,7 +24,7 @@ from rules.cards import SUITS
 from rules.i18n import Lang, rank_text, shown_name, suit_name, translator
 
 ALT_LIMIT = 1024  # Discord's limit on an attachment's description
-NAME_CHARS = 14
+NAME_CHARS = 32  # a picture fits a name to the room it has; this only bounds the key
 
 
 def suit_order(trump: str | None) -> list[int]:
@@ -56,7 +56,8 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
                      for i in range(0, count, PER_ROW))
         title = n_("Your stack, {count} card, bottom to top",
                    "Your stack, {count} cards, bottom to top", count).format(count=count)
-        return HandScene(rows, four), _alt(f"{title}: {card_words(cards, lang)}.")
+        return HandScene(rows, four), _alt(_("{title}: {cards}.").format(
+            title=title, cards=card_words(cards, lang)))
     plays = {a.card for a in view.legal if a.act == Act.PLAY} if view.my_turn else set()
     marked = view.my_turn and len(plays) < count
     hand = sorted_hand(view.own, view.trump)
@@ -130,6 +131,8 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
 
 
 def cut(name: str) -> str:
+    """A name for a picture: whole, unless it is longer than any picture has room for (the
+    drawing fits it to its place, smaller or with an ellipsis)."""
     return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
 
 

@@ -99,6 +99,9 @@ class Replays:
             if act is Act.SHOW:
                 await self.show(interaction, opened, at)
                 return
+            if act is Act.OPEN:  # a Replay button on a message that is not a replay
+                await self._answer(interaction, opened, 0, edit=False)
+                return
             marks = await asyncio.to_thread(landmarks, opened.replay)
             target = {Act.FIRST: 0, Act.PREV: at - 1, Act.NEXT: at + 1,
                       Act.LAST: marks.last}.get(act)

@@ -26,6 +26,7 @@ class Act(StrEnum):
     LAST = "last"
     SHOW = "show"  # post this step in the channel
     JUMP = "jump"  # the menu: its value is the step
+    OPEN = "open"  # the end-of-hand notice's Replay: opens the replay for whoever taps it
 
 
 TEMPLATE = rf"{PREFIX}:{REF}:{STEP}:(?P<act>{'|'.join(a.value for a in Act)})"

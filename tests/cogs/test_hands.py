@@ -140,7 +140,9 @@ async def test_state_is_freed_when_the_table_closes(fake_discord, tmp_path):
     async with running_bot(fake, path) as bot:
         driver, table, hands = await shed_with_every_hand_open(fake)
         publisher = bot.get_cog("NLK").publisher
-        assert publisher.hands.tracked() >= len(PLAYERS)
+        # A hand is followed once the bot has its answer back, a moment after the player
+        # sees it (longer with a larger picture attached).
+        await fake.wait_until(lambda: publisher.hands.tracked() >= len(PLAYERS), timeout=5)
         ix = await fake.slash("ann", None, "nlk", "end")
         await ix.wait_response()
         await fake.wait_until(lambda: publisher.hands.tracked() == 0, timeout=5)

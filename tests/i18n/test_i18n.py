@@ -234,7 +234,7 @@ async def test_the_translator_names_the_real_commands_in_hungarian_and_french() 
                     if parameter.locale_name is not None else "command"
                 local = translate_command_text(parameter.name, lang, Where.parameter_name,
                                                context) or parameter.name
-                if command.name == "export":
+                if command.name == "export" and parameter.name == "hand":
                     assert local == {Lang.HU: "leosztás", Lang.FR: "donne"}[lang]
                 assert local and NAME.match(local) and local == local.lower(), parameter.name
                 if parameter.description != "…":
