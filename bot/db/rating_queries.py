@@ -149,6 +149,22 @@ class RatingQueries(Queries):
             "ORDER BY hand_id DESC LIMIT ?", (guild_id, user_id, limit))
         return [(int(row["place"]), int(row["players"])) for row in reversed(rows)]
 
+    async def hand_changes(self, hand_id: int) -> dict[int, tuple[Rating, Rating]]:
+        """Each rated player's rating at the hand's table size before and after hand
+        ``hand_id`` (none for an unrated hand)."""
+        rows = await self._all("SELECT guild_id, user_id, players, mu, sigma FROM results "
+                               "WHERE hand_id = ? AND mu IS NOT NULL", (hand_id,))
+        changes = {}
+        for row in rows:
+            before = await self._one(
+                "SELECT mu, sigma FROM results WHERE guild_id = ? AND user_id = ? AND "
+                "players = ? AND hand_id < ? AND mu IS NOT NULL ORDER BY hand_id DESC LIMIT 1",
+                (row["guild_id"], row["user_id"], row["players"], hand_id))
+            changes[int(row["user_id"])] = (
+                Rating(float(before["mu"]), float(before["sigma"])) if before else Rating(),
+                Rating(float(row["mu"]), float(row["sigma"])))
+        return changes
+
     async def rating_history(self, guild_id: int, user_id: int, players: int) -> list[Rating]:
         """One player's rating at one table size after each of their rated hands there,
         oldest first (the rating chart)."""

@@ -132,6 +132,13 @@ class GuildService:
         return PlayerStats(rating, await self.repo.ratings.results_by_size(guild_id, user_id),
                            await self.repo.ratings.recent_places(guild_id, user_id, RECENT_RESULTS))
 
+    async def hand_changes(self, hand_id: int) -> dict[int, float]:
+        """How much each rated player's shown rating at the table's size moved in hand
+        ``hand_id``, by user id (none for an unrated hand)."""
+        changes = await self.repo.ratings.hand_changes(hand_id)
+        return {user: after.shown - before.shown
+                for user, (before, after) in changes.items()}
+
     async def hand_to_export(self, channel_id: int, which: str | None) -> StoredHand:
         """A finished hand of this channel, for export: ``which`` is its number at the
         channel's latest table that has one (``3``), or its table and number (``42.3``, or

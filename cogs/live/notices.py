@@ -9,17 +9,22 @@ its next start, and one stopped after it does not post it twice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
 from bot.db.records import TableStatus
+from bot.guilds.service import GuildService
 from bot.tables.service import Table
 from cogs import render
 from cogs.i18n.translator import Languages
 from cogs.live.owner import LiveTable
 from cogs.live.pings import BORROW_SECONDS, PingIO
 from cogs.live.records import Notes
-from rules.i18n import Lang, translator
+from cogs.pictures import FOUR, OFF, Pictures
+from cogs.pictures.ending import EndingPicture, end_of_hand_message, end_of_hand_picture
+from rules import observe
+from rules.i18n import Lang, shown_name, translator
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +72,13 @@ class Notices:
 
     name = "end_of_hand_notice"
 
-    def __init__(self, languages: Languages, io: PingIO, notes: Notes) -> None:
+    def __init__(self, languages: Languages, io: PingIO, notes: Notes,
+                 pictures: Pictures, servers: GuildService | None) -> None:
         self.languages = languages
         self.io = io
         self.notes = notes
+        self.pictures = pictures
+        self.servers = servers
         self.loaded: dict[int, int] = {}  # table id → the last hand announced, as written
 
     async def load(self, tables: list[Table]) -> None:
@@ -93,11 +101,45 @@ class Notices:
 
     async def post(self, live: LiveTable, table: Table) -> None:
         """Say who lost the hand, through the newest interaction's token if it is fresh,
-        else in the channel."""
+        else in the channel; with the hand's picture and a Replay button where the server
+        shows pictures."""
         through = live.borrow(time.monotonic(), BORROW_SECONDS)
         lang = await self.languages.public(table.guild_id,
                                            through[0] if through is not None else None)
-        await self.io.post(table, notice(table, lang), None, None, through)
+        content = notice(table, lang)
+        picture = await self.picture(table, lang)
+        if picture is None:
+            await self.io.post(table, content, None, None, through)
+            return
+        # The sentence stays the message's text (what notifications and searches show);
+        # the picture is its embed's.
+        message = end_of_hand_message(picture, table.hand_id or 0, lang)
+        await self.io.post(table, content, message["view"], None, through,
+                           embed=message["embed"], files=message["files"])
+
+    async def picture(self, table: Table, lang: Lang) -> EndingPicture | None:
+        """The finished hand in one picture (None: the server shows text only): the
+        finishing order with each rated player's change, and the loser's last cards."""
+        style = await self.pictures.styles.public(table.guild_id)
+        view, game = table.public_view(), table.game
+        if style == OFF or view is None or view.loser is None or game is None or \
+                table.hand_id is None or not self.pictures.ready():
+            return None
+        try:
+            by_user = await self.servers.hand_changes(table.hand_id) if self.servers else {}
+        except Exception:
+            log.warning("table %s: could not read its hand's rating changes", table.id,
+                        exc_info=True)
+            by_user = {}
+        names = [shown_name(name, lang) for name in view.players]
+        changes = {names[seat]: by_user[seat_.user_id]
+                   for seat, seat_ in enumerate(table.seats) if seat_.user_id in by_user}
+        # The hand is over: the loser's last cards are everyone's to see now.
+        last = observe(game, view.loser).own
+        return await asyncio.to_thread(
+            end_of_hand_picture, [names[seat] for seat in view.out], names[view.loser], last,
+            lang, hand_number=table.hand_number, changes=changes, trump=view.trump,
+            four=style == FOUR, letters=lang)
 
 
 def notice(table: Table, lang: Lang) -> str:

@@ -205,9 +205,12 @@ class PingIO(Protocol):
     """How pings reach Discord (the tests record these calls instead)."""
 
     async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Through | None
+                   mention: int | None, through: Through | None, *,
+                   embed: discord.Embed | None = None,
+                   files: list[discord.File] | None = None
                    ) -> tuple[discord.Message | discord.Object | None, float | None]:
-        """Post at the table: the message (None: refused) and its token's time."""
+        """Post at the table (with ``embed`` and ``files``, if given): the message (None:
+        refused) and its token's time."""
 
     async def edit(self, table: Table, ping: Ping, content: str,
                    view: discord.ui.View) -> bool:
@@ -229,13 +232,16 @@ class DiscordPingIO:
         self.tables = tables
 
     async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Through | None
+                   mention: int | None, through: Through | None, *,
+                   embed: discord.Embed | None = None,
+                   files: list[discord.File] | None = None
                    ) -> tuple[discord.Message | discord.Object | None, float | None]:
         if through is not None:
             interaction, since = through
             try:
                 return await interaction.followup.send(
                     content, view=view or discord.utils.MISSING,
+                    embed=embed or discord.utils.MISSING, files=files or discord.utils.MISSING,
                     allowed_mentions=only_user(mention), wait=True), since
             except discord.HTTPException:
                 log.warning("table %s: could not post through an interaction; posting in the "
@@ -243,8 +249,11 @@ class DiscordPingIO:
                 live = self.tables.get(table.id)
                 if live is not None:
                     live.forget_interaction(interaction)  # its token is no good
+                for file in files or ():
+                    file.reset()  # sent once already: send it from the start again
         return await self.posts.post(table.channel_id, table.guild_id, content,
-                                     mention=mention, view=view), None
+                                     mention=mention, view=view, embed=embed,
+                                     files=files), None
 
     async def edit(self, table: Table, ping: Ping, content: str,
                    view: discord.ui.View) -> bool:

@@ -65,7 +65,8 @@ class Publisher:
         self.hands = self.tables.register(OpenHands(client, self.tables, notes, self.pictures))
         self.pings = self.tables.register(Pings(client, service, languages, self.pacer,
                                                 self.posts, self.tables, notes))
-        self.notices = self.tables.register(Notices(languages, self.pings.io, notes))
+        self.notices = self.tables.register(Notices(languages, self.pings.io, notes,
+                                                    self.pictures, languages.servers))
         # What the last run wrote down that the table messages show, until they resume.
         self._shown: tuple[dict[int, str], dict[int, float]] = ({}, {})
 

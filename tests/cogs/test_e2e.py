@@ -42,6 +42,10 @@ async def test_four_player_hand_from_new_to_the_losers_announcement(nlk):
     assert any(b.label == "Next hand" for b in table.buttons())
     announcement = [m for m in fake.public_messages() if "is over" in m.content]
     assert len(announcement) == 1
+    # The hand's story in one picture, and a button that replays it.
+    [notice] = announcement
+    assert [a.filename.split(".")[0] for a in notice.attachments] == ["hand-over"]
+    assert [b.label for b in notice.buttons()] == ["Replay"]
     hands, actions = database_rows(path, table_id_of(table))
     # Every tap made one move; moves with no choice played themselves, marked as such.
     chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]

@@ -6,10 +6,11 @@ import asyncio
 import dataclasses
 import random
 
-from bot.db.records import TableStatus
+from bot.db.records import GuildSettings, TableStatus
 from cogs.live.notices import NOTICE, Notices
 from cogs.live.owner import LiveTables
 from cogs.live.records import Notes
+from cogs.pictures import Pictures
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import table_for
@@ -18,9 +19,11 @@ from tests.helpers import table_for
 class Posts:
     def __init__(self) -> None:
         self.posted: list[str] = []
+        self.files: list = []
 
-    async def post(self, table, content, view, mention, through):
+    async def post(self, table, content, view, mention, through, *, embed=None, files=None):
         self.posted.append(content)
+        self.files.extend(files or [])
         return None, None
 
 
@@ -52,20 +55,36 @@ def finished_table(number: int):
     rng = random.Random(7)
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
-    over = table_for(game, status=TableStatus.OVER, hand_number=number)
+    over = table_for(game, status=TableStatus.OVER, hand_number=number, hand_id=40)
     return playing, over
 
 
-def owner(store):
-    posts, notes = Posts(), Notes(store, delay=0)
+class Servers:
+    """The server's side: its picture setting, and the ratings a hand changed."""
+
+    def __init__(self, pictures: str) -> None:
+        self.pictures = pictures
+
+    async def hand_changes(self, hand_id):
+        return {1000: 1.5, 1001: -0.25, 1002: -2.0}
+
+    async def settings(self, guild_id):
+        return GuildSettings(pictures=self.pictures)
+
+
+def owner(store, *, pictures="on"):
+    posts, notes, servers = Posts(), Notes(store, delay=0), Servers(pictures)
     tables = LiveTables()
-    notices = tables.register(Notices(Languages(), posts, notes))
+    notices = tables.register(Notices(Languages(), posts, notes, Pictures(servers), servers))
     return tables, notices, posts, notes
 
 
-async def settle():
-    for _ in range(20):
-        await asyncio.sleep(0)
+async def settle(tables):
+    """Until no notice is on its way (the picture is drawn in a thread)."""
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if not any(live.converging(Notices.name) for live in tables):
+            return
 
 
 async def test_a_hand_that_ends_is_announced_once_and_written_down():
@@ -76,7 +95,7 @@ async def test_a_hand_that_ends_is_announced_once_and_written_down():
     live.saw(playing)
     live.saw(dataclasses.replace(over, revision=playing.revision + 1))
     live.saw(dataclasses.replace(over, revision=playing.revision + 2))  # a seat changes
-    await settle()
+    await settle(tables)
     assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
     assert store.values == {f"{NOTICE}{playing.id}": "3"}
 
@@ -87,7 +106,7 @@ async def test_after_a_restart_a_notice_written_down_is_not_posted_again():
     tables, notices, posts, _notes = owner(store)
     await notices.load([over])
     tables.of(over).saw(over)
-    await settle()
+    await settle(tables)
     assert posts.posted == []
 
 
@@ -97,5 +116,17 @@ async def test_after_a_restart_a_notice_never_posted_is_posted():
     tables, notices, posts, _notes = owner(store)
     await notices.load([over])
     tables.of(over).saw(over)
-    await settle()
+    await settle(tables)
     assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
+
+
+async def test_the_notice_carries_the_hand_in_a_picture_where_the_server_shows_pictures():
+    for style, pictured in (("on", True), ("four-colour", True), ("off", False)):
+        tables, _notices, posts, _notes = owner(Store(), pictures=style)
+        playing, over = finished_table(3)
+        live = tables.of(playing)
+        live.saw(dataclasses.replace(over, revision=playing.revision + 1))
+        await settle(tables)
+        assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
+        assert [f.filename.startswith("hand-over.") for f in posts.files] == \
+            ([True] if pictured else [])
