@@ -12,8 +12,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_a_newcomer_finds_set_up_the_two_commands_and_playing_first():
     headings = [line for line in README.splitlines() if line.startswith("## ")]
-    assert headings[:4] == ["## Setting up the bot", "## Two commands", "## Playing",
-                            "## Playing in group DMs"]
+    assert headings[:3] == ["## Setting up the bot", "## Two commands", "## Playing"]
     assert README.index("## Playing") < 80 * 72  # within the first screens of text
     playing = README.split("\n## Playing\n", 1)[1]
     assert playing.lstrip().startswith("New to NLK? `/nlk learn`")
