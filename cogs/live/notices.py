@@ -56,7 +56,9 @@ class NoticeShown:
         if due is None:
             return
         await self.driver.post(live, due)
-        self.announced, self.due = max(self.announced, due.hand_number), None
+        self.announced = max(self.announced, due.hand_number)
+        if self.due is due:  # (not a later hand that ended while this one was posted)
+            self.due = None
         self.driver.notes.note(f"{NOTICE}{live.id}",
                                str(self.announced) if due.is_open else None)
 
