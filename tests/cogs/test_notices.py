@@ -80,11 +80,13 @@ def owner(store, *, pictures="on"):
 
 
 async def settle(tables):
-    """Until no notice is on its way (the picture is drawn in a thread)."""
+    """Until no notice is on its way (the picture is drawn in a thread), and what it
+    wrote down is written."""
     for _ in range(500):
         await asyncio.sleep(0.01)
         if not any(live.converging(Notices.name) for live in tables):
-            return
+            break
+    await asyncio.sleep(0.05)
 
 
 async def test_a_hand_that_ends_is_announced_once_and_written_down():
