@@ -141,6 +141,14 @@ class Stale(Refusal):
     """The button was made for an earlier state of the table."""
 
 
+class NotEnded(Stale):
+    """A confirmed End table whose table moved on since it was asked: it was not ended
+    (``table``; ``number``, the hand now; ``reason`` new_hand: a hand started meanwhile)."""
+
+    def __init__(self, reason: str = "", *, table: int, number: int) -> None:
+        super().__init__(reason, table=table, number=number)
+
+
 class WrongChannel(Refusal):
     """A click or command about a table that lives in another channel."""
 

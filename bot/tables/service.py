@@ -29,6 +29,7 @@ from bot.errors import (
     NoAIToRemove,
     NotAllowed,
     NotAway,
+    NotEnded,
     NotPlaying,
     NotSeated,
     SeatStays,
@@ -315,8 +316,8 @@ class TableService:
             if asked is not None and asked != table.moment():
                 # Said as what it is (not ended, and why), not as any out-of-date button.
                 now = table.moment()
-                raise Stale("end_new_hand" if now.hand != asked.hand else "end", table=table.id,
-                            number=now.hand)
+                raise NotEnded("new_hand" if now.hand != asked.hand else "", table=table.id,
+                               number=now.hand)
             await self.store.close(table, table.closing_status)
         return await self.store.change(table_id, channel_id, apply)
 

@@ -104,10 +104,10 @@ REPLIES: dict[Key, str] = {
     errors.WaitYourTurn: N_("It's {name}'s turn."),
     errors.Stale: N_("That button is out of date: the table has moved on, so nothing changed. "
                      "Use the buttons as they are now."),
-    (errors.Stale, "end_new_hand"): N_("NLK table {table} was not ended: hand {number} started "
+    (errors.NotEnded, "new_hand"): N_("NLK table {table} was not ended: hand {number} started "
                                        "after you were asked, and it goes on. To end the "
                                        "table anyway, use `/nlk end`."),
-    (errors.Stale, "end"): N_("NLK table {table} was not ended: it changed after you were "
+    errors.NotEnded: N_("NLK table {table} was not ended: it changed after you were "
                               "asked (someone joined or left), so nothing changed. Tap **End "
                               "table** again if you still want to end it."),
     errors.WrongChannel: N_("That button belongs to a table in another channel, so nothing "
