@@ -140,7 +140,7 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         game.trump,
         tuple((cut(game.names[seat]), card, rank_text(card.rank, ranks))
               for seat, card in zip(game.trick_seats, game.trick, strict=True)),
-        four, (_("Talon {count}").format(count=len(game.talon)), _("Drawn"), _("Trump")))
+        four, (_("Talon {count}").format(count=len(game.talon)), _("Drawn card"), _("Trump")))
     return scene, text if len(text) <= ALT_LIMIT else text[:ALT_LIMIT - 1] + "…"
 
 

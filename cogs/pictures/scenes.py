@@ -101,7 +101,7 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
                 card=card_word(top, lang) if top is not None else _("empty")))
         extras = [Place(_("Talon {count}").format(count=view.talon), back=view.talon > 0)]
         if view.drawn is not None:
-            extras.append(Place(_("Drawn"), view.drawn, rank_text(view.drawn.rank, lang),
+            extras.append(Place(_("Drawn card"), view.drawn, rank_text(view.drawn.rank, lang),
                                 mark=True))
             said.append(_("Drawn card: {card}").format(card=card_word(view.drawn, lang)))
         if trump is not None:
