@@ -46,7 +46,7 @@ from cogs.pictures.scenes import (
 from cogs.render.text import ordinal
 from rules import Card, Game, Phase
 from rules.cards import SUITS
-from rules.i18n import Lang, rank_text, translator
+from rules.i18n import Lang, rank_text, shown_name, translator
 
 REPLAY_FILE = f"replay.{FORMATS['replay']}"
 ALT_LIMIT = 1024
@@ -97,9 +97,10 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
     trump = SUITS[game.trump] if game.trump is not None else None
     collect = game.phase is Phase.COLLECT
     places = {seat: i for i, seat in enumerate(game.out, 1)}
+    names = [shown_name(name, lang) for name in game.names]  # AI seats in lang's words
     seats = []
     said_hands = []
-    for seat, name in enumerate(game.names):
+    for seat, name in enumerate(names):
         cards = list(game.stacks[seat]) if collect else sorted_hand(game.stacks[seat], trump)
         count = len(cards)
         if game.loser == seat:
@@ -118,7 +119,7 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
     if collect:
         tops = [_("{name}: {card}").format(
             name=name, card=card_word(game.stacks[s][-1], lang) if game.stacks[s]
-            else _("empty")) for s, name in enumerate(game.names)]
+            else _("empty")) for s, name in enumerate(names)]
         said.append(_("{title}: {cards}.").format(title=_("Stack tops"),
                                                   cards=semicolons(tops, lang)))
         said.append(_("Talon {count}").format(count=len(game.talon)) + ".")
@@ -128,7 +129,7 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         said.append(_("Trump: {suit}").format(suit=suit_word(game.trump, lang)) + ".")
     if not collect:
         trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
-                                                      name=game.names[seat])
+                                                      name=names[seat])
                           for seat, card in zip(game.trick_seats, game.trick, strict=True))
         said.append(_("Trick: {cards}").format(cards=trick or _("empty")) + ".")
     said.append(_("{title}: {cards}.").format(title=_("Every hand"),
@@ -138,7 +139,7 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         tuple(seats), len(game.talon),
         (game.drawn, rank_text(game.drawn.rank, ranks)) if game.drawn is not None else None,
         game.trump,
-        tuple((cut(game.names[seat]), card, rank_text(card.rank, ranks))
+        tuple((cut(names[seat]), card, rank_text(card.rank, ranks))
               for seat, card in zip(game.trick_seats, game.trick, strict=True)),
         four, (_("Talon {count}").format(count=len(game.talon)), _("Drawn card"), _("Trump")))
     return scene, text if len(text) <= ALT_LIMIT else text[:ALT_LIMIT - 1] + "…"

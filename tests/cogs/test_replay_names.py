@@ -32,3 +32,16 @@ def test_a_replay_names_ai_seats_in_the_readers_words(lang, ai, strong):
         assert ai in shown and strong in shown
         step = step_embed(opened, marks, step_of(replay, 0), lang)
         assert ai in step.description  # the deal: the dealer, an AI seat, named
+
+
+def test_the_replay_picture_names_ai_seats_in_the_readers_words():
+    from cogs.pictures.replay import replay_scene
+    from rules import Game, Variant, shuffled_deck
+    from rules.i18n import Lang, stored_ai_name
+
+    game = Game.from_deck(shuffled_deck(3, "5"), 0,
+                          names=["ann", stored_ai_name(1, "heuristic"), "cy"],
+                          variant=Variant("free", True))
+    scene, alt = replay_scene(game, Lang.HU, False)
+    assert "Gép 1" in scene.seats[1].label and "Gép 1" in alt
+    assert "AI 1" not in scene.seats[1].label and "AI 1" not in alt
