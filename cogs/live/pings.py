@@ -448,7 +448,8 @@ class Pings:
     def _note(self, table_id: int, message_id: int, value: str | None) -> None:
         """Write down a posted ping, or forget a deleted one (None), in the background and
         in order."""
-        self.notes.note(f"{PING}{table_id}:{message_id}", value)
+        # At once: a ping posted and not written down is left in the channel by a kill.
+        self.notes.note(f"{PING}{table_id}:{message_id}", value, now=True)
 
     async def read_left(self) -> dict[str, str]:
         """The pings the last run wrote down and did not delete, in this process's servers

@@ -43,10 +43,13 @@ class Notes:
         self._stopping = False
         self._now = asyncio.Event()  # set at shutdown: write without waiting
 
-    def note(self, key: str, value: str | None) -> None:
+    def note(self, key: str, value: str | None, *, now: bool = False) -> None:
         """Write down ``value`` under ``key`` (None: forget it) soon, after what came
-        before."""
+        before; with ``now``, in a batch that does not wait for more (a record a restart
+        can't do without, such as a message posted that it must delete)."""
         self._writes[key] = value
+        if now:
+            self._now.set()
         if not self._stopping and (self._writer is None or self._writer.done()):
             self._writer = asyncio.create_task(self._write())
 
@@ -69,6 +72,8 @@ class Notes:
     async def _write(self) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._now.wait(), self.delay)
+        if not self._stopping:
+            self._now.clear()
         while self._writes:
             batch, self._writes = self._writes, {}
             try:
