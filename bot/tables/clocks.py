@@ -19,7 +19,7 @@ from typing import Protocol
 
 from bot.errors import Refusal
 from bot.tables.service import AILevel, Change, Table, TableService
-from bot.tasks import backoff
+from bot.tasks import Tasks, backoff
 from rules.ai import DEFAULT_BUDGET_MS, choose
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,11 @@ class Clocks:
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
         self._idle_task: asyncio.Task[None] | None = None
+        self._telling = Tasks()
         self.closed = False
+        # A table found behind the database and loaded again is a change this process did
+        # not make (another process did): it is scheduled and told like an AI's move.
+        service.store.reloaded = self.reloaded
 
     def poke(self, table: Table) -> None:
         """The table changed: start or wake its clock."""
@@ -111,8 +115,24 @@ class Clocks:
         if self._idle_task is None and not self.closed:
             self._idle_task = asyncio.create_task(self._sweep_idle())
 
+    def reloaded(self, table: Table) -> None:
+        """``table`` was loaded again from the database, which was ahead of this process's
+        copy: wake its clock, and have it shown (the request that found it was refused, so
+        nothing else shows it)."""
+        if self.closed:
+            return
+        self.poke(table)
+        self._telling.start(self._show(Change(table, None, table.user_to_act())))
+
+    async def _show(self, change: Change) -> None:
+        try:
+            await self._tell(change)
+        except Exception:
+            log.exception("table %s: could not show it as loaded again", change.table.id)
+
     async def close(self) -> None:
         self.closed = True
+        await self._telling.cancel()
         tasks = [c.task for c in self._clocks.values() if c.task] + (
             [self._idle_task] if self._idle_task else [])
         for task in tasks:
