@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 REMINDER_SECONDS = 15.0
 IDLE_CHECK_SECONDS = 60.0
+SETTLE_SECONDS = 0.5  # before showing a table another process wrote, as stored then
 
 
 class Step(Enum):
@@ -117,18 +118,24 @@ class Clocks:
 
     def reloaded(self, table: Table) -> None:
         """``table`` was loaded again from the database, which was ahead of this process's
-        copy: wake its clock, and have it shown (the request that found it was refused, so
+        copy: have it shown and wake its clock (the request that found it was refused, so
         nothing else shows it)."""
-        if self.closed:
-            return
-        self.poke(table)
-        self._telling.start(self._show(Change(table, None, table.user_to_act())))
+        if not self.closed:
+            self._telling.start(self._show(table.id))
 
-    async def _show(self, change: Change) -> None:
+    async def _show(self, table_id: int) -> None:
+        # The other process may still be writing the table (a move and the forced moves
+        # after it are stored one by one): show it once that settles, as stored then, so
+        # this process's edit does not put back a state the other one has already passed.
+        await asyncio.sleep(SETTLE_SECONDS)
         try:
-            await self._tell(change)
+            table = await self.service.store.reread(table_id)
+            self.poke(table)
+            await self._tell(Change(table, None, table.user_to_act()))
+        except Refusal:
+            return  # gone meanwhile
         except Exception:
-            log.exception("table %s: could not show it as loaded again", change.table.id)
+            log.exception("table %s: could not show it as loaded again", table_id)
 
     async def close(self) -> None:
         self.closed = True

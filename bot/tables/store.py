@@ -119,6 +119,16 @@ class TableStore:
         if dropped is not None:
             self._behind[table_id] = dropped
 
+    async def reread(self, table_id: int) -> Table:
+        """A snapshot of the table as the database holds it now, loaded again (another
+        process may have written it since it was cached)."""
+        async with self.locked(table_id, None) as table:
+            if self._cache.get(table_id) is table:
+                del self._cache[table_id]
+                self._behind.pop(table_id, None)
+                table = await self.load(table_id)
+            return table.snapshot()
+
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
 
