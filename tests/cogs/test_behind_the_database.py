@@ -15,7 +15,9 @@ import pytest
 
 from bot.db.connect import open_database
 from bot.db.repository import Repository
+from bot.errors import Stale
 from bot.tables.service import TableService
+from rules import Variant
 from tests.backends import BACKENDS, database_target
 from tests.cogs.test_convergence_random import converged, moves_on
 from tests.nlk_driver import Driver, TimeMachine, actor, running_bot
@@ -65,3 +67,33 @@ async def test_a_table_found_behind_the_database_is_shown_as_stored(fake_discord
         # What Discord shows must catch up with the table as stored: the table message,
         # and a ping for whoever is to act now.
         await converged(fake, bot, table, clock, PLAYERS)
+
+
+async def test_only_a_reload_that_changed_something_is_told(database):
+    """The store tells of a table it loaded again only when the database held something
+    new: a button from an older hand (judged again after a reload) redraws nothing."""
+    here, there = TableService(Repository(database)), TableService(Repository(database))
+    told = []
+    here.store.reloaded = told.append
+    table = (await here.create(1, 100, 10, "Ann", 2, Variant())).table
+    await here.join(table.id, 11, "Bob")
+    table = (await here.start(table.id, 10)).table
+    game = table.game
+    assert game is not None
+    user = table.seats[game.to_act].user_id
+    with pytest.raises(Stale):  # a version this process has not seen: same table reloaded
+        await here.act(table.id, user, game.version + 50, game.legal_actions()[0])
+    assert told == []
+    await other_process_moves_with(there, table.id)
+    with pytest.raises(Stale):  # the stored log is ahead: reloaded, and told
+        await here.act(table.id, user, game.version, game.legal_actions()[0])
+    [shown] = told
+    assert shown.game.version > game.version
+    assert shown.game.version == (await there.get(table.id)).game.version
+
+
+async def other_process_moves_with(other: TableService, table_id: int) -> None:
+    table = await other.get(table_id)
+    assert table.game is not None and table.game.to_act is not None
+    await other.act(table_id, table.seats[table.game.to_act].user_id, table.game.version,
+                    table.game.legal_actions()[0])
