@@ -19,13 +19,14 @@ from typing import Protocol
 
 from bot.errors import Refusal
 from bot.tables.service import AILevel, Change, Table, TableService
-from bot.tasks import backoff
+from bot.tasks import Tasks, backoff
 from rules.ai import DEFAULT_BUDGET_MS, choose
 
 log = logging.getLogger(__name__)
 
 REMINDER_SECONDS = 15.0
 IDLE_CHECK_SECONDS = 60.0
+SETTLE_SECONDS = 0.5  # before showing a table another process wrote, as stored then
 
 
 class Step(Enum):
@@ -89,7 +90,11 @@ class Clocks:
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
         self._idle_task: asyncio.Task[None] | None = None
+        self._telling = Tasks()
         self.closed = False
+        # A table found behind the database and loaded again is a change this process did
+        # not make (another process did): it is scheduled and told like an AI's move.
+        service.store.reloaded = self.reloaded
 
     def poke(self, table: Table) -> None:
         """The table changed: start or wake its clock."""
@@ -111,8 +116,30 @@ class Clocks:
         if self._idle_task is None and not self.closed:
             self._idle_task = asyncio.create_task(self._sweep_idle())
 
+    def reloaded(self, table: Table) -> None:
+        """``table`` was loaded again from the database, which was ahead of this process's
+        copy: have it shown and wake its clock (the request that found it was refused, so
+        nothing else shows it)."""
+        if not self.closed:
+            self._telling.start(self._show(table.id))
+
+    async def _show(self, table_id: int) -> None:
+        # The other process may still be writing the table (a move and the forced moves
+        # after it are stored one by one): show it once that settles, as stored then, so
+        # this process's edit does not put back a state the other one has already passed.
+        await asyncio.sleep(SETTLE_SECONDS)
+        try:
+            table = await self.service.store.reread(table_id)
+            self.poke(table)
+            await self._tell(Change(table, None, table.user_to_act()))
+        except Refusal:
+            return  # gone meanwhile
+        except Exception:
+            log.exception("table %s: could not show it as loaded again", table_id)
+
     async def close(self) -> None:
         self.closed = True
+        await self._telling.cancel()
         tasks = [c.task for c in self._clocks.values() if c.task] + (
             [self._idle_task] if self._idle_task else [])
         for task in tasks:

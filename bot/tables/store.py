@@ -58,6 +58,14 @@ class TableStore:
         self.shards = Shards(0, 0, 1)
         # Tables stopped by ``open_tables`` because their hand did not rebuild, with why.
         self.quarantined: list[tuple[TableRecord, str]] = []
+        # Told of each table loaded again because its cached copy was found behind the
+        # database (another process wrote it): what Discord shows was drawn from the old
+        # copy, and may name the wrong person to act, who could then never move it on. No
+        # change of this process carries the table loaded (the request is refused), so
+        # nothing else would show it.
+        self.reloaded: Callable[[Table], None] | None = None
+        # Cached copies dropped as behind the database: the reload is shown if it differs.
+        self._behind: dict[int, Table] = {}
 
     async def get(self, table_id: int, *, channel_id: int | None = None) -> Table:
         """A snapshot of the table (refused if it is not in ``channel_id``, when given)."""
@@ -105,8 +113,21 @@ class TableStore:
         return owned
 
     def forget(self, table_id: int) -> None:
-        """Drop the cached table: the next use loads it from the database."""
-        self._cache.pop(table_id, None)
+        """Drop the cached table, found behind the database: the next use loads it from
+        the database, and has it shown (``reloaded``)."""
+        dropped = self._cache.pop(table_id, None)
+        if dropped is not None:
+            self._behind[table_id] = dropped
+
+    async def reread(self, table_id: int) -> Table:
+        """A snapshot of the table as the database holds it now, loaded again (another
+        process may have written it since it was cached)."""
+        async with self.locked(table_id, None) as table:
+            if self._cache.get(table_id) is table:
+                del self._cache[table_id]
+                self._behind.pop(table_id, None)
+                table = await self.load(table_id)
+            return table.snapshot()
 
     def cached(self) -> list[Table]:
         return [table.snapshot() for table in self._cache.values()]
@@ -142,19 +163,21 @@ class TableStore:
             except Outdated:
                 # The database holds a change this request did not know of: another process
                 # played first (two sessions during a hand-over may both get one click).
-                # Nothing was written; load what the database holds for the next request.
-                self._cache.pop(table_id, None)
+                # Nothing was written; load what the database holds (and show it).
+                self.forget(table_id)
                 await self.load(table_id)
                 raise Stale() from None
             except Behind:
                 # A button from a state this process has not seen: its cache is behind the
-                # database. Load what the database holds and judge the request again.
-                self._cache.pop(table_id, None)
+                # database. Load what the database holds (and show it) and judge the
+                # request again.
+                self.forget(table_id)
                 table = await self.load(table_id)
                 try:
                     return await self._applied(table, apply)
                 except (Outdated, Behind):
-                    self._cache.pop(table_id, None)
+                    self.forget(table_id)
+                    await self.load(table_id)
                     raise Stale() from None
 
     async def _applied(self, table: Table, apply: Callable[[Table], Awaitable[By | None]]
@@ -197,6 +220,10 @@ class TableStore:
             table.lapsed = _lapsed(stored.actions, table.game.to_act)
         if table.is_open:
             self._cache[table_id] = table
+        dropped = self._behind.pop(table_id, None)
+        if dropped is not None and self.reloaded is not None and \
+                _shown_of(dropped) != _shown_of(table):
+            self.reloaded(table.snapshot())
         return table
 
     async def close(self, table: Table, status: TableStatus) -> None:
@@ -217,6 +244,13 @@ class TableStore:
     async def active_times(self) -> dict[int, float]:
         """When each open table last changed."""
         return await self.repo.active_times()
+
+
+def _shown_of(table: Table) -> tuple[object, ...]:
+    """What of a table its messages show and another process may have changed: a reload
+    that changes none of it (a button from an older hand judged again) is not shown."""
+    return (table.status, table.moment(), table.message_id, table.host_id, table.away,
+            tuple(table.next_seats), tuple(table.seats))
 
 
 def _lapsed(actions: Sequence[ActionRecord], to_act: int | None) -> int | None:

@@ -79,10 +79,10 @@ def pings_wrong(fake, table, now) -> str | None:
     return None
 
 
-def hands_wrong(fake, table) -> str | None:
+def hands_wrong(fake, table, players=PLAYERS) -> str | None:
     """Why a player's newest open hand does not show whose turn it is now (None: every one
     does), opened before a restart or after: its token is kept in its record."""
-    for name in PLAYERS:
+    for name in players:
         hands = [m for m in fake.visible_to(name) if m.visible_to is not None
                  and m.embeds and (m.embeds[0].get("title") or "").startswith("Your")]
         if not hands or " · shed" not in title_of(table):
@@ -97,7 +97,7 @@ def title_of(table) -> str:
     return render.table_embed(table, Lang.EN).title or ""
 
 
-async def converged(fake, bot, message, clock) -> None:
+async def converged(fake, bot, message, clock, players=PLAYERS) -> None:
     """Wait for what Discord shows to catch up with the stored table; fail with why not."""
     why: list[str | None] = [None]
 
@@ -107,7 +107,7 @@ async def converged(fake, bot, message, clock) -> None:
             why[0] = "no table"
             return False
         why[0] = shown_like_stored(fake, message, table) or \
-            pings_wrong(fake, table, clock()) or hands_wrong(fake, table)
+            pings_wrong(fake, table, clock()) or hands_wrong(fake, table, players)
         return why[0] is None
 
     try:

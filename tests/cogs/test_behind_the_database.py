@@ -1,0 +1,99 @@
+"""What Discord shows catches up with the database when the bot finds its own copy of a
+table behind it (issue 35: on PostgreSQL, a table message and its ping stayed two moves
+behind, and the person to act was never pinged).
+
+A process's cached table falls behind the database when another process writes the table
+(two sessions during a hand-over both get clicks; a shard process started on the same
+database). The store then notices on the next change (the stored log has moves it lacks),
+reloads the table and refuses the tap as out of date. Nothing showed the table it reloaded:
+the owner kept the old snapshot, so the table message and the ping stayed where they were
+until someone made a move that succeeded, and the person they named could not make one."""
+
+import random
+
+import pytest
+
+from bot.db.connect import open_database
+from bot.db.repository import Repository
+from bot.errors import Stale
+from bot.tables.service import TableService
+from rules import Variant
+from tests.backends import BACKENDS, database_target
+from tests.cogs.test_convergence_random import converged, moves_on
+from tests.nlk_driver import Driver, TimeMachine, actor, running_bot
+
+PLAYERS = ["ann", "bob"]
+
+
+def cached(bot):
+    [table] = bot.service.cached()
+    return table
+
+
+async def other_process_moves(url: str, table_id: int, moves: int) -> None:
+    """Another process on the same database makes ``moves`` moves of the person to act."""
+    db = await open_database(url)
+    try:
+        other = TableService(Repository(db))
+        for _ in range(moves):
+            table = await other.get(table_id)
+            assert table.game is not None and table.game.to_act is not None
+            user = table.seats[table.game.to_act].user_id
+            action = table.game.legal_actions()[0]
+            await other.act(table_id, user, table.game.version, action)
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_table_found_behind_the_database_is_shown_as_stored(fake_discord, tmp_path,
+                                                                    backend):
+    fake, clock = fake_discord, TimeMachine()
+    driver = Driver(fake, random.Random(2))
+    async with database_target(backend, tmp_path) as url, \
+            running_bot(fake, url, clock=clock) as bot:
+        table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
+        await converged(fake, bot, table, clock, PLAYERS)
+        before = cached(bot)
+        who = actor(table)
+        assert who is not None and moves_on(table)
+        await other_process_moves(url, before.id, 2)
+        # The person the table message names taps a move there: the bot finds the stored
+        # log ahead of its own, reloads the table, and says the button is out of date.
+        ix = await fake.click(who, table, custom_id=moves_on(table)[0].custom_id)
+        refused = await ix.wait_response()
+        assert refused.ephemeral and "out of date" in refused.data["content"]
+        assert cached(bot).game.version > before.game.version  # (forced moves follow)
+        # What Discord shows must catch up with the table as stored: the table message,
+        # and a ping for whoever is to act now.
+        await converged(fake, bot, table, clock, PLAYERS)
+
+
+async def test_only_a_reload_that_changed_something_is_told(database):
+    """The store tells of a table it loaded again only when the database held something
+    new: a button from an older hand (judged again after a reload) redraws nothing."""
+    here, there = TableService(Repository(database)), TableService(Repository(database))
+    told = []
+    here.store.reloaded = told.append
+    table = (await here.create(1, 100, 10, "Ann", 2, Variant())).table
+    await here.join(table.id, 11, "Bob")
+    table = (await here.start(table.id, 10)).table
+    game = table.game
+    assert game is not None
+    user = table.seats[game.to_act].user_id
+    with pytest.raises(Stale):  # a version this process has not seen: same table reloaded
+        await here.act(table.id, user, game.version + 50, game.legal_actions()[0])
+    assert told == []
+    await other_process_moves_with(there, table.id)
+    with pytest.raises(Stale):  # the stored log is ahead: reloaded, and told
+        await here.act(table.id, user, game.version, game.legal_actions()[0])
+    [shown] = told
+    assert shown.game.version > game.version
+    assert shown.game.version == (await there.get(table.id)).game.version
+
+
+async def other_process_moves_with(other: TableService, table_id: int) -> None:
+    table = await other.get(table_id)
+    assert table.game is not None and table.game.to_act is not None
+    await other.act(table_id, table.seats[table.game.to_act].user_id, table.game.version,
+                    table.game.legal_actions()[0])
