@@ -432,7 +432,18 @@ class Pings:
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
-        next start deletes it."""
+        next start deletes it. A ping this run found written down by another (a start
+        beside the process it takes over from) is deleted only while its record is still
+        there: the other process deletes what it posted and forgets it, and a second delete
+        of a message that is gone counts against the bot's invalid requests."""
+        key = f"{PING}{table_id}:{ping.message.id}"
+        if ping.sent == -math.inf and not self.notes.pending(key):
+            try:
+                still = key in await self.notes.read(key)
+            except Exception:
+                still = True
+            if not still:
+                return
         if await self.io.delete(channel_id, ping):
             self._note(table_id, ping.message.id, None)
 
