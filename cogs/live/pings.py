@@ -428,16 +428,18 @@ class Pings:
 
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
-        self._deleting.keep(live.background(self._delete(table.channel_id, ping, table.id)))
+        self._deleting.keep(live.background(self._delete(
+            table.channel_id, ping, table.id, adopted=ping.sent == -math.inf)))
 
-    async def _delete(self, channel_id: int, ping: Ping, table_id: int) -> None:
+    async def _delete(self, channel_id: int, ping: Ping, table_id: int, *,
+                      adopted: bool = False) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
-        next start deletes it. A ping this run found written down by another (a start
-        beside the process it takes over from) is deleted only while its record is still
-        there: the other process deletes what it posted and forgets it, and a second delete
-        of a message that is gone counts against the bot's invalid requests."""
+        next start deletes it. A live ping this run ``adopted`` from another's record (a
+        start beside the process it takes over from) is deleted only while its record is
+        still there: the other process deletes what it posted and forgets it, and a second
+        delete of a message that is gone counts against the bot's invalid requests."""
         key = f"{PING}{table_id}:{ping.message.id}"
-        if ping.sent == -math.inf and not self.notes.pending(key):
+        if adopted and not self.notes.pending(key):
             try:
                 still = key in await self.notes.read(key)
             except Exception:
