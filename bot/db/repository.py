@@ -26,6 +26,7 @@ from bot.db.records import (
     TableStatus,
 )
 from bot.db.season_queries import SeasonQueries
+from bot.db.lesson_queries import LessonQueries
 from bot.db.setting_queries import SettingQueries
 from bot.db.storage import Database, Duplicate, Row, Transaction
 from bot.db.upload_queries import UploadQueries
@@ -78,6 +79,7 @@ class Repository(Queries):
         self.settings = SettingQueries(db)
         self.uploads = UploadQueries(db)
         self.seasons = SeasonQueries(db)
+        self.lessons = LessonQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 
