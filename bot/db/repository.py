@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from bot.db.lesson_queries import LessonQueries
 from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
 from bot.db.records import (
@@ -26,7 +27,6 @@ from bot.db.records import (
     TableStatus,
 )
 from bot.db.season_queries import SeasonQueries
-from bot.db.lesson_queries import LessonQueries
 from bot.db.setting_queries import SettingQueries
 from bot.db.storage import Database, Duplicate, Row, Transaction
 from bot.db.upload_queries import UploadQueries
