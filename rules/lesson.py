@@ -247,8 +247,8 @@ def judge(step: int, action: Action) -> Verdict:
 
 # --- in words ------------------------------------------------------------------------------
 
-ALLOWED = N_("That move is allowed, but it is not the one this lesson is about. Try again: "
-             "{hint}")
+ALLOWED = N_("That move is allowed at a real table, but it is not the one this step is "
+             "about, so it was not played. Try the move the coach names below.")
 REFUSED = N_("That move isn't allowed: {why}. Try again.")
 
 
@@ -269,9 +269,9 @@ def told_words(told: Told, names: tuple[str, ...], lang: object = DEFAULT) -> li
     return lines
 
 
-def wrong_words(verdict: Verdict, hint: str, lang: object = DEFAULT) -> str:
+def wrong_words(verdict: Verdict, lang: object = DEFAULT) -> str:
     """Why a tap was not played, and what to try instead."""
     _ = translator(lang).gettext
     if verdict.refusal is not None:
         return _(REFUSED).format(why=explain(verdict.refusal, lang))
-    return _(ALLOWED).format(hint=hint)
+    return _(ALLOWED)
