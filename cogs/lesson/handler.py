@@ -148,12 +148,15 @@ class Lessons:
         embed.description = "\n".join(lines)[:4000]
         style = await self._style(interaction)
         picture: Picture | None = None
-        if style != OFF:
-            try:
-                scene, alt = replay_scene(here.game, lang, style == FOUR, lang)
+        try:
+            scene, alt = replay_scene(here.game, lang, style == FOUR, lang)
+            if style != OFF:
                 picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
-            except Exception:
-                log.warning("could not draw a lesson picture; sending text", exc_info=True)
+            if picture is None:  # text only: the table in the words of the picture's alt text
+                embed.add_field(name=_("The table at this step"), value=alt[:1024],
+                                inline=False)
+        except Exception:
+            log.warning("could not draw a lesson picture; sending text", exc_info=True)
         await send(interaction, embed, lesson_view(here, lang), picture, edit=edit)
 
     async def _style(self, interaction: Interaction) -> str:

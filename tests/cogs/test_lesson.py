@@ -76,7 +76,6 @@ async def learn(fake, user, rng, *, taps_left=60, stop_after=None):
             wrong += 1
             first = text.splitlines()[0]
             assert first.startswith("❌") and len(first) > 30, first  # explained
-            print(first)
             assert coach_line(message) == before  # nothing played: the same step
         else:
             right += 1
@@ -103,7 +102,6 @@ async def test_a_newcomer_finishes_the_lesson_privately(fake_discord, tmp_path, 
         again = await ix.wait_message()
         assert again.ephemeral
         assert any(b.custom_id.endswith(":again") for b in again.buttons())
-        print(f"{locale}: {taps} taps, {wrong} wrong")
     assert not fake.public_messages()
     fake.assert_clean()
 
@@ -136,6 +134,42 @@ async def test_a_restart_in_the_middle_resumes(fake_discord, tmp_path):
         ix = await fake.click("ann", resumed, custom_id=back.custom_id)
         await ix.wait_response()
         assert ":0:" in move_buttons(resumed)[0].custom_id
-        # A forged lesson id gets a polite line.
     assert not fake.public_messages()
     fake.assert_clean()
+
+
+def test_every_lesson_button_has_an_id_its_family_reads():
+    """Each button of each step is read back by the lesson's template (within Discord's 100
+    characters, at most 25 components), and a damaged id falls to the polite refusal."""
+    from cogs.lesson import ids
+    from cogs.lesson.handler import lesson_view
+    from rules.i18n import Lang
+
+    template, unknown = re.compile(ids.TEMPLATE), re.compile(ids.UNKNOWN)
+    for step in range(lesson.STEPS + 1):
+        view = lesson_view(lesson.situation(step), Lang.HU)
+        assert 0 < len(view.children) <= 25
+        for item in view.children:
+            match = template.fullmatch(item.custom_id)
+            assert match and len(item.custom_id) <= 100, item.custom_id
+            lesson_name, at, act = ids.parse(match)
+            assert (lesson_name, at) == (lesson.LESSON, step)
+            assert act in ids.WAYS or ids.action_of(act) in lesson.situation(step).options
+            assert not unknown.fullmatch(item.custom_id)
+            assert families(item.custom_id) == ["LessonStep"], item.custom_id
+    for damaged in ("nlkl:1:3:give.ZZ.1", "nlkl:1:x:draw", "nlkl:1:3:fly"):
+        assert unknown.fullmatch(damaged) and not template.fullmatch(damaged)
+        assert families(damaged) == ["UnknownLesson"], damaged
+
+
+def families(custom_id):
+    """The names of the button families (all of them) whose template reads ``custom_id``."""
+    from cogs.lesson.routes import lesson_families
+    from cogs.routes.families import families as table_families
+    from cogs.routes.replay import replay_families
+    from cogs.routes.seasons import season_families
+
+    every = (*table_families(None), *replay_families(None), *season_families(None),
+             *lesson_families(None))
+    return [f.__name__ for f in every
+            if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
