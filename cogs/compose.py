@@ -18,6 +18,8 @@ from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
 from cogs.commands.seasons import SeasonBoards
 from cogs.i18n.translator import Languages
+from cogs.lesson.handler import Lessons
+from cogs.lesson.routes import lesson_families
 from cogs.live.publisher import Publisher
 from cogs.live.records import Notes
 from cogs.replay.handler import Replays
@@ -39,6 +41,7 @@ class Parts:
     replays: Replays  # replays and exports
     boards: SeasonBoards  # the season boards' buttons
     families: Families  # every family of buttons, each with its handler
+    lessons: Lessons  # /nlk learn, the guided first hand
 
 
 def compose(bot: commands.Bot, service: TableService, servers: GuildService, clocks: Clocks,
@@ -53,5 +56,7 @@ def compose(bot: commands.Bot, service: TableService, servers: GuildService, clo
     replays = Replays(ReplaySource(servers.repo, servers), publisher.pictures,
                       publisher.posts, languages)
     boards = SeasonBoards(servers)
+    lessons = Lessons(servers.repo.lessons, publisher.pictures)
     return Parts(service, servers, languages, publisher, clicks, replays, boards,
-                 (*families(clicks), *replay_families(replays), *season_families(boards)))
+                 (*families(clicks), *replay_families(replays), *season_families(boards),
+                  *lesson_families(lessons)), lessons)

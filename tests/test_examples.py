@@ -10,7 +10,7 @@ MODULES = ["rules.i18n", "rules.cards", "rules.actions", "rules.deal", "rules.en
            "rules.variant", "rules.explain", "rules.phase", "rules.session", "rules.events",
            "bot.cluster.shards", "bot.tasks", "cogs.widgets.ids", "cogs.i18n.mentions",
            "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table",
-           "cogs.i18n.translator"]
+           "cogs.i18n.translator", "rules.lesson", "cogs.lesson.ids"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from bot.db.lesson_queries import LessonQueries
 from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
 from bot.db.records import (
@@ -78,6 +79,7 @@ class Repository(Queries):
         self.settings = SettingQueries(db)
         self.uploads = UploadQueries(db)
         self.seasons = SeasonQueries(db)
+        self.lessons = LessonQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 

@@ -64,6 +64,7 @@ class NLK(commands.Cog):
         self.replays = parts.replays
         self.boards = parts.boards
         self.families = parts.families
+        self.lessons = parts.lessons
         self._resuming: asyncio.Task[None] | None = None
 
     async def public(self, interaction: Interaction) -> Lang:
@@ -251,6 +252,13 @@ class NLK(commands.Cog):
         embed = discord.Embed(title=translator(lang).gettext("How to play NLK"),
                               colour=render.COLOUR, description=render.rules_text(variant, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @nlk.command(name=NC_("command", "learn"),
+                 description=L_("Learn NLK: a guided first hand against two AI players, just "
+                                "for you."))
+    async def learn(self, interaction: Interaction) -> None:
+        """Learn NLK: a guided first hand against two AI players, just for you."""
+        await self.lessons.open(interaction)
 
     @nlk.command(name=NC_("command", "stats"),
                  description=L_("The server's NLK leaderboard for one table size, or one "

@@ -195,7 +195,8 @@ def test_localised_command_names_pass_discords_rules(lang: Lang) -> None:
             assert NAME.match(local) and local == local.lower(), (lang, name, local)
     # Two commands never share a localised name (Discord refuses the whole tree).
     commands = [translator(lang).pgettext("command", n) for n in ("new", "hand", "table",
-                "leave", "end", "remove", "rules", "stats", "export", "settings", "cards")]
+                "leave", "end", "remove", "rules", "stats", "export", "settings", "cards",
+                "learn")]
     assert len(set(commands)) == len(commands), commands
 
 

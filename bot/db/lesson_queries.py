@@ -1,0 +1,37 @@
+"""The repository's lessons: where each learner is in the guided first hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.db.queries import Queries
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A learner's place in a lesson: the step reached, and whether they finished it."""
+
+    lesson: str
+    step: int
+    finished: bool
+
+
+class LessonQueries(Queries):
+    """Each learner's progress through ``/nlk learn``."""
+
+    async def progress(self, user_id: int) -> Progress | None:
+        """Where ``user_id`` is in their lesson, or None if they never started one."""
+        row = await self._one("SELECT lesson, step, finished FROM lessons WHERE user_id = ?",
+                              (user_id,))
+        if row is None:
+            return None
+        return Progress(str(row["lesson"]), int(row["step"]), bool(row["finished"]))
+
+    async def save_progress(self, user_id: int, progress: Progress) -> None:
+        """Remember where ``user_id`` is (one row per learner)."""
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO lessons (user_id, lesson, step, finished) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET lesson = excluded.lesson, "
+                "step = excluded.step, finished = excluded.finished",
+                (user_id, progress.lesson, progress.step, int(progress.finished)))

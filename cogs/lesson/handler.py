@@ -1,0 +1,206 @@
+"""Answers ``/nlk learn`` and its buttons: the guided first hand (``rules/lesson.py``), drawn
+into the learner's own private message. Each tap's answer edits that message: a right move
+moves the lesson on, a wrong one is explained and nothing is played. The learner's step is
+stored, so ``/nlk learn`` resumes after a restart or after the message has expired.
+
+Every message goes out through ``send``, one small function, so that it can later move onto
+the live tables' owner as a kind of message of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import discord
+
+from bot.db.lesson_queries import LessonQueries, Progress
+from cogs.answers.interaction import display_name
+from cogs.answers.replies import describe, say
+from cogs.client import Interaction
+from cogs.i18n.mentions import linked
+from cogs.i18n.translator import lang_of
+from cogs.lesson.ids import act_of, action_of, lesson_id
+from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
+from cogs.pictures.replay import REPLAY_FILE, replay_scene
+from cogs.render.text import card_text
+from cogs.widgets.buttons import Buttons, NLKButton
+from rules import lesson
+from rules.actions import Action
+from rules.i18n import N_, Lang, translator
+
+log = logging.getLogger(__name__)
+
+COLOUR = discord.Colour.from_rgb(88, 160, 110)
+LEARNED = N_("""\
+**You have played your first hand of NLK.** What you learned:
+• Collect (R3): draw each turn; give a card where it is one rank higher, or keep it; the last \
+talon card is kept and makes trump.
+• Shed (R4): beat in suit or with a trump, or take the trick's bottom card; play your last card \
+to be out.
+• The last player holding cards loses.
+Ready for a real table? Start one with `/nlk new`, or tap below to play the lesson again.""")
+
+
+async def send(interaction: Interaction, embed: discord.Embed, view: discord.ui.View,
+               picture: Picture | None, *, edit: bool) -> None:
+    """The one way a lesson message goes out: a new private message, or the tapped one
+    edited by the tap's own answer."""
+    if edit:
+        await interaction.response.edit_message(content=None, embed=embed, view=view,
+                                                **edit_files(embed, picture))
+    else:
+        await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
+                                                **send_files(embed, picture))
+
+
+class Lessons:
+    """Lessons for any number of learners; nothing is kept between answers but the stored
+    step, so a button answered after a restart is answered as before it."""
+
+    def __init__(self, progress: LessonQueries, pictures: Pictures) -> None:
+        self.progress = progress
+        self.pictures = pictures
+
+    # --- the command -----------------------------------------------------------------------
+
+    async def open(self, interaction: Interaction) -> None:
+        """``/nlk learn``: the lesson where the learner left it, or its end if finished."""
+        try:
+            stored = await self._stored(interaction.user.id)
+            step = lesson.STEPS if stored.finished else stored.step
+            await self._answer(interaction, step, edit=False)
+        except Exception as error:  # never a traceback for the learner: a code, logged
+            await say(interaction, describe(error, lang_of(interaction))[0])
+
+    # --- the buttons -----------------------------------------------------------------------
+
+    async def click(self, interaction: Interaction, name: str, step: int, act: str) -> None:
+        """A move or a way around the lesson, tapped on a lesson message."""
+        _ = translator(lang_of(interaction)).gettext
+        try:
+            if name != lesson.LESSON:
+                await self.unknown(interaction)
+                return
+            stored = await self._stored(interaction.user.id)
+            at = lesson.STEPS if stored.finished else stored.step
+            if act in ("skip", "back", "again"):
+                at = {"skip": lesson.SHED, "back": 0, "again": 0}[act]
+                await self._save(interaction.user.id, at)
+                await self._answer(interaction, at, edit=True)
+                return
+            action = action_of(act)
+            if step != at or action is None:  # an older message of this lesson
+                await self._answer(interaction, at, edit=True, note=_(
+                    "Your lesson had moved on from that message: here is where you are."))
+                return
+            verdict = lesson.judge(at, action)
+            if not verdict.right:
+                await self._answer(interaction, at, edit=True, note="❌ " + lesson.wrong_words(
+                    verdict, lang_of(interaction)))
+                return
+            await self._save(interaction.user.id, at + 1)
+            await self._answer(interaction, at + 1, edit=True)
+        except Exception as error:  # never a traceback for the learner: a code, logged
+            await say(interaction, describe(error, lang_of(interaction))[0])
+
+    async def unknown(self, interaction: Interaction) -> None:
+        """A lesson-shaped custom id that no version of the buttons made."""
+        await say(interaction, translator(lang_of(interaction)).gettext(
+            "That lesson button doesn't make sense any more; nothing changed. Open the lesson "
+            "again with `/nlk learn`."))
+
+    # --- progress --------------------------------------------------------------------------
+
+    async def _stored(self, user_id: int) -> Progress:
+        found = await self.progress.progress(user_id)
+        if found is None or found.lesson != lesson.LESSON:
+            return Progress(lesson.LESSON, 0, False)
+        return found
+
+    async def _save(self, user_id: int, step: int) -> None:
+        await self.progress.save_progress(
+            user_id, Progress(lesson.LESSON, min(step, lesson.STEPS), step >= lesson.STEPS))
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def _coach(self, here: lesson.Situation, lang: Lang) -> str:
+        label = button_label(here.wanted, here, lang) if here.wanted is not None else ""
+        return lesson.coach_words(here.coach, lang, label)
+
+    async def _answer(self, interaction: Interaction, step: int, *, edit: bool,
+                      note: str | None = None) -> None:
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        names = (display_name(interaction.user), *lesson.AI_NAMES)
+        here = await asyncio.to_thread(lesson.situation, step, names)
+        chapter = _(lesson.CHAPTERS[here.chapter])
+        embed = discord.Embed(colour=COLOUR, title=_("Learn NLK · {chapter} ({number}/2)").format(
+            chapter=chapter, number=here.chapter + 1))
+        lines = [line for told in here.told for line in lesson.told_words(told, names, lang)]
+        if here.finished:
+            lines += ["", "💬 " + lesson.coach_words(here.coach, lang), "",
+                      linked(interaction, _(LEARNED), lang)]
+        else:
+            lines += ["", "💬 " + self._coach(here, lang)]
+        if note:
+            lines = [note, "", *lines]
+        embed.description = "\n".join(lines)[:4000]
+        style = await self._style(interaction)
+        picture: Picture | None = None
+        try:
+            scene, alt = replay_scene(here.game, lang, style == FOUR, lang)
+            if style != OFF:
+                picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
+            if picture is None:  # text only: the table in the words of the picture's alt text
+                embed.add_field(name=_("The table at this step"), value=alt[:1024],
+                                inline=False)
+        except Exception:
+            log.warning("could not draw a lesson picture; sending text", exc_info=True)
+        await send(interaction, embed, lesson_view(here, lang), picture, edit=edit)
+
+    async def _style(self, interaction: Interaction) -> str:
+        try:
+            return await self.pictures.styles.private(interaction.user.id,
+                                                      interaction.guild_id)
+        except Exception:
+            log.warning("could not read a card style; using the default", exc_info=True)
+            return self.pictures.styles.known_private(interaction.user.id,
+                                                      interaction.guild_id)
+
+
+def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:
+    """A move's button, worded as at a real table."""
+    _ = translator(lang).gettext
+    game = here.game
+    if action.act == "give" and action.card is not None and action.to is not None:
+        return _("Give {card} to {name}").format(card=card_text(action.card, lang),
+                                                 name=game.names[action.to])
+    if action.act == "keep" and game.drawn is not None:
+        return _("Keep {card}").format(card=card_text(game.drawn, lang))
+    if action.act == "play" and action.card is not None:
+        return card_text(action.card, lang)
+    if action.act == "take" and game.trick:
+        return _("Take {card}").format(card=card_text(game.trick[0], lang))
+    return _("Draw")
+
+
+def lesson_view(here: lesson.Situation, lang: Lang) -> discord.ui.View:
+    """The step's moves (at most a hand's cards and **Take**: two rows), and the way to the
+    other chapter or back to the start."""
+    _ = translator(lang).gettext
+    view = Buttons()
+    for i, action in enumerate(here.options[:20]):
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, act_of(action)),
+                                button_label(action, here, lang),
+                                discord.ButtonStyle.primary, row=i // 5))
+    if here.finished:
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "again"),
+                                _("Play the lesson again"), row=4))
+    elif here.chapter == 0:
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "skip"),
+                                _("Skip to the shed phase"), row=4))
+    else:
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "back"),
+                                _("Back to the collect phase"), row=4))
+    return view

@@ -1,0 +1,175 @@
+"""Through the fake Discord: ``/nlk learn``, the guided first hand. A scripted learner who
+knows nothing of NLK reads the coach's words and taps the button they point at, and otherwise
+taps at random; it finishes within 60 taps in English, Hungarian and French, every wrong tap
+is explained and nothing is played, nothing is posted in the channel, and the coach names
+every rule a first-timer needs. A restart in the middle resumes where the learner was."""
+
+import random
+import re
+
+import pytest
+
+from rules import lesson
+from tests.nlk_driver import running_bot
+
+RULE = re.compile(r"\(R(\d\.\d)\)|R(\d\.\d)")
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+# The rules a first-timer needs (issue 34): drawing, giving, keeping and a move that plays
+# itself (R3.2, R3.3), the last talon card (R3.4), beating in suit and trumping (R4.2),
+# taking (R4.5), going out (R4.8), who loses (R4.9).
+NEEDED = {"R3.2", "R3.3", "R3.4", "R4.2", "R4.5", "R4.8", "R4.9"}
+WRONG = {"en": "❌", "hu": "❌", "fr": "❌"}
+AGAIN = {"en": "Play the lesson again", "hu": "A lecke újra", "fr": "Refaire la leçon"}
+
+
+def description(message):
+    return message.embeds[0]["description"]
+
+
+def coach_line(message):
+    return [line for line in description(message).splitlines() if line.startswith("💬")][-1]
+
+
+def rules_named(text):
+    return {"R" + (a or b) for a, b in RULE.findall(text)}
+
+
+def move_buttons(message):
+    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in lesson_ways()]
+
+
+def lesson_ways():
+    return ("skip", "back", "again")
+
+
+def pointed_at(message):
+    """The button whose label the coach's line names in bold, if any."""
+    named = set(BOLD.findall(coach_line(message)))
+    found = [b for b in move_buttons(message) if b.label in named]
+    return found[0] if found else None
+
+
+async def learn(fake, user, rng, *, taps_left=60, stop_after=None):
+    """Play the lesson as a newcomer: a wrong tap now and then, then what the coach says.
+    Returns the message, the taps, the wrong taps and the rule numbers the coach named."""
+    ix = await fake.slash(user, None, "nlk", "learn")
+    message = await ix.wait_message()
+    assert message.ephemeral
+    taps = wrong = 0
+    named = rules_named(description(message))
+    right = 0
+    while not any(b.custom_id.endswith(":again") for b in message.buttons()):
+        assert taps < taps_left, f"not finished after {taps} taps"
+        wanted = pointed_at(message)
+        others = [b for b in move_buttons(message) if wanted is None or b.custom_id !=
+                  wanted.custom_id]
+        if wanted is None or (others and rng.random() < 0.5):
+            tap = rng.choice(others or move_buttons(message))
+        else:
+            tap = wanted
+        before = coach_line(message)
+        ix = await fake.click(user, message, custom_id=tap.custom_id)
+        assert (await ix.wait_response()).type == 7  # the lesson's message, edited
+        taps += 1
+        text = description(message)
+        if wanted is not None and tap.custom_id != wanted.custom_id:
+            wrong += 1
+            first = text.splitlines()[0]
+            assert first.startswith("❌") and len(first) > 30, first  # explained
+            assert coach_line(message) == before  # nothing played: the same step
+        else:
+            right += 1
+            named |= rules_named("\n".join(line for line in text.splitlines()
+                                            if not line.startswith("❌")))
+        if stop_after is not None and right >= stop_after:
+            break
+    return message, taps, wrong, named
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "hu", "fr"])
+async def test_a_newcomer_finishes_the_lesson_privately(fake_discord, tmp_path, locale):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("dee")
+    fake.set_locale("dee", locale)
+    async with running_bot(fake, path):
+        message, taps, wrong, named = await learn(fake, "dee", random.Random(34))
+        assert taps <= 60 and wrong >= 1, (taps, wrong)
+        assert named >= NEEDED, NEEDED - named
+        assert "</nlk new:" in description(message) or "/nlk" in description(message)
+        assert message.attachments  # the real table's picture
+        # Finished: /nlk learn says so, and offers the lesson again.
+        ix = await fake.slash("dee", None, "nlk", "learn")
+        again = await ix.wait_message()
+        assert again.ephemeral
+        assert any(b.custom_id.endswith(":again") for b in again.buttons())
+    assert not fake.public_messages()
+    fake.assert_clean()
+
+
+async def test_a_restart_in_the_middle_resumes(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    rng = random.Random(7)
+    fake.add_user("ann")
+    async with running_bot(fake, path):
+        message, _taps, _wrong, _named = await learn(fake, "ann", rng, stop_after=2)
+        where = coach_line(message)
+    async with running_bot(fake, path):
+        # The old message's button still answers, at the step the learner reached.
+        tap = pointed_at(message)
+        assert tap is not None
+        ix = await fake.click("ann", message, custom_id=tap.custom_id)
+        assert (await ix.wait_response()).type == 7
+        assert coach_line(message) != where
+        moved_on = coach_line(message)
+        # A fresh /nlk learn (the message expired) resumes there too.
+        ix = await fake.slash("ann", None, "nlk", "learn")
+        resumed = await ix.wait_message()
+        assert coach_line(resumed) == moved_on
+        # Skip to the shed phase, and back.
+        skip = next(b for b in resumed.buttons() if b.custom_id.endswith(":skip"))
+        ix = await fake.click("ann", resumed, custom_id=skip.custom_id)
+        await ix.wait_response()
+        assert f":{lesson.SHED}:" in move_buttons(resumed)[0].custom_id
+        back = next(b for b in resumed.buttons() if b.custom_id.endswith(":back"))
+        ix = await fake.click("ann", resumed, custom_id=back.custom_id)
+        await ix.wait_response()
+        assert ":0:" in move_buttons(resumed)[0].custom_id
+    assert not fake.public_messages()
+    fake.assert_clean()
+
+
+def test_every_lesson_button_has_an_id_its_family_reads():
+    """Each button of each step is read back by the lesson's template (within Discord's 100
+    characters, at most 25 components), and a damaged id falls to the polite refusal."""
+    from cogs.lesson import ids
+    from cogs.lesson.handler import lesson_view
+    from rules.i18n import Lang
+
+    template, unknown = re.compile(ids.TEMPLATE), re.compile(ids.UNKNOWN)
+    for step in range(lesson.STEPS + 1):
+        view = lesson_view(lesson.situation(step), Lang.HU)
+        assert 0 < len(view.children) <= 25
+        for item in view.children:
+            match = template.fullmatch(item.custom_id)
+            assert match and len(item.custom_id) <= 100, item.custom_id
+            lesson_name, at, act = ids.parse(match)
+            assert (lesson_name, at) == (lesson.LESSON, step)
+            assert act in ids.WAYS or ids.action_of(act) in lesson.situation(step).options
+            assert not unknown.fullmatch(item.custom_id)
+            assert families(item.custom_id) == ["LessonStep"], item.custom_id
+    for damaged in ("nlkl:1:3:give.ZZ.1", "nlkl:1:x:draw", "nlkl:1:3:fly"):
+        assert unknown.fullmatch(damaged) and not template.fullmatch(damaged)
+        assert families(damaged) == ["UnknownLesson"], damaged
+
+
+def families(custom_id):
+    """The names of the button families (all of them) whose template reads ``custom_id``."""
+    from cogs.lesson.routes import lesson_families
+    from cogs.routes.families import families as table_families
+    from cogs.routes.replay import replay_families
+    from cogs.routes.seasons import season_families
+
+    every = (*table_families(None), *replay_families(None), *season_families(None),
+             *lesson_families(None))
+    return [f.__name__ for f in every
+            if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
