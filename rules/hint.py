@@ -171,3 +171,66 @@ def forced(game: Game) -> Reason:
     # Take is always open on a trick, so a lone play is a lead with one card in hand
     assert action.card is not None and not game.trick
     return Reason(FORCED_PLAY, "R4.4", (("card", action.card),))
+
+
+# --- the others' moves told as they happen, from what everyone can see ----------------------
+TOLD_GIVE = N_("{name} gave {card} to {to}: it fits on their top card ({top}).")
+TOLD_KEEP_FORCED = N_("{name} kept {card}: it fits on no other player's stack.")
+TOLD_KEEP = N_("{name} kept {card}, which ended their turn.")
+TOLD_DRAW = N_("{name} drew a card: every turn has a draw.")
+TOLD_BEAT = N_("{name} beat {top} in suit with {card}.")
+TOLD_TRUMP = N_("{name} trumped {top} with {card}: a trump beats any card of another suit.")
+TOLD_TAKE = N_("{name} did not beat {top} and took the trick's lowest card ({bottom}).")
+TOLD_LEAD = N_("{name} led {card}: any card may lead.")
+TOLD_OUT = N_("{name} played their last card ({card}) and is out.")
+
+
+@dataclass(frozen=True)
+class Told:
+    """Another seat's move in words: ``Reason``'s sentence with the mover's and the
+    receiver's names (seats), built only from what everyone could see, so it never tells
+    what is hidden in a hand."""
+
+    reason: Reason
+    mover: int
+    to: int | None = None
+
+    def words(self, names: tuple[str, ...] | list[str], lang: object = DEFAULT) -> str:
+        values: dict[str, str] = {key: card_text(card, lang) for key, card in self.reason.cards}
+        values["name"] = shown_name(names[self.mover], lang)
+        if self.to is not None:
+            values["to"] = shown_name(names[self.to], lang)
+        sentence = translator(lang).gettext(self.reason.text).format(**values)
+        return f"{sentence} ({self.reason.rule})"
+
+
+def told(game: Game, action: Action) -> Told:
+    """``action`` by the seat to act, about to be applied to ``game``, in words."""
+    seat = game.to_act
+    if seat is None:
+        raise ValueError("nobody is to act: the hand is over (R4.9)")
+    if action.act == Act.GIVE:
+        assert action.card is not None and action.to is not None
+        top = _top(game.stacks[action.to])
+        reason = Reason(TOLD_GIVE, "R3.2", (("card", action.card), ("top", top)))
+        return Told(reason, seat, action.to)
+    if action.act == Act.DRAW:
+        return Told(Reason(TOLD_DRAW, "R3.3"), seat)
+    if action.act == Act.KEEP:
+        assert game.drawn is not None
+        forced_keep = len(game.legal_actions()) == 1
+        text = TOLD_KEEP_FORCED if forced_keep else TOLD_KEEP
+        return Told(Reason(text, "R3.3", (("card", Card(game.drawn)),)), seat)
+    if action.act == Act.TAKE:
+        trick = game.trick
+        cards = (("top", Card(trick[-1])), ("bottom", Card(trick[0])))
+        return Told(Reason(TOLD_TAKE, "R4.5", cards), seat)
+    assert action.card is not None
+    card = action.card
+    if len(game.stacks[seat]) == 1:
+        return Told(Reason(TOLD_OUT, "R4.8", (("card", card),)), seat)
+    if not game.trick:
+        return Told(Reason(TOLD_LEAD, "R4.4", (("card", card),)), seat)
+    top = Card(game.trick[-1])
+    text = TOLD_BEAT if SUIT[card] == SUIT[top] else TOLD_TRUMP
+    return Told(Reason(text, "R4.2", (("card", card), ("top", top))), seat)

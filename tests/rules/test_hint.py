@@ -129,3 +129,32 @@ def test_no_hint_when_the_hand_is_over() -> None:
         game.apply(rng.choice(game.legal_actions()))
     with pytest.raises(ValueError):
         H.suggest(game)
+
+
+def test_the_others_moves_are_told_from_what_everyone_sees() -> None:
+    seen: set[str] = set()
+    for seed in range(6):
+        for game, legal in positions(seed, 3 + seed % 3):
+            action = random.Random(seed).choice(legal)
+            told = H.told(game, action)
+            values = dict(told.reason.cards)
+            seen.add(told.reason.text)
+            assert told.mover == game.to_act
+            if told.reason.text == H.TOLD_GIVE:
+                assert told.to == action.to and values["top"] == Card(game.stacks[action.to][-1])
+            if told.reason.text == H.TOLD_KEEP_FORCED:
+                assert legal == [action]
+            if told.reason.text == H.TOLD_TRUMP:
+                assert SUIT[values["card"]] == game.trump != SUIT[values["top"]]
+            if told.reason.text == H.TOLD_BEAT:
+                assert SUIT[values["card"]] == SUIT[values["top"]]
+            if told.reason.text == H.TOLD_OUT:
+                assert len(game.stacks[told.mover]) == 1
+            if told.reason.text == H.TOLD_TAKE:
+                assert values["bottom"] == Card(game.trick[0])
+            for lang in ("en", "hu", "fr"):
+                words = told.words(game.names, lang)
+                assert "{" not in words and words.endswith(f"({told.reason.rule})")
+                assert game.names[told.mover] in words
+    assert seen == {H.TOLD_GIVE, H.TOLD_KEEP_FORCED, H.TOLD_KEEP, H.TOLD_DRAW, H.TOLD_BEAT,
+                    H.TOLD_TRUMP, H.TOLD_TAKE, H.TOLD_LEAD, H.TOLD_OUT}
