@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 MODULES = ["rules.i18n", "rules.cards", "rules.actions", "rules.deal", "rules.engine",
-           "rules.variant", "rules.explain", "rules.phase", "rules.session", "rules.events",
+           "rules.variant", "rules.explain", "rules.hint", "rules.phase", "rules.session",
+           "rules.events",
            "bot.cluster.shards", "bot.tasks", "cogs.widgets.ids", "cogs.i18n.mentions",
            "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table",
            "cogs.i18n.translator", "rules.lesson", "cogs.lesson.ids"]
