@@ -93,6 +93,13 @@ class State:
         # Requests received per route template (``"PATCH /channels/{channel_id}/…"``).
         self.request_counts: Counter[str] = Counter()
         self.command_syncs: list[CommandSync] = []
+        # User-installed apps (see ``tests/fakediscord/__init__.py``): who installed the
+        # app to their account, how long interaction tokens live, requests the bot made
+        # per channel id (any ``/channels/{channel_id}…`` route), and refusals by kind.
+        self.user_installs: set[int] = set()
+        self.token_ttl = 15 * 60.0
+        self.channel_requests: Counter[int] = Counter()
+        self.refused: Counter[str] = Counter()
         # The bot's permissions where a test set them: per channel, and per guild.
         self.bot_channel_permissions: dict[int, int] = {}
         self.bot_guild_permissions: dict[int, int] = {}
@@ -214,6 +221,19 @@ class State:
         self.channel_messages[channel.id] = []
         return channel
 
+    def add_group_dm(self, owner: User, members: list[User], name: str = "") -> Channel:
+        """A group DM (type 3) of ``owner`` and ``members``; the bot is never a recipient."""
+        people = list(dict.fromkeys([owner, *members]))
+        if len(people) > 10:
+            raise ValueError("a group DM holds at most 10 people")
+        channel = Channel(
+            self.ids.next(), ChannelType.GROUP_DM, name, None, owner_id=owner.id,
+            recipients=people,
+        )
+        self.channels[channel.id] = channel
+        self.channel_messages[channel.id] = []
+        return channel
+
     def channel(self, channel_id: int) -> Channel:
         channel = self.channels.get(channel_id)
         if channel is None or channel.deleted:
@@ -231,7 +251,7 @@ class State:
 
     def can_see(self, user_id: int, channel: Channel) -> bool:
         """Whether a user can open ``channel`` at all (private threads and DMs are closed)."""
-        if channel.type == ChannelType.DM:
+        if channel.type in (ChannelType.DM, ChannelType.GROUP_DM):
             return any(u.id == user_id for u in channel.recipients)
         if channel.type == ChannelType.PRIVATE_THREAD and user_id not in channel.member_ids:
             guild = self.guild_of(channel)
@@ -250,7 +270,9 @@ class State:
         (Send Messages, or Send Messages in Threads in a thread) embeds, files,
         TTS and @everyone are implicitly denied too.
         """
-        if channel.type == ChannelType.DM:
+        if channel.type in (ChannelType.DM, ChannelType.GROUP_DM):
+            # For a group DM this is the ``app_permissions`` of a user-installed app;
+            # the bot's own channel requests there are refused all the same.
             return int(DM_PERMISSIONS)
         guild = self.guild_of(channel)
         if guild is None:
