@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from tests.fakediscord import limits
 from tests.fakediscord.errors import (
     FormErrors,
-    followup_limit,
-    invalid_webhook_token,
     Violation,
     already_acknowledged,
+    followup_limit,
+    invalid_webhook_token,
     unknown_interaction,
     unknown_message,
     unknown_webhook,
