@@ -227,7 +227,11 @@ class State:
         if len(people) > 10:
             raise ValueError("a group DM holds at most 10 people")
         channel = Channel(
-            self.ids.next(), ChannelType.GROUP_DM, name, None, owner_id=owner.id,
+            self.ids.next(),
+            ChannelType.GROUP_DM,
+            name,
+            None,
+            owner_id=owner.id,
             recipients=people,
         )
         self.channels[channel.id] = channel

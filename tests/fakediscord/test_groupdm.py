@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.http import Route
 
 from tests.fakediscord import FakeDiscord
+from tests.groupdm_member import group_dm
 
 EVERYWHERE = {"guilds": True, "dms": True, "private_channels": True}
 
@@ -307,3 +308,24 @@ async def test_slash_in_a_group_dm_needs_an_install_and_context_2(
         await fake_discord.slash(who, group, name, sub[0] if sub else None)
     assert fake_discord.refused["command_not_available"] == 1
     assert fake_discord.interactions == []
+
+
+async def test_a_member_sees_and_acts_like_a_person(
+    fake_discord: FakeDiscord, bot: GroupBot
+) -> None:
+    alice, bob, carol, dave = group_dm(
+        fake_discord, ["alice", "bob", "carol", "dave"], installed=["alice"]
+    )
+    assert alice.installed and not bob.installed
+    with pytest.raises(AssertionError, match="has not installed"):
+        await bob.slash("gdm", "table")
+    await (await alice.slash("gdm", "table")).wait_message()
+    table = bob.latest("table")
+    assert table in carol.app_messages() and table in dave.sees()
+    await (await bob.click(table, "Tap")).wait_response()
+    assert carol.latest().content == "tapped by bob"
+    await (await dave.click(table, "Peek")).wait_message()
+    assert [m.content for m in dave.ephemerals()] == ["only dave"]
+    assert carol.ephemerals() == [] and "only dave" not in {m.content for m in bob.sees()}
+    assert fake_discord.channel_requests[alice.channel] == 0
+    fake_discord.assert_clean()
