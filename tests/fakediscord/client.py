@@ -324,6 +324,13 @@ class FakeDiscord:
             raise ValueError("a group DM needs at least one member")
         return self.state.add_group_dm(people[0], people[1:], name).id
 
+    def add_user_dm(self, one: UserRef, other: UserRef) -> int:
+        """The DM between two people; the app reaches it like a group DM (context 2)."""
+        for ref in (one, other):
+            if isinstance(ref, str) and not ref.isdigit() and self.state.user_named(ref) is None:
+                self.state.new_user(ref)
+        return self.state.add_user_dm(self.user(one), self.user(other)).id
+
     def install_app(self, user: UserRef) -> None:
         """``user`` adds the app to their account (a user install)."""
         if isinstance(user, str) and not user.isdigit() and self.state.user_named(user) is None:
@@ -361,7 +368,7 @@ class FakeDiscord:
         ``contexts`` include 2. Discord's defaults: ``integration_types`` [0] (guild),
         ``contexts`` every context.
         """
-        if channel.type != ChannelType.GROUP_DM:
+        if not channel.without_bot:
             return
         reason = None
         found = self.state.find_command(None, command)

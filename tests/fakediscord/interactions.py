@@ -207,7 +207,7 @@ class Interaction:
     def context(self) -> int:
         if self.guild is not None:
             return GUILD_CONTEXT
-        if self.channel.type == ChannelType.DM:
+        if self.channel.type == ChannelType.DM and not self.channel.without_bot:
             return BOT_DM_CONTEXT
         return PRIVATE_CHANNEL_CONTEXT
 
@@ -245,7 +245,7 @@ def owners_for(state: State, ix: Interaction) -> dict[str, str]:
         return dict(state.interactions[ix.source.interaction_id].owners)
     if ix.guild is not None:
         return {GUILD_INSTALL: str(ix.guild.id)}
-    if ix.channel.type == ChannelType.DM:
+    if ix.channel.type == ChannelType.DM and not ix.channel.without_bot:
         owners = {GUILD_INSTALL: "0"}  # the bot's own DM: the bot user is there
         if ix.user.id in state.user_installs:
             owners[USER_INSTALL] = str(ix.user.id)

@@ -293,6 +293,9 @@ class Channel:
     message_count: int = 0
     created_at: str = field(default_factory=iso_now)
     deleted: bool = False
+    # A private channel the bot is not in (a group DM, or a DM between two people):
+    # a user-installed app reaches it only through interactions.
+    without_bot: bool = False
     # Permission overwrites as Discord sends them: [{"id", "type", "allow", "deny"}].
     overwrites: list[dict[str, Any]] = field(default_factory=list)
 

@@ -233,7 +233,8 @@ class RestAPI:
     def _private_channel(self, request: web.Request) -> None:
         """Count a bot request to a channel; refuse it in a group DM (403 50001).
 
-        The bot is never a member of a group DM: a user-installed app reaches one only
+        The bot is never a member of a group DM (or of a DM between two people): a
+        user-installed app reaches one only
         through interaction tokens, so any ``/channels/{id}…`` request (messages, the
         channel itself, typing, reactions…) is Missing Access, as on Discord.
         """
@@ -243,7 +244,7 @@ class RestAPI:
         channel_id = int(raw)
         self.state.channel_requests[channel_id] += 1
         channel = self.state.channels.get(channel_id)
-        if channel is not None and channel.type == ChannelType.GROUP_DM:
+        if channel is not None and channel.without_bot:
             raise APIError(403, 50001, "Missing Access", kind="group_dm_channel")
 
     def _violation(self, request: web.Request, exc: APIError) -> None:

@@ -214,7 +214,11 @@ class State:
 
     def dm_channel(self, user: User) -> Channel:
         for channel in self.channels.values():
-            if channel.type == ChannelType.DM and channel.recipients[0] is user:
+            if (
+                channel.type == ChannelType.DM
+                and not channel.without_bot
+                and channel.recipients[0] is user
+            ):
                 return channel
         channel = Channel(self.ids.next(), ChannelType.DM, "", None, recipients=[user])
         self.channels[channel.id] = channel
@@ -233,6 +237,23 @@ class State:
             None,
             owner_id=owner.id,
             recipients=people,
+            without_bot=True,
+        )
+        self.channels[channel.id] = channel
+        self.channel_messages[channel.id] = []
+        return channel
+
+    def add_user_dm(self, one: User, other: User) -> Channel:
+        """The DM between two people (type 1, context 2 for the app): the bot is not in it."""
+        for channel in self.channels.values():
+            if (
+                channel.without_bot
+                and channel.type == ChannelType.DM
+                and {u.id for u in channel.recipients} == {one.id, other.id}
+            ):
+                return channel
+        channel = Channel(
+            self.ids.next(), ChannelType.DM, "", None, recipients=[one, other], without_bot=True
         )
         self.channels[channel.id] = channel
         self.channel_messages[channel.id] = []

@@ -329,3 +329,20 @@ async def test_a_member_sees_and_acts_like_a_person(
     assert carol.ephemerals() == [] and "only dave" not in {m.content for m in bob.sees()}
     assert fake_discord.channel_requests[alice.channel] == 0
     fake_discord.assert_clean()
+
+
+async def test_a_dm_between_two_people_is_a_private_channel_too(
+    fake_discord: FakeDiscord, bot: GroupBot
+) -> None:
+    fake_discord.install_app("alice")
+    dm = fake_discord.add_user_dm("alice", "bob")
+    ix = await fake_discord.slash("alice", dm, "gdm", "direct")
+    await ix.wait_until(lambda ix: ix.followups, what="the follow-up")
+    assert ix.payload["context"] == 2 and ix.payload["channel"]["type"] == 1
+    assert bot.results["send"] == (403, 50001)
+    # The DM with the bot itself stays the bot's own: context 1, no refusal.
+    own = await fake_discord.slash_dm("alice", "gdm", "table")
+    await own.wait_message()
+    assert own.payload["context"] == 1
+    assert fake_discord.channel_requests[fake_discord.dm_channel("alice")] == 0
+    fake_discord.violations.clear()
