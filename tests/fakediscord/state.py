@@ -613,6 +613,9 @@ class State:
         return GUILD_MESSAGES if message.guild_id else DIRECT_MESSAGES
 
     def _emit_message(self, event: str, message: Message) -> None:
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.without_bot:
+            return  # no gateway events from a channel the bot is not in
         data = message.to_dict()
         if message.guild_id:
             data["guild_id"] = str(message.guild_id)

@@ -189,6 +189,10 @@ async def test_slash_in_a_group_dm_carries_the_user_install(
     assert not seen.is_guild_integration()
     assert isinstance(seen.channel, discord.GroupChannel)
     assert fake_discord.channel_requests[group] == 0
+    # The bot is not in the group DM: no gateway event tells it about messages there.
+    frames = [f for s in fake_discord.sessions for f in s._buffer]
+    assert any(f["t"] == "INTERACTION_CREATE" for f in frames)
+    assert not [f for f in frames if f["t"].startswith("MESSAGE_")]
     fake_discord.assert_clean()
 
 
