@@ -24,6 +24,39 @@ channel (``set_channel_rate_limit``) and 5 message deletes per 5 s per channel
 (``set_delete_rate_limit``). Every 429 lands in ``rate_limited``. Give the bot a small
 ``guild_ready_timeout`` (e.g. 0.05): discord.py always waits that long after the
 last GUILD_CREATE before firing ``on_ready``.
+
+Group DMs and user-installed apps
+---------------------------------
+``fake.add_group_dm(["alice", "bob", "carol"])`` makes a group DM (channel type 3;
+the first name owns it) and ``fake.add_user_dm("alice", "bob")`` a DM between two
+people. The bot is in neither, as on Discord:
+
+* every bot-token request to such a channel (messages, the channel itself, typing,
+  reactions...) is refused with 403 ``{"message": "Missing Access", "code": 50001}``,
+  and no gateway message event comes from it; the app speaks there only through
+  interaction tokens;
+* ``fake.install_app("alice")`` adds the app to alice's account. Only a person who
+  did can run a slash command there, and only one whose synced ``integration_types``
+  include 1 (user install) and ``contexts`` include 2 (private channel); otherwise
+  ``fake.slash`` raises AssertionError, as Discord would not offer the command;
+* interactions from there have ``context`` 2, ``authorizing_integration_owners``
+  ``{"1": "<installer id>"}``, a ``channel`` object, ``user`` and no ``guild_id`` or
+  ``member``. A click on the app's message keeps the owners of the interaction that
+  made that message, whoever clicks (anyone in the group DM may, installed or not).
+  In servers the owners are ``{"0": "<guild id>"}`` and ``context`` is 0; in the DM
+  with the bot, ``{"0": "0"}`` and 1;
+* an interaction no guild installation authorises gets at most 5 follow-up messages:
+  the sixth is refused with 400 40094;
+* tokens live ``fake.set_token_ttl(seconds)`` (default 15 minutes, on the fake's
+  clock, from dispatch): after that, callbacks, follow-ups and editing or deleting
+  the original or a follow-up get 401 ``{"message": "Invalid Webhook Token",
+  "code": 50027}``.
+
+Counters: ``fake.channel_requests[channel_id]`` (bot requests per channel, refused or
+not), ``fake.followup_counts()[interaction.id]``, and ``fake.refused[kind]`` (refused
+requests by reason: ``group_dm_channel``, ``token_expired``, ``followup_limit``,
+``command_not_available``, ``permission``...). ``tests/groupdm_member.py`` has a
+group-DM member who sees and acts as a person does.
 """
 
 from tests.fakediscord.client import DiscordPatch, FakeDiscord

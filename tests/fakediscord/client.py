@@ -22,6 +22,7 @@ from tests.fakediscord.interactions import (
     AUTOCOMPLETE,
     MESSAGE_COMPONENT,
     MODAL_SUBMIT,
+    TOKEN_LIFETIME,
     Interaction,
 )
 from tests.fakediscord.models import LOCALES, Channel, ChannelType, Guild, Member, Message, User
@@ -310,6 +311,79 @@ class FakeDiscord:
         """The DM channel between the bot and ``user`` (for slash commands in DMs)."""
         return self.state.dm_channel(self.user(user)).id
 
+    # -- user-installed apps and group DMs ----------------------------------------------
+    def add_group_dm(self, members: list[UserRef], *, name: str = "") -> int:
+        """A group DM (type 3) of ``members`` (names are created on first use); the first
+        one owns it. The bot is not in it: its channel requests there get 403 50001."""
+        people = []
+        for ref in members:
+            if isinstance(ref, str) and not ref.isdigit() and self.state.user_named(ref) is None:
+                self.state.new_user(ref)
+            people.append(self.user(ref))
+        if not people:
+            raise ValueError("a group DM needs at least one member")
+        return self.state.add_group_dm(people[0], people[1:], name).id
+
+    def add_user_dm(self, one: UserRef, other: UserRef) -> int:
+        """The DM between two people; the app reaches it like a group DM (context 2)."""
+        for ref in (one, other):
+            if isinstance(ref, str) and not ref.isdigit() and self.state.user_named(ref) is None:
+                self.state.new_user(ref)
+        return self.state.add_user_dm(self.user(one), self.user(other)).id
+
+    def install_app(self, user: UserRef) -> None:
+        """``user`` adds the app to their account (a user install)."""
+        if isinstance(user, str) and not user.isdigit() and self.state.user_named(user) is None:
+            self.state.new_user(user)
+        self.state.user_installs.add(self.user(user).id)
+
+    def uninstall_app(self, user: UserRef) -> None:
+        self.state.user_installs.discard(self.user(user).id)
+
+    def set_token_ttl(self, seconds: float = TOKEN_LIFETIME) -> None:
+        """How long an interaction token lives (Discord: 15 minutes); measured on the
+        fake's clock from the moment the interaction was dispatched."""
+        self.state.token_ttl = float(seconds)
+
+    @property
+    def channel_requests(self) -> Counter[int]:
+        """Bot-token requests per channel id, refused or not (any ``/channels/{id}`` route)."""
+        return self.state.channel_requests
+
+    @property
+    def refused(self) -> Counter[str]:
+        """Refused requests by reason (``Violation.kind``): ``group_dm_channel``,
+        ``token_expired``, ``followup_limit``, ``permission``, ``rate_limit``..."""
+        return self.state.refused
+
+    def followup_counts(self) -> dict[int, int]:
+        """Follow-up messages each interaction created, by interaction id."""
+        return {i: len(ix.followups) for i, ix in self.state.interactions.items()}
+
+    def _check_command_allowed(self, user: User, channel: Channel, command: str) -> None:
+        """What Discord's client lets a person run outside servers.
+
+        In a group DM (context 2) only a person who installed the app sees its commands,
+        and only those whose ``integration_types`` include a user install (1) and whose
+        ``contexts`` include 2. Discord's defaults: ``integration_types`` [0] (guild),
+        ``contexts`` every context.
+        """
+        if not channel.without_bot:
+            return
+        reason = None
+        found = self.state.find_command(None, command)
+        if user.id not in self.state.user_installs:
+            reason = f"{user.name} has not installed the app"
+        elif found is None:
+            reason = f"/{command} is not a global command"
+        elif 1 not in (found.get("integration_types") or [0]):
+            reason = f"/{command} is not installable to a user (integration_types)"
+        elif 2 not in (found.get("contexts") or [0, 1, 2]):
+            reason = f"/{command} is not allowed in private channels (contexts)"
+        if reason is not None:
+            self.state.refused["command_not_available"] += 1
+            raise AssertionError(f"{reason}: Discord offers no /{command} in this group DM")
+
     def add_role(self, name: str, permissions: int, *, guild: int | None = None) -> int:
         return self.state.add_role(self.guild(guild), name, int(permissions)).id
 
@@ -417,6 +491,7 @@ class FakeDiscord:
         """Invoke ``/command [group] [subcommand] options...``; subcommand may be "group sub"."""
         ch = self.channel(channel)
         actor, guild = self._actor(user, ch), self.state.guild_of(ch)
+        self._check_command_allowed(actor, ch, command)
         path = subcommand.split() if subcommand else []
         data = payloads.command_data(self.state, guild, command, path, options or {})
         label = "/" + " ".join([command, *path])

@@ -102,6 +102,27 @@ def missing_access() -> APIError:
     return APIError(403, 50001, "Missing Access", kind="permission")
 
 
+def invalid_webhook_token() -> APIError:
+    """An interaction token used after its lifetime (15 minutes on Discord)."""
+    return APIError(401, 50027, "Invalid Webhook Token", kind="token_expired")
+
+
+def followup_limit() -> APIError:
+    """The sixth follow-up of an interaction no guild installation authorises.
+
+    Discord's JSON error code 40094, "This interaction has hit the maximum number
+    of follow up messages" (docs: topics/opcodes-and-status-codes, JSON error codes;
+    the 5 follow-up cap for user-installed apps is in interactions/receiving-and-
+    responding, "Followup Messages").
+    """
+    return APIError(
+        400,
+        40094,
+        "This interaction has hit the maximum number of follow up messages",
+        kind="followup_limit",
+    )
+
+
 def not_author() -> APIError:
     return APIError(403, 50005, "Cannot edit a message authored by another user", kind="permission")
 

@@ -4,9 +4,12 @@ Discord's rules enforced here:
 
 * the first callback must arrive within 3 seconds of dispatch (else 10062);
 * there is exactly one initial callback (a second one gets 40060);
-* the interaction token works for followups and edits for 15 minutes, and only
+* the interaction token works for followups and edits for 15 minutes
+  (``State.token_ttl``; after it, 401 50027 "Invalid Webhook Token"), and only
   after the interaction was acknowledged (else 10015);
-* a token can only touch the messages of its own interaction.
+* a token can only touch the messages of its own interaction;
+* an interaction no guild installation authorises (a user-installed app, e.g. in a
+  group DM) gets at most 5 follow-up messages; the sixth is refused (400 40094).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from tests.fakediscord.errors import (
     FormErrors,
     Violation,
     already_acknowledged,
+    followup_limit,
+    invalid_webhook_token,
     unknown_interaction,
     unknown_message,
     unknown_webhook,
@@ -31,6 +36,7 @@ from tests.fakediscord.models import (
     SUPPRESS_EMBEDS,
     SUPPRESS_NOTIFICATIONS,
     Channel,
+    ChannelType,
     Guild,
     Message,
     User,
@@ -47,6 +53,15 @@ MODAL_SUBMIT = 5
 
 ACK_WINDOW = 3.0
 TOKEN_LIFETIME = 15 * 60.0
+USER_INSTALL_FOLLOWUPS = 5
+
+# Interaction contexts (``context`` in the payload, ``contexts`` on a command).
+GUILD_CONTEXT = 0
+BOT_DM_CONTEXT = 1
+PRIVATE_CHANNEL_CONTEXT = 2
+# Installation types (keys of ``authorizing_integration_owners``, ``integration_types``).
+GUILD_INSTALL = "0"
+USER_INSTALL = "1"
 
 CHANNEL_MESSAGE = 4
 DEFERRED_CHANNEL_MESSAGE = 5
@@ -124,6 +139,9 @@ class Interaction:
         self.data = data
         self.source = source
         self.label = label
+        # Who authorised the app here: ``{"0": guild id}`` for a guild install,
+        # ``{"1": user id}`` for a user install. A click inherits its message's owners.
+        self.owners: dict[str, str] = owners_for(state, self)
         self.payload: dict[str, Any] = {}
         self.created_at = state.clock()
         self.response: Response | None = None
@@ -183,7 +201,20 @@ class Interaction:
 
     @property
     def expired(self) -> bool:
-        return self.state.clock() - self.created_at > TOKEN_LIFETIME
+        return self.state.clock() - self.created_at > self.state.token_ttl
+
+    @property
+    def context(self) -> int:
+        if self.guild is not None:
+            return GUILD_CONTEXT
+        if self.channel.type == ChannelType.DM and not self.channel.without_bot:
+            return BOT_DM_CONTEXT
+        return PRIVATE_CHANNEL_CONTEXT
+
+    @property
+    def user_installed(self) -> bool:
+        """No guild installation authorises this interaction: the follow-up cap applies."""
+        return GUILD_INSTALL not in self.owners
 
     def stamp(self, message: Message) -> None:
         """Mark a message as created by this interaction, like Discord's metadata."""
@@ -194,9 +225,7 @@ class Interaction:
             "id": str(self.id),
             "type": self.type,
             "user": self.user.to_dict(),
-            "authorizing_integration_owners": {"0": str(self.guild.id)}
-            if self.guild
-            else {"1": str(self.user.id)},
+            "authorizing_integration_owners": dict(self.owners),
         }
         if self.type == APPLICATION_COMMAND:
             metadata["name"] = self.data.get("name", "")
@@ -206,6 +235,22 @@ class Interaction:
         if self.original is not None:
             metadata["original_response_message_id"] = str(self.original.id)
         message.interaction_metadata = metadata
+
+
+def owners_for(state: State, ix: Interaction) -> dict[str, str]:
+    """``authorizing_integration_owners`` as Discord computes it for ``ix``."""
+    if ix.source is not None and ix.source.interaction_id in state.interactions:
+        # A click on the app's message: authorised by whoever authorised that message,
+        # whether or not the clicking person installed the app.
+        return dict(state.interactions[ix.source.interaction_id].owners)
+    if ix.guild is not None:
+        return {GUILD_INSTALL: str(ix.guild.id)}
+    if ix.channel.type == ChannelType.DM and not ix.channel.without_bot:
+        owners = {GUILD_INSTALL: "0"}  # the bot's own DM: the bot user is there
+        if ix.user.id in state.user_installs:
+            owners[USER_INSTALL] = str(ix.user.id)
+        return owners
+    return {USER_INSTALL: str(ix.user.id)}
 
 
 # -- the rules -------------------------------------------------------------------
@@ -235,6 +280,8 @@ def callback(
     """Handle ``POST /interactions/{id}/{token}/callback``; returns the callback response body."""
     if ix.response is not None:
         raise already_acknowledged()
+    if ix.expired:
+        raise invalid_webhook_token()
     if state.clock() - ix.created_at > ACK_WINDOW:
         raise unknown_interaction()
     kind = int(body.get("type") or 0)
@@ -316,7 +363,9 @@ def callback(
 
 def _check_token(state: State, ix: Interaction) -> None:
     # The webhook behind a token exists only once the interaction was acknowledged.
-    if ix.response is None or ix.expired:
+    if ix.expired:
+        raise invalid_webhook_token()
+    if ix.response is None:
         raise unknown_webhook()
 
 
@@ -352,6 +401,9 @@ def followup(
         # The first followup after a "thinking" defer fills in the loading message.
         message = _edit(state, ix, original, payload, files, via="followup")
     else:
+        created = [m for m in ix.followups if m is not ix.original]
+        if ix.user_installed and len(created) >= USER_INSTALL_FOLLOWUPS:
+            raise followup_limit()
         flags = (payload.get("flags") or 0) & RESPONSE_FLAGS
         message = state.create_message(
             ix.channel,

@@ -23,6 +23,7 @@ COMPONENTS_V2 = 1 << 15
 class ChannelType(enum.IntEnum):
     TEXT = 0
     DM = 1
+    GROUP_DM = 3
     CATEGORY = 4
     NEWS_THREAD = 10
     PUBLIC_THREAD = 11
@@ -292,6 +293,9 @@ class Channel:
     message_count: int = 0
     created_at: str = field(default_factory=iso_now)
     deleted: bool = False
+    # A private channel the bot is not in (a group DM, or a DM between two people):
+    # a user-installed app reaches it only through interactions.
+    without_bot: bool = False
     # Permission overwrites as Discord sends them: [{"id", "type", "allow", "deny"}].
     overwrites: list[dict[str, Any]] = field(default_factory=list)
 
@@ -309,6 +313,17 @@ class Channel:
             return {
                 "id": str(self.id),
                 "type": 1,
+                "last_message_id": last,
+                "recipients": [u.to_dict() for u in self.recipients],
+                "flags": 0,
+            }
+        if self.type == ChannelType.GROUP_DM:
+            return {
+                "id": str(self.id),
+                "type": 3,
+                "name": self.name or None,
+                "icon": None,
+                "owner_id": str(self.owner_id),
                 "last_message_id": last,
                 "recipients": [u.to_dict() for u in self.recipients],
                 "flags": 0,

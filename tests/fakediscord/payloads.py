@@ -160,11 +160,17 @@ def interaction(state: State, ix: Interaction) -> dict[str, Any]:
             guild={"id": str(guild.id), "locale": guild.locale, "features": []},
             guild_locale=guild.locale,
             member=guild.members[user.id].to_dict(permissions=perms),
-            authorizing_integration_owners={"0": str(guild.id)},
-            context=0,
+            authorizing_integration_owners=dict(ix.owners),
+            context=ix.context,
         )
     else:
-        payload.update(user=user.to_dict(), authorizing_integration_owners={"0": "0"}, context=1)
+        # Outside guilds: ``user``, not ``member``; context 1 (the bot's DM) or 2 (a
+        # group DM or another private channel, reachable only by a user install).
+        payload.update(
+            user=user.to_dict(),
+            authorizing_integration_owners=dict(ix.owners),
+            context=ix.context,
+        )
     if ix.source is not None:
         payload["message"] = ix.source.to_dict()
     return payload

@@ -198,6 +198,8 @@ class RestAPI:
                 return limited
             if path.startswith(API):
                 self.state.request_counts[self._route(request)] += 1
+            if bot_route:
+                self._private_channel(request)
             held = [h for h in self.holds if h.method == request.method and h.path.search(path)]
             for hold in held:
                 if not hold.answer:
@@ -228,6 +230,23 @@ class RestAPI:
             self._violation(request, bug)
             return json_response(bug.body(), status=bug.status)
 
+    def _private_channel(self, request: web.Request) -> None:
+        """Count a bot request to a channel; refuse it in a group DM (403 50001).
+
+        The bot is never a member of a group DM (or of a DM between two people): a
+        user-installed app reaches one only
+        through interaction tokens, so any ``/channels/{id}…`` request (messages, the
+        channel itself, typing, reactions…) is Missing Access, as on Discord.
+        """
+        raw = request.match_info.get("channel_id")
+        if raw is None or not raw.isdigit():
+            return
+        channel_id = int(raw)
+        self.state.channel_requests[channel_id] += 1
+        channel = self.state.channels.get(channel_id)
+        if channel is not None and channel.without_bot:
+            raise APIError(403, 50001, "Missing Access", kind="group_dm_channel")
+
     def _violation(self, request: web.Request, exc: APIError) -> None:
         violation = Violation(
             method=request.method,
@@ -241,6 +260,7 @@ class RestAPI:
         )
         log.warning("refused %s", violation)
         self.state.violations.append(violation)
+        self.state.refused[exc.kind] += 1
         ix = request.get(INTERACTION)
         if ix is not None:
             ix.rejections.append(violation)

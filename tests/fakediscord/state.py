@@ -93,6 +93,13 @@ class State:
         # Requests received per route template (``"PATCH /channels/{channel_id}/…"``).
         self.request_counts: Counter[str] = Counter()
         self.command_syncs: list[CommandSync] = []
+        # User-installed apps (see ``tests/fakediscord/__init__.py``): who installed the
+        # app to their account, how long interaction tokens live, requests the bot made
+        # per channel id (any ``/channels/{channel_id}…`` route), and refusals by kind.
+        self.user_installs: set[int] = set()
+        self.token_ttl = 15 * 60.0
+        self.channel_requests: Counter[int] = Counter()
+        self.refused: Counter[str] = Counter()
         # The bot's permissions where a test set them: per channel, and per guild.
         self.bot_channel_permissions: dict[int, int] = {}
         self.bot_guild_permissions: dict[int, int] = {}
@@ -207,9 +214,47 @@ class State:
 
     def dm_channel(self, user: User) -> Channel:
         for channel in self.channels.values():
-            if channel.type == ChannelType.DM and channel.recipients[0] is user:
+            if (
+                channel.type == ChannelType.DM
+                and not channel.without_bot
+                and channel.recipients[0] is user
+            ):
                 return channel
         channel = Channel(self.ids.next(), ChannelType.DM, "", None, recipients=[user])
+        self.channels[channel.id] = channel
+        self.channel_messages[channel.id] = []
+        return channel
+
+    def add_group_dm(self, owner: User, members: list[User], name: str = "") -> Channel:
+        """A group DM (type 3) of ``owner`` and ``members``; the bot is never a recipient."""
+        people = list(dict.fromkeys([owner, *members]))
+        if len(people) > 10:
+            raise ValueError("a group DM holds at most 10 people")
+        channel = Channel(
+            self.ids.next(),
+            ChannelType.GROUP_DM,
+            name,
+            None,
+            owner_id=owner.id,
+            recipients=people,
+            without_bot=True,
+        )
+        self.channels[channel.id] = channel
+        self.channel_messages[channel.id] = []
+        return channel
+
+    def add_user_dm(self, one: User, other: User) -> Channel:
+        """The DM between two people (type 1, context 2 for the app): the bot is not in it."""
+        for channel in self.channels.values():
+            if (
+                channel.without_bot
+                and channel.type == ChannelType.DM
+                and {u.id for u in channel.recipients} == {one.id, other.id}
+            ):
+                return channel
+        channel = Channel(
+            self.ids.next(), ChannelType.DM, "", None, recipients=[one, other], without_bot=True
+        )
         self.channels[channel.id] = channel
         self.channel_messages[channel.id] = []
         return channel
@@ -231,7 +276,7 @@ class State:
 
     def can_see(self, user_id: int, channel: Channel) -> bool:
         """Whether a user can open ``channel`` at all (private threads and DMs are closed)."""
-        if channel.type == ChannelType.DM:
+        if channel.type in (ChannelType.DM, ChannelType.GROUP_DM):
             return any(u.id == user_id for u in channel.recipients)
         if channel.type == ChannelType.PRIVATE_THREAD and user_id not in channel.member_ids:
             guild = self.guild_of(channel)
@@ -250,7 +295,9 @@ class State:
         (Send Messages, or Send Messages in Threads in a thread) embeds, files,
         TTS and @everyone are implicitly denied too.
         """
-        if channel.type == ChannelType.DM:
+        if channel.type in (ChannelType.DM, ChannelType.GROUP_DM):
+            # For a group DM this is the ``app_permissions`` of a user-installed app;
+            # the bot's own channel requests there are refused all the same.
             return int(DM_PERMISSIONS)
         guild = self.guild_of(channel)
         if guild is None:
@@ -566,6 +613,9 @@ class State:
         return GUILD_MESSAGES if message.guild_id else DIRECT_MESSAGES
 
     def _emit_message(self, event: str, message: Message) -> None:
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.without_bot:
+            return  # no gateway events from a channel the bot is not in
         data = message.to_dict()
         if message.guild_id:
             data["guild_id"] = str(message.guild_id)

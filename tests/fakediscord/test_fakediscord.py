@@ -523,7 +523,7 @@ async def test_token_expires_after_15_minutes(fake_discord: FakeDiscord, bot: De
     fake_discord.clock.advance(15 * 60 + 1)
     bot.gate.set()
     await ix.wait_until(lambda ix: ix.rejections, what="the expired followup")
-    assert bot.results["later"] == (404, 10015)
+    assert bot.results["later"] == (401, 50027)  # Invalid Webhook Token
     assert ix.followups == []
     fake_discord.violations.clear()
 
