@@ -160,13 +160,8 @@ class Lessons:
         await send(interaction, embed, lesson_view(here, lang), picture, edit=edit)
 
     async def _style(self, interaction: Interaction) -> str:
-        try:
-            return await self.pictures.styles.private(interaction.user.id,
-                                                      interaction.guild_id)
-        except Exception:
-            log.warning("could not read a card style; using the default", exc_info=True)
-            return self.pictures.styles.known_private(interaction.user.id,
-                                                      interaction.guild_id)
+        return await self.pictures.styles.private_or_known(interaction.user.id,
+                                                           interaction.guild_id)
 
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:

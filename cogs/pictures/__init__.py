@@ -136,6 +136,15 @@ class Styles:
             return PLAYER_CHOICES[chosen]
         return await self.public(guild_id)
 
+    async def private_or_known(self, user_id: int, guild_id: int | None) -> str:
+        """The player's style, or, if it can't be read (the database is down), what is known
+        of it without the database."""
+        try:
+            return await self.private(user_id, guild_id)
+        except Exception:
+            log.warning("could not read a card style; using the default", exc_info=True)
+            return self.known_private(user_id, guild_id)
+
     def known_private(self, user_id: int, guild_id: int | None) -> str:
         """The style of a player's pictures as far as is known without the database."""
         chosen = self._players.get(user_id)

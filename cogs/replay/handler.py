@@ -197,13 +197,8 @@ class Replays:
                                                     **send_files(embed, picture))
 
     async def _private_style(self, interaction: Interaction) -> str:
-        try:
-            return await self.pictures.styles.private(interaction.user.id,
-                                                      interaction.guild_id)
-        except Exception:
-            log.warning("could not read a card style; using the default", exc_info=True)
-            return self.pictures.styles.known_private(interaction.user.id,
-                                                      interaction.guild_id)
+        return await self.pictures.styles.private_or_known(interaction.user.id,
+                                                           interaction.guild_id)
 
     async def _drawn(self, opened: Opened, marks: Landmarks, step: Step, lang: Lang,
                      letters: Lang, style: str) -> tuple[discord.Embed, Picture | None]:
