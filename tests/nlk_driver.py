@@ -72,7 +72,8 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
         clock.bots.append(bot)
     task = asyncio.create_task(bot.start(fake.token))
     try:
-        await fake.wait_for_bot(timeout=10, after=previous)
+        # Generous: on a busy two-core machine a start can take a while (not what is tested).
+        await fake.wait_for_bot(timeout=30, after=previous)
         await asyncio.wait_for(bot.wait_until_ready(), 5)
         if seed is not None:
             # Reproducible deals: the n-th hand of this run is always the same.
