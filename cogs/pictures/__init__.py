@@ -368,34 +368,3 @@ def kept_files(embed: discord.Embed, message: discord.Message | None, filename: 
         embed.set_image(url=f"attachment://{filename}")
         return {}
     return {"attachments": []}
-
-
-class Attached:
-    """What picture each table message carries now, so an edit whose picture is unchanged
-    re-sends no file: Discord keeps a message's attachments when an edit names none."""
-
-    def __init__(self) -> None:
-        self._keys: dict[int, PictureKey | None] = {}  # table id → its message's picture
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def edit(self, table_id: int, embed: discord.Embed, picture: Picture | None
-             ) -> dict[str, Any]:
-        """Keyword arguments for editing the table message to show ``picture``."""
-        key = picture.key if picture is not None else None
-        if table_id in self._keys and self._keys[table_id] == key:
-            if picture is not None:
-                embed.set_image(url=f"attachment://{picture.filename}")
-            return {}  # the same picture: the message keeps the file it has
-        return edit_files(embed, picture)
-
-    def sent(self, table_id: int, picture: Picture | None) -> None:
-        """The table message now carries ``picture`` (None: no picture)."""
-        self._keys[table_id] = picture.key if picture is not None else None
-
-    def unknown(self, table_id: int) -> None:
-        """The table message was posted afresh or is unknown: the next edit sends its file."""
-        self._keys.pop(table_id, None)
-
-    forget = unknown
