@@ -48,6 +48,7 @@ READY_SECONDS = 30.0  # a restart waits this long at most for the servers' local
 
 
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
+KEPT: object = object()  # (reported) the message kept the picture it carried
 
 
 class MessageShown:
@@ -151,7 +152,7 @@ class TableMessages:
         return shown
 
     def shown(self, table: Table, drawing: Drawing, message_id: int | None,
-              style: int, picture: Picture | object | None = UNKNOWN) -> None:
+              style: int, picture: Picture | object | None = KEPT) -> None:
         """The table message ``message_id`` now shows ``table``, as ``drawing`` drawn in
         ``style`` (an interaction's answer or the loop drew it), carrying ``picture``."""
         live = self.tables.of(table)
@@ -159,7 +160,7 @@ class TableMessages:
         if table.revision >= shown.revision or message_id != shown.message_id:
             self._remember(table, drawing)
         shown.shows(message_id, table.revision, style)
-        if picture is not UNKNOWN:
+        if picture is not KEPT:
             shown.carries(picture)  # type: ignore[arg-type]
         live.settle()
 
@@ -180,7 +181,7 @@ class TableMessages:
             files = kept_files(drawing.embed, message, TABLE_FILE)
             await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
                                                     **files)
-            self.shown(table, drawing, message_id, style, None if files else UNKNOWN)
+            self.shown(table, drawing, message_id, style, None if files else KEPT)
             self.redraw(table)
             return
         await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
