@@ -141,7 +141,7 @@ class Finish:
 
     outcome: Outcome
     rated: bool
-    guild_id: int | None
+    guild_id: int | None  # the place: its server, or the group DM or DM it was played in
     players: list[int]
     names: list[str]
 

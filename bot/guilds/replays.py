@@ -76,7 +76,8 @@ class ReplaySource:
         return Opened(f"f{digest}", replay)
 
     async def by_ref(self, ref: str, guild_id: int | None) -> Opened:
-        """The replay a button names, if it is still there and belongs to this server."""
+        """The replay a button names, if it is still there and belongs to this place (a
+        server, or a group DM or DM)."""
         found = REF.fullmatch(ref)
         if found is None:
             raise ReplayRefused("gone")
@@ -89,7 +90,8 @@ class ReplaySource:
         if stored is None:
             raise ReplayRefused("gone")
         table = await self.repo.table(stored.hand.table_id)
-        if table is None or table.guild_id != guild_id:
+        if table is None or (table.guild_id if table.guild_id is not None
+                             else table.channel_id) != guild_id:
             raise ReplayRefused("gone")
         if not stored.hand.finished and table.status.is_open:
             # (A hand cut short because its table ended is over: its seed is public.)

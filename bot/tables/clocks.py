@@ -46,6 +46,10 @@ class Notifier(Protocol):
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         """The player to act is running out of time."""
 
+    def reaches(self, table: Table) -> bool:
+        """Whether a move made now can be shown (a table in a group DM can show one only
+        while someone's tap is recent): if not, the AI and stand-ins wait for the next."""
+
 
 @dataclass
 class _Clock:
@@ -185,7 +189,10 @@ class Clocks:
                 del self._clocks[table_id]
 
     def _next(self, table: Table, clock: _Clock) -> tuple[Step | None, float]:
-        """What the clock does next and in how many seconds."""
+        """What the clock does next and in how many seconds (None: nothing until the table
+        changes or someone taps: a move nobody could see waits for a tap)."""
+        if self.notifier is not None and not self.notifier.reaches(table):
+            return None, 0.0
         if table.ai_to_act():
             return Step.AI, self.ai_delay
         game = table.game

@@ -435,7 +435,7 @@ class TableService:
         finished = None
         if outcome is not None:
             rated = not stand_in and not any(s.ai for s in table.seats)
-            finished = Finish(outcome, rated, table.guild_id, [s.user_id for s in table.seats],
+            finished = Finish(outcome, rated, table.place, [s.user_id for s in table.seats],
                               [s.name for s in table.seats])
         await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
                                       by, state, finished, now, forced=forced)

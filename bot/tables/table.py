@@ -116,6 +116,18 @@ class Table:
         return dataclasses.replace(self, next_seats=list(self.next_seats), seats=list(self.seats),
                                    marks=dict(self.marks))
 
+    @property
+    def place(self) -> int:
+        """Where the table is played, for its settings, language and boards: its server, or
+        for a group DM or a DM (no server), the conversation itself."""
+        return self.guild_id if self.guild_id is not None else self.channel_id
+
+    @property
+    def private(self) -> bool:
+        """Played in a group DM or a DM, where the bot is not a member: it speaks there only
+        through the tokens of the interactions it answers."""
+        return self.guild_id is None
+
     def seat_of(self, user_id: int) -> int | None:
         """The user's seat in the current hand."""
         for i, seat in enumerate(self.seats):

@@ -30,10 +30,21 @@ def is_ephemeral(interaction: Interaction) -> bool:
     return message is not None and message.flags.ephemeral
 
 
-def guild_of(interaction: Interaction) -> int:
-    """The server the interaction came from; NLK is not played in direct messages."""
-    if interaction.guild_id is None or interaction.channel_id is None:
+def place_of(interaction: Interaction) -> int:
+    """Where the interaction came from, as a place: its server, or (in a group DM or a DM,
+    where there is no server) the conversation itself. ``Table.place`` is the same for its
+    table."""
+    if interaction.channel_id is None:
         raise InputError("dm")
+    return interaction.guild_id if interaction.guild_id is not None else \
+        interaction.channel_id
+
+
+def server_of(interaction: Interaction) -> int:
+    """The server the interaction came from, for what only a server has (its settings,
+    seasons, moderators); a group DM or a DM is told so."""
+    if interaction.guild_id is None:
+        raise InputError("server_only")
     return interaction.guild_id
 
 

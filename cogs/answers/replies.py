@@ -28,6 +28,9 @@ REPLIES: dict[Key, str] = {
     errors.InputError: N_("That button or option doesn't make sense any more; nothing changed."),
     (errors.InputError, "dm"): N_("NLK is played in server channels: use this command in a "
                                   "server's channel, not in a direct message."),
+    (errors.InputError, "server_only"): N_("That is a server's setting: a group DM or a DM has "
+                                           "no server settings, and its tables play by the "
+                                           "defaults."),
     (errors.NoTable, "here"): N_("There is no NLK table in this channel. Start one with `/nlk "
                                  "new`."),
     (errors.NoTable, "gone"): N_("That table no longer exists."),

@@ -17,9 +17,10 @@ from bot.tables.service import Change, Table
 from cogs import render
 from cogs.answers.interaction import (
     display_name,
-    guild_of,
     is_moderator,
     missing_permissions,
+    place_of,
+    server_of,
     tell_refusal,
 )
 from cogs.answers.replies import describe, reply_error, say
@@ -47,7 +48,12 @@ class NLK(commands.Cog):
 
     nlk = app_commands.Group(name=NC_("command", "nlk"),
                              description=L_("Play NLK, the Hungarian card game."),
-                             guild_only=True)
+                             # Installable to a server and to a person's own account, and
+                             # usable in servers, group DMs and the DM with the bot.
+                             allowed_installs=app_commands.AppInstallationType(
+                                 guild=True, user=True),
+                             allowed_contexts=app_commands.AppCommandContext(
+                                 guild=True, dm_channel=True, private_channel=True))
 
     def __init__(self, bot: commands.Bot, client: NLKClient, parts: Parts) -> None:
         self.bot = bot
@@ -69,7 +75,7 @@ class NLK(commands.Cog):
 
     async def public(self, interaction: Interaction) -> Lang:
         """The language of what everyone in the channel sees: the server's."""
-        return await self.languages.public(interaction.guild_id, interaction)
+        return await self.languages.public(place_of(interaction), interaction)
 
     async def cog_load(self) -> None:
         """Register the buttons and the error replies; shutting down closes the tables'
@@ -105,6 +111,8 @@ class NLK(commands.Cog):
         """Tell each set-aside table's channel why its table stopped (the log has the
         reason)."""
         for record, _reason in quarantined:
+            if record.guild_id is None:
+                continue  # a group DM's: no channel to post in (the log has the reason)
             lang = await self.languages.public(record.guild_id)
             _ = translator(lang).gettext
             await self.posts.post(
@@ -134,20 +142,26 @@ class NLK(commands.Cog):
                   last_card: str | None = None, must_beat_in_suit: bool | None = None,
                   turn_timer: int | None = None) -> None:
         """Open an NLK table in this channel."""
-        guild_id = guild_of(interaction)
+        place = place_of(interaction)
         assert interaction.channel_id is not None
-        missing = missing_permissions(interaction)
+        missing = missing_permissions(interaction) if interaction.guild_id is not None else []
         if missing:
             _ = t(interaction).gettext
             raise BotLacksPermissions(missing=", ".join(_(name) for name in missing))
-        defaults = await self.servers.settings(guild_id)
+        defaults = await self.servers.settings(place)
+        if interaction.guild_id is None and not defaults.language:
+            # A group DM or a DM has no server locale: its tables speak the language of
+            # whoever opened the first one, after restarts and AI moves too.
+            defaults = await self.servers.change_settings(
+                place, {"language": lang_of(interaction).value}, can_manage=True)
+            self.languages.changed(place, defaults.language, defaults.allow_ai)
         variant = Variant(last_card or defaults.last_card,
                           defaults.must_beat_in_suit if must_beat_in_suit is None
                           else must_beat_in_suit)
         timer = defaults.turn_seconds if turn_timer is None else turn_timer
         try:
             change = await self.service.create(
-                guild_id, interaction.channel_id, interaction.user.id,
+                interaction.guild_id, interaction.channel_id, interaction.user.id,
                 display_name(interaction.user), seats or defaults.seats, variant, timer,
                 moderator=is_moderator(interaction))
         except TableExists as exists:
@@ -160,7 +174,8 @@ class NLK(commands.Cog):
                                              retire_old=False)
                 await self._tell_refusal(interaction)
                 return
-            link = render.message_url(guild_id, interaction.channel_id, exists.message_id)
+            link = render.message_url(interaction.guild_id, interaction.channel_id,
+                                      exists.message_id)
             text, _expected = describe(exists, lang_of(interaction))
             await say(interaction, t(interaction).gettext("{refusal} It's here: {link}").format(
                 refusal=text, link=link))
@@ -177,6 +192,7 @@ class NLK(commands.Cog):
         letters = await self.public(interaction)
         await self.hands.show(interaction, table, letters=letters)
         self.messages.check(table)
+        self.publisher.touched(table, interaction)
         await self._tell_refusal(interaction)
 
     @nlk.command(name=NC_("command", "table"),
@@ -272,7 +288,7 @@ class NLK(commands.Cog):
                     size: app_commands.Range[int, 2, 9] | None = None) -> None:
         """The server's NLK leaderboard for one table size, or one player's numbers at each
         size; only the reader sees it, in their language."""
-        guild_id = guild_of(interaction)
+        guild_id = place_of(interaction)
         lang = lang_of(interaction)
         if user is not None:  # their numbers, and their rating chart under them
             await send_player(interaction, self.servers, self.pictures, guild_id, user.id,
@@ -298,7 +314,7 @@ class NLK(commands.Cog):
                      format: str | None = None) -> None:
         """Attach a finished hand of this channel as an nlk-replay/1 file, or as an animated
         picture; only the reader sees it, in their language."""
-        guild_of(interaction)
+        place_of(interaction)
         assert interaction.channel_id is not None
         stored = await self.servers.hand_to_export(interaction.channel_id, hand)
         record = stored.hand
@@ -380,7 +396,7 @@ class NLK(commands.Cog):
                        allow_ai: bool | None = None, language: str | None = None,
                        pictures: str | None = None, seasons: str | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
-        guild_id = guild_of(interaction)
+        guild_id = server_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
@@ -432,6 +448,6 @@ class NLK(commands.Cog):
         await cards_command(interaction, self.servers, self.pictures, style)
 
     async def _table_here(self, interaction: Interaction) -> Table:
-        guild_of(interaction)
+        place_of(interaction)
         assert interaction.channel_id is not None
         return await self.service.in_channel(interaction.channel_id)

@@ -11,7 +11,7 @@ from discord import app_commands
 
 from bot.guilds.seasons import MONTHLY, QUARTERLY, Season
 from bot.guilds.service import GuildService
-from cogs.answers.interaction import guild_of
+from cogs.answers.interaction import place_of
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
@@ -46,7 +46,7 @@ class SeasonBoards:
     async def stats(self, interaction: Interaction, size: int | None) -> bool:
         """Answer ``/nlk stats`` with the current season's board; False (nothing sent) when
         the server plays without seasons."""
-        guild_id = guild_of(interaction)
+        guild_id = place_of(interaction)
         kind = await self.seasons.kind(guild_id)
         if kind is None:
             return False
@@ -65,7 +65,7 @@ class SeasonBoards:
         """A board button: a season (or all-time), a size, a page."""
         lang = lang_of(interaction)
         try:
-            guild_id = guild_of(interaction)
+            guild_id = place_of(interaction)
             kind = await self.seasons.kind(guild_id)
             if key == ALL_TIME:
                 board = await self.servers.leaderboard(guild_id, page, players or None)

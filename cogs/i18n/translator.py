@@ -194,6 +194,8 @@ class Languages:
         setting = self._settings.get(guild_id)
         if setting:
             return normalise(setting)
+        if interaction is not None and interaction.guild_id is None:
+            return lang_of(interaction)  # a group DM or a DM: no server locale
         if guild_id in self._locales:
             return self._locales[guild_id]
         guild = self.client.get_guild(guild_id) if self.client is not None else None

@@ -15,7 +15,7 @@ import logging
 import discord
 
 from bot.db.lesson_queries import LessonQueries, Progress
-from cogs.answers.interaction import display_name
+from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
@@ -161,7 +161,7 @@ class Lessons:
 
     async def _style(self, interaction: Interaction) -> str:
         return await self.pictures.styles.private_or_known(interaction.user.id,
-                                                           interaction.guild_id)
+                                                           place_of(interaction))
 
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from bot.db.records import TableStatus
 from bot.guilds.service import GuildService
 from bot.tables.service import Table
 from cogs import render
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTable
+from cogs.live.owner import LiveTable, Wait
 from cogs.live.pings import BORROW_SECONDS, PingIO
 from cogs.live.records import Notes
 from cogs.pictures import FOUR, OFF, Pictures
@@ -105,24 +104,29 @@ class Notices:
         """Say who lost the hand, through the newest interaction's token if it is fresh,
         else in the channel; with the hand's picture and a Replay button where the server
         shows pictures."""
-        through = live.borrow(time.monotonic(), BORROW_SECONDS)
-        lang = await self.languages.public(table.guild_id,
-                                           through[0] if through is not None else None)
+        through = live.sender(BORROW_SECONDS)
+        if through is None and table.private:
+            raise Wait()  # a group DM's: posted through the next tap's token
+        lang = await self.languages.public(table.place,
+                                           through.interaction if through is not None else None)
         content = notice(table, lang)
         picture = await self.picture(table, lang)
         if picture is None:
-            await self.io.post(table, content, None, None, through)
-            return
-        # The sentence stays the message's text (what notifications and searches show);
-        # the picture is its embed's.
-        message = end_of_hand_message(picture, table.hand_id or 0, lang)
-        await self.io.post(table, content, message["view"], None, through,
-                           embed=message["embed"], files=message["files"])
+            posted, _since = await self.io.post(table, content, None, None, through)
+        else:
+            # The sentence stays the message's text (what notifications and searches show);
+            # the picture is its embed's.
+            message = end_of_hand_message(picture, table.hand_id or 0, lang)
+            posted, _since = await self.io.post(table, content, message["view"], None,
+                                                through, embed=message["embed"],
+                                                files=message["files"])
+        if posted is None and table.private:
+            raise Wait()
 
     async def picture(self, table: Table, lang: Lang) -> EndingPicture | None:
         """The finished hand in one picture (None: the server shows text only): the
         finishing order with each rated player's change, and the loser's last cards."""
-        style = await self.pictures.styles.public(table.guild_id)
+        style = await self.pictures.styles.public(table.place)
         view, game = table.public_view(), table.game
         if style == OFF or view is None or view.loser is None or game is None or \
                 table.hand_id is None or not self.pictures.ready():

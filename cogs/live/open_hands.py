@@ -32,8 +32,9 @@ from bot.tables.service import Table
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables
+from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.records import Notes
+from cogs.live.tokens import TOKEN_SECONDS
 from cogs.pictures import (
     HAND_FILE,
     Late,
@@ -291,7 +292,7 @@ class OpenHands:
                                            letters, lang_of(interaction), message_id))
         else:
             lang = lang_of(interaction)
-            style = self.pictures.styles.known_private(user_id, table.guild_id)
+            style = self.pictures.styles.known_private(user_id, table.place)
             shown.follow(user_id, OpenHand(
                 Token.of(interaction), self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
@@ -406,7 +407,7 @@ class OpenHands:
                     hand: OpenHand) -> None:
         lang = hand.lang  # the owner's language, the table's letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
-        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        style = self.pictures.styles.known_private(user_id, table.place)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
         key = key_of(found)
         looks = _looks(embed, view, key)

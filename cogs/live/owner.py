@@ -33,10 +33,10 @@ import discord
 from bot.tables.service import Table
 from bot.tasks import Tasks, backoff
 from cogs.client import Interaction
+from cogs.live.tokens import KEEP, Held, Tokens
 
 log = logging.getLogger(__name__)
 
-TOKEN_SECONDS = 14 * 60  # an interaction's token lasts 15 minutes; stop a minute early
 CLOSED_TRIES = 3  # a closed table's kind is tried this often after an error, then given up
 MAX_STEPS = 50  # steps towards one snapshot, at most, before a loop waits for the next
 
@@ -101,9 +101,10 @@ class LiveTable:
         self.newest = table  # the newest snapshot seen: what every kind should show
         self.stopped = stopped  # shutting down: nothing more is sent
         self._released = released
-        # The newest interaction answered at the table, and when it came: a change made
-        # without one (an AI's move) posts its ping and notice through this one's token.
-        self.recent: tuple[Interaction, float] | None = None
+        # The interactions answered at the table: a change made without one (an AI's move)
+        # posts its ping and notice through the newest one's token. A table in a group DM
+        # or a DM has no other way to send, and keeps more of them.
+        self.tokens = Tokens(KEEP if table.private else 1)
         self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.kinds: dict[str, Shown] = {}
@@ -187,21 +188,20 @@ class LiveTable:
 
     # --- interactions at the table -------------------------------------------------------
 
-    def heard(self, interaction: Interaction) -> None:
-        """``interaction`` was answered at the table: pings may go through its token."""
+    def heard(self, interaction: Interaction, original: int | None = None) -> None:
+        """``interaction`` was answered at the table (``original``: the id of the message
+        its answer is): messages may go through its token."""
         if interaction.response.is_done() and interaction.channel_id == self.channel_id:
-            self.recent = (interaction, time.monotonic())
+            self.tokens.heard(interaction, time.monotonic(), original)
 
-    def borrow(self, now: float, max_age: float) -> tuple[Interaction, float] | None:
-        """The newest interaction at the table, while it is at most ``max_age`` seconds old."""
-        if self.recent is not None and now - self.recent[1] > max_age:
-            self.recent = None
-        return self.recent
+    def sender(self, max_age: float) -> Held | None:
+        """The newest token at most ``max_age`` seconds old with a follow-up to spare."""
+        return self.tokens.sender(time.monotonic(), max_age)
 
-    def forget_interaction(self, interaction: Interaction) -> None:
-        """Discord refused ``interaction``'s token: nothing more goes through it."""
-        if self.recent is not None and self.recent[0] is interaction:
-            self.recent = None
+    def reachable(self) -> bool:
+        """Whether a change can be shown now: in a server always; in a group DM or a DM
+        only while a token is alive."""
+        return not self.newest.private or self.tokens.alive(time.monotonic())
 
     # --- short background work, and letting go -------------------------------------------
 

@@ -28,9 +28,10 @@ from bot.tasks import Tasks
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import TOKEN_SECONDS, LiveTable, LiveTables, Wait
+from cogs.live.owner import LiveTable, LiveTables, Wait
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
+from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
@@ -45,7 +46,7 @@ HISTORY_MAX = 100  # the most messages Discord returns for one history request
 # A table's newest interaction posts the pings of changes made without one (AI moves) for
 # this long, so that the ping can still be edited and deleted through the same token.
 BORROW_SECONDS = 10 * 60
-Through = tuple[Interaction, float]
+MISSING_ACCESS = 50001  # Discord's code: the bot is not in the channel (a group DM)
 
 
 @dataclass(frozen=True)
@@ -205,19 +206,21 @@ class PingIO(Protocol):
     """How pings reach Discord (the tests record these calls instead)."""
 
     async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Through | None, *,
+                   mention: int | None, through: Held | None, *,
                    embed: discord.Embed | None = None,
                    files: list[discord.File] | None = None
                    ) -> tuple[discord.Message | discord.Object | None, float | None]:
-        """Post at the table (with ``embed`` and ``files``, if given): the message (None:
-        refused) and its token's time."""
+        """Post at the table (with ``embed`` and ``files``, if given) as a follow-up of
+        ``through``, else in the channel: the message (None: refused, or nowhere to post: a
+        group DM's table with no token) and its token's time."""
 
     async def edit(self, table: Table, ping: Ping, content: str,
                    view: discord.ui.View) -> bool:
         """Edit the ping in place; False: it is gone."""
 
-    async def delete(self, channel_id: int, ping: Ping) -> bool:
-        """Delete the ping; False: it may still be there (try again at the next start)."""
+    async def delete(self, channel_id: int, ping: Ping, *, private: bool = False) -> bool:
+        """Delete the ping (``private``: a group DM's, reached only through its token);
+        False: it may still be there (try again at the next start)."""
 
 
 class DiscordPingIO:
@@ -232,25 +235,31 @@ class DiscordPingIO:
         self.tables = tables
 
     async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Through | None, *,
+                   mention: int | None, through: Held | None, *,
                    embed: discord.Embed | None = None,
                    files: list[discord.File] | None = None
                    ) -> tuple[discord.Message | discord.Object | None, float | None]:
         if through is not None:
-            interaction, since = through
+            live = self.tables.get(table.id)
             try:
-                return await interaction.followup.send(
+                message = await through.interaction.followup.send(
                     content, view=view or discord.utils.MISSING,
                     embed=embed or discord.utils.MISSING, files=files or discord.utils.MISSING,
-                    allowed_mentions=only_user(mention), wait=True), since
-            except discord.HTTPException:
-                log.warning("table %s: could not post through an interaction; posting in the "
-                            "channel", table.id, exc_info=True)
-                live = self.tables.get(table.id)
+                    allowed_mentions=only_user(mention), wait=True)
                 if live is not None:
-                    live.forget_interaction(interaction)  # its token is no good
+                    live.tokens.sent(through, message.id)
+                return message, through.since
+            except discord.HTTPException as error:
+                log.warning("table %s: could not post through an interaction (%s %s)",
+                            table.id, error.status, error.code)
+                if error.code == FOLLOWUP_LIMIT:
+                    through.followups = FOLLOWUPS  # spent: it can still edit
+                elif live is not None:
+                    live.tokens.forget(through.interaction)  # its token is no good
                 for file in files or ():
                     file.reset()  # sent once already: send it from the start again
+        if table.private:
+            return None, None  # no channel to post in: the next token posts it
         return await self.posts.post(table.channel_id, table.guild_id, content,
                                      mention=mention, view=view, embed=embed,
                                      files=files), None
@@ -261,6 +270,8 @@ class DiscordPingIO:
         try:
             if isinstance(message, discord.WebhookMessage) and ping.fresh():
                 await message.edit(content=content, view=view)
+            elif table.private:
+                return False  # its token lapsed: a fresh one posts it again
             else:
                 channel = self.client.get_partial_messageable(table.channel_id,
                                                               guild_id=table.guild_id)
@@ -271,16 +282,25 @@ class DiscordPingIO:
             return False
         return True
 
-    async def delete(self, channel_id: int, ping: Ping) -> bool:
+    async def delete(self, channel_id: int, ping: Ping, *, private: bool = False) -> bool:
         message = ping.message
         try:
             if isinstance(message, discord.WebhookMessage) and ping.fresh():
                 await message.delete()
+            elif private:
+                # A group DM's ping whose token lapsed: nothing can delete it any more.
+                return True
             else:
                 async with self.pacer.use(channel_id, Kind.DELETE):
                     await self.client.http.delete_message(channel_id, message.id)
         except discord.NotFound:
             log.debug("turn ping %s was already gone", message.id)
+        except discord.Forbidden as error:
+            if error.code != MISSING_ACCESS:
+                raise
+            # Not in the channel (a group DM's): nothing can delete it any more.
+            log.info("could not delete turn ping %s: the bot can't reach its channel",
+                     message.id)
         except discord.HTTPException:
             log.info("could not delete turn ping %s; the next start tries again", message.id)
             return False
@@ -399,9 +419,9 @@ class Pings:
 
     async def _post(self, live: LiveTable, shown: PingShown, table: Table, want: PingWant
                     ) -> bool:
-        content, view = _drawn(table, want, await self.languages.public(table.guild_id))
+        content, view = _drawn(table, want, await self.languages.public(table.place))
         message, sent = await self.io.post(table, content, view, want.user_id,
-                                           live.borrow(time.monotonic(), BORROW_SECONDS))
+                                           live.sender(BORROW_SECONDS))
         if message is None:
             return False
         shown.ping = Ping(message, want, time.monotonic() if sent is None else sent)
@@ -412,7 +432,7 @@ class Pings:
 
     async def _edit(self, live: LiveTable, shown: PingShown, table: Table, ping: Ping,
                     want: PingWant) -> bool:
-        content, view = _drawn(table, want, await self.languages.public(table.guild_id))
+        content, view = _drawn(table, want, await self.languages.public(table.place))
         try:
             if not await self.io.edit(table, ping, content, view):
                 return False
@@ -429,10 +449,11 @@ class Pings:
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
         self._deleting.keep(live.background(self._delete(
-            table.channel_id, ping, table.id, adopted=ping.sent == -math.inf)))
+            table.channel_id, ping, table.id, adopted=ping.sent == -math.inf,
+            private=table.private)))
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int, *,
-                      adopted: bool = False) -> None:
+                      adopted: bool = False, private: bool = False) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
         next start deletes it. A live ping this run ``adopted`` from another's record (a
         start beside the process it takes over from) is deleted only while its record is
@@ -446,7 +467,7 @@ class Pings:
                 still = True
             if not still:
                 return
-        if await self.io.delete(channel_id, ping):
+        if await self.io.delete(channel_id, ping, private=private):
             self._note(table_id, ping.message.id, None)
 
     async def close(self) -> None:
@@ -495,6 +516,9 @@ class Pings:
             current = table is not None and \
                 (owner is None or self.of(owner).ping is None) and \
                 _turn_goes_on(table, record)
+            if table is not None and table.private and not current:
+                self.notes.note(key, None)  # its token is gone with the last run
+                continue
             if current and (table_id not in live or message_id > live[table_id][0]):
                 if table_id in live:
                     stale.append((table_id, live[table_id][0], live[table_id][1].channel_id))

@@ -100,9 +100,10 @@ class Publisher:
         ``/nlk new``'s answer."""
         message = interaction.message
         ephemeral = message is not None and message.flags.ephemeral
-        lang = await self.languages.public(table.guild_id, interaction)
+        lang = await self.languages.public(table.place, interaction)
         try:
-            if not ephemeral and (message is None or table.message_id in (None, message.id)):
+            if not ephemeral and (message is None or table.message_id in (None, message.id)
+                                  or (table.private and bool(message.embeds))):
                 await self.messages.answer(table, interaction, lang)
             elif ephemeral:
                 await self.hands.answer(interaction, table, letters=lang)
@@ -118,7 +119,7 @@ class Publisher:
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command, and bring it up to date if
         the table changed meanwhile."""
-        lang = await self.languages.public(table.guild_id, interaction)
+        lang = await self.languages.public(table.place, interaction)
         current = await self.messages.post_answer(table, interaction, lang,
                                                   retire_old=retire_old)
         self.tables.of(current).saw(current)
@@ -131,6 +132,25 @@ class Publisher:
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         await self.pings.remind(table, user_id, deadline)
+
+    def reaches(self, table: Table) -> bool:
+        """Whether players can be shown a change at ``table`` now: in a group DM or a DM,
+        only while the token of someone's tap is alive (otherwise a move waits for the
+        next tap)."""
+        if not table.private:
+            return True
+        live = self.tables.get(table.id)
+        return live is not None and live.reachable()
+
+    def touched(self, table: Table, interaction: Interaction) -> None:
+        """Someone tapped at a group DM's table, whatever came of it: its token can bring
+        every message up to date, and a turn that ran out meanwhile is played now."""
+        if not table.private or self.tables.stopped:
+            return
+        live = self.tables.of(table)
+        live.heard(interaction)
+        live.wake()
+        self.clocks.poke(table)
 
     # --- letting go ----------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ drawing the newest state, so a burst of moves becomes one or two edits.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from contextlib import suppress
@@ -21,9 +22,10 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import Drawing, LiveTable, LiveTables
+from cogs.live.owner import Drawing, LiveTable, LiveTables, Wait
 from cogs.live.records import Notes
 from cogs.live.shown import ShownRecord, carries, draw, fingerprint
+from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS
 from cogs.pictures import (
     TABLE_FILE,
     Late,
@@ -171,9 +173,18 @@ class TableMessages:
         one way this kind sends: what it drew is reported like a paced edit's)."""
         message = interaction.message
         style = self.style_of(table)
-        shown = self.of(self.tables.of(table))
+        live = self.tables.of(table)
+        shown = self.of(live)
         message_id = message.id if message is not None else table.message_id
-        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
+        old = shown.message_id
+        if table.private and message_id is not None and message_id != old:
+            # A tap on an older table message in a group DM: its token can edit it for the
+            # next 15 minutes, so it becomes the table message (the other one goes).
+            table = await self._adopt_tapped(table, message_id)
+            shown.message_id, shown.revision, shown.picture = message_id, -1, UNKNOWN
+            if old is not None:
+                live.background(self._retire_private(live, old))
+        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self.pictures.within(self.picture(table, lang, urgent=True))
         if isinstance(picture, Late):
             # The answer goes now with the picture the message has; the loop brings the new
@@ -181,11 +192,13 @@ class TableMessages:
             files = kept_files(drawing.embed, message, TABLE_FILE)
             await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
                                                     **files)
+            live.heard(interaction, message_id)
             self.shown(table, drawing, message_id, style, None if files else KEPT)
             self.redraw(table)
             return
         await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
                                                 **shown.edit_files(drawing.embed, picture))
+        live.heard(interaction, message_id)
         self.shown(table, drawing, message_id, style, picture)
 
     async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,
@@ -194,11 +207,12 @@ class TableMessages:
         and record it; the previous one is deleted with ``retire_old``. Returns the table as
         stored now, with its new message."""
         style = self.style_of(table)
-        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
+        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self.picture(table, lang, urgent=True)
         callback = await interaction.response.send_message(
             embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
         message_id = callback.message_id or (await interaction.original_response()).id
+        self.tables.of(table).heard(interaction, message_id)
         old = await self.service.set_message(table.id, message_id)
         if old is None:  # the table's first message (taps on it may have drawn newer states)
             self.shown(table, drawing, message_id, style, picture)
@@ -216,7 +230,7 @@ class TableMessages:
         """The server's language changed: redraw each of its open table messages in it,
         paced like any edit. Returns how many tables are redrawn."""
         tables = [table for table in self.service.cached()
-                  if table.guild_id == guild_id and table.is_open and table.message_id]
+                  if table.place == guild_id and table.is_open and table.message_id]
         for table in tables:
             self.redraw(table)
         return len(tables)
@@ -237,7 +251,8 @@ class TableMessages:
         shown.message_id, shown.revision = message_id, -1  # whatever the old one showed
         self.shown(table, drawing, message_id, style, picture)
         if old_message_id is not None:
-            live.background(self._retire(table.channel_id, old_message_id))
+            live.background(self._retire_private(live, old_message_id) if table.private
+                            else self._retire(table.channel_id, old_message_id))
 
     async def close(self) -> None:
         """Write down what the table messages show, so the next start redraws only what
@@ -289,14 +304,14 @@ class TableMessages:
                 self.notes.note(f"{SHOWN}{table_id}", None)
         for table in tables:
             live = self.tables.of(table)
-            if table.message_id is None:
+            if table.message_id is None and not table.private:
                 live.background(self._adopt(table))
                 continue
             record = ShownRecord.load(shown[table.id]) if table.id in shown else None
-            lang = await self.languages.public(table.guild_id)
+            lang = await self.languages.public(table.place)
             if record is not None and record.at >= active.get(table.id, 0.0) and \
                     record.digest == fingerprint(draw(
-                        table, lang, self.languages.ai_allowed(table.guild_id))):
+                        table, lang, self.languages.ai_allowed(table.place))):
                 # Drawn after its last change (the time rules out a table that changed and
                 # changed back since) and as it would be drawn now.
                 message = self.of(live)
@@ -338,7 +353,8 @@ class TableMessages:
         """The table was used without its message being drawn (``/nlk hand``, a button on a
         ping or a hand): look, at most every ``CHECK_SECONDS``, whether the message still
         exists, and post it again if someone deleted it."""
-        if self.tables.stopped or not table.is_open or table.message_id is None:
+        if self.tables.stopped or not table.is_open or table.message_id is None or \
+                table.private:  # (a group DM's messages can't be looked at)
             return
         live = self.tables.of(table)
         if not self.of(live).may_check(time.monotonic(), CHECK_SECONDS):
@@ -350,6 +366,8 @@ class TableMessages:
         needs Read Message History to look)."""
         if table.message_id is None:
             return False
+        if table.private:
+            return True  # (a group DM's messages can't be looked at)
         try:
             async with self.pacer.use(table.channel_id, Kind.READ):
                 await self.client.http.get_message(table.channel_id, table.message_id)
@@ -409,6 +427,11 @@ class TableMessages:
     async def edit(self, live: LiveTable, shown: MessageShown) -> None:
         """One paced step: draw the newest snapshot in the server's language now, and edit
         the message (or post it, if there is none, or it was deleted)."""
+        if live.newest.private:
+            # Through interaction tokens: Discord does not count those against the
+            # channel's edits, so they are not paced.
+            await self._send_private(live, shown, live.newest)
+            return
         async with self.pacer.use(live.channel_id, Kind.WRITE):
             table = live.newest
             if not shown.behind(table):
@@ -421,8 +444,8 @@ class TableMessages:
 
     async def _send(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
         style = shown.style
-        lang = await self.languages.public(table.guild_id)
-        drawing = draw(table, lang, self.languages.ai_allowed(table.guild_id))
+        lang = await self.languages.public(table.place)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self.picture(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
@@ -444,3 +467,77 @@ class TableMessages:
             shown.gone(message_id)
             return
         self.shown(table, drawing, message_id, style, picture)
+
+    # --- in a group DM or a DM: through the tokens of the interactions answered ------------
+
+    async def _send_private(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
+        """Edit the table message through the freshest token that can reach it, or post it
+        afresh as a follow-up of a token with follow-ups to spare (the old one is deleted
+        if a token still reaches it); ``Wait`` when no token is left."""
+        style = shown.style
+        lang = await self.languages.public(table.place)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
+        now = time.monotonic()
+        old = shown.message_id
+        held = live.tokens.editor(old, now) if old is not None else None
+        if held is not None and old is not None:
+            picture = await self.picture(table, lang)
+            kwargs = shown.edit_files(drawing.embed, picture)
+            try:
+                if held.original == old:
+                    await held.interaction.edit_original_response(
+                        embed=drawing.embed, view=drawing.view, **kwargs)
+                else:
+                    await held.interaction.followup.edit_message(
+                        old, embed=drawing.embed, view=drawing.view, **kwargs)
+            except discord.NotFound:
+                shown.gone(old)  # deleted: post it afresh
+                return
+            except discord.HTTPException as error:
+                log.info("table %s: could not edit through a token (%s %s)", table.id,
+                         error.status, error.code)
+                live.tokens.forget(held.interaction)
+                return
+            self.shown(table, drawing, old, style, picture)
+            return
+        sender = live.tokens.sender(now)
+        if sender is None:
+            raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
+        picture = await self.picture(table, lang)
+        try:
+            message = await sender.interaction.followup.send(
+                embed=drawing.embed, view=drawing.view, wait=True,
+                **send_files(drawing.embed, picture))
+        except discord.HTTPException as error:
+            log.info("table %s: could not post through a token (%s %s)", table.id,
+                     error.status, error.code)
+            if error.code == FOLLOWUP_LIMIT:
+                sender.followups = FOLLOWUPS
+            else:
+                live.tokens.forget(sender.interaction)
+            return
+        live.tokens.sent(sender, message.id)
+        await self.service.set_message(table.id, message.id)
+        shown.message_id, shown.revision = message.id, -1
+        self.shown(table, drawing, message.id, style, picture)
+        if old is not None:
+            live.background(self._retire_private(live, old))
+
+    async def _retire_private(self, live: LiveTable, message_id: int) -> None:
+        """Delete an older table message of a group DM's table, if a token still reaches
+        it (otherwise it stays; a tap on it makes it the table message again)."""
+        held = live.tokens.editor(message_id, time.monotonic())
+        if held is None:
+            return
+        try:
+            if held.original == message_id:
+                await held.interaction.delete_original_response()
+            else:
+                await held.interaction.followup.delete_message(message_id)
+        except discord.HTTPException:
+            log.debug("old table message %s could not be deleted", message_id)
+
+    async def _adopt_tapped(self, table: Table, message_id: int) -> Table:
+        """A group DM's older table message was tapped: it is the table message now."""
+        await self.service.set_message(table.id, message_id)
+        return dataclasses.replace(table, message_id=message_id)

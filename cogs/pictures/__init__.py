@@ -217,7 +217,7 @@ class Pictures:
         """The table's picture in the style its server chose (``urgent``: an answer waits
         for it)."""
         try:
-            style = await self.styles.public(table.guild_id)
+            style = await self.styles.public(table.place)
         except Exception:
             log.warning("could not read a server's picture style; using the default",
                         exc_info=True)

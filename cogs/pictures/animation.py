@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from PIL import Image
 
+from cogs.answers.interaction import place_of
 from cogs.i18n.translator import L_, lang_of
 from cogs.pictures.draw import FONTS, Frame
 from cogs.pictures.replay import draw_replay, replay_scene
@@ -173,7 +174,7 @@ async def send_animation(interaction: Interaction, replay: Replay, pictures: Pic
     lang = lang_of(interaction)
     _ = translator(lang).gettext
     await interaction.response.defer(ephemeral=True, thinking=True)
-    style = await pictures.styles.private(interaction.user.id, interaction.guild_id)
+    style = await pictures.styles.private(interaction.user.id, place_of(interaction))
     limit = getattr(interaction, "filesize_limit", None) or DEFAULT_LIMIT
     animation = await asyncio.to_thread(animated_replay, replay, lang, limit - LIMIT_MARGIN,
                                         style == FOUR, folder=pictures.fonts)

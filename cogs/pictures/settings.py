@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from cogs.answers.interaction import place_of
 from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
 from cogs.pictures import FOLLOW_SERVER, SERVER_DEFAULT
@@ -52,7 +53,7 @@ async def cards_command(interaction: Interaction, servers: GuildService,
         pictures.styles.player_changed(user_id, chosen)
     else:
         chosen = await servers.card_style(user_id)
-    server = (await servers.settings(interaction.guild_id)).pictures
+    server = (await servers.settings(place_of(interaction))).pictures
     here = pictures_value(server, lang)
     if chosen is None:
         said = _("Your cards show as this server shows them: {style}.").format(style=here)

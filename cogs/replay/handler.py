@@ -19,7 +19,7 @@ from discord import app_commands
 from bot.errors import NoTable, Refusal
 from bot.guilds.replays import MAX_FILE, Opened, ReplayRefused, ReplaySource
 from bot.guilds.service import GuildService
-from cogs.answers.interaction import display_name, guild_of
+from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages, lang_of
@@ -68,7 +68,7 @@ class Replays:
     async def open(self, interaction: Interaction, hand: str | None,
                    file: discord.Attachment | None) -> None:
         """``/nlk replay``: the file if one is attached, else the channel's hand."""
-        guild_of(interaction)
+        place_of(interaction)
         assert interaction.channel_id is not None
         try:
             if file is not None:
@@ -95,7 +95,7 @@ class Replays:
                     values: list[str]) -> None:
         """A step button or the jump menu of a replay message."""
         try:
-            opened = await self.source.by_ref(ref, interaction.guild_id)
+            opened = await self.source.by_ref(ref, place_of(interaction))
             if act is Act.SHOW:
                 await self.show(interaction, opened, at)
                 return
@@ -162,19 +162,28 @@ class Replays:
                     at: int) -> int | None:
         """Post step ``at`` with who shared it; the message's id, or None if refused."""
         assert interaction.channel_id is not None
-        public = await self.languages.public(interaction.guild_id, interaction)
+        public = await self.languages.public(place_of(interaction), interaction)
         step = await asyncio.to_thread(step_of, opened.replay, at)
         style = SERVER_CHOICES[SERVER_DEFAULT]
         try:
-            style = await self.pictures.styles.public(interaction.guild_id)
+            style = await self.pictures.styles.public(place_of(interaction))
         except Exception:
             log.warning("could not read a server's picture style", exc_info=True)
         embed, picture = await self._drawn(opened, marks, step, public, public, style)
         embed.set_author(name=translator(public).gettext("Shown by {name}").format(
             name=display_name(interaction.user)))
+        files = [picture.file()] if picture is not None else None
+        if interaction.guild_id is None:
+            # A group DM or a DM: the bot is not in it, so the tap's own token posts it.
+            try:
+                sent = await interaction.followup.send(
+                    embed=embed, files=files or discord.utils.MISSING, wait=True)
+            except discord.HTTPException:
+                log.info("could not show a replay step through a tap's token", exc_info=True)
+                return None
+            return sent.id
         message = await self.posts.post(
-            interaction.channel_id, interaction.guild_id, "", embed=embed,
-            files=[picture.file()] if picture is not None else None)
+            interaction.channel_id, interaction.guild_id, "", embed=embed, files=files)
         return message.id if message is not None else None
 
     # --- drawing ---------------------------------------------------------------------------
@@ -182,7 +191,7 @@ class Replays:
     async def _answer(self, interaction: Interaction, opened: Opened, at: int,
                       *, edit: bool, marks: Landmarks | None = None) -> None:
         lang = lang_of(interaction)
-        letters = await self.languages.public(interaction.guild_id, interaction)
+        letters = await self.languages.public(place_of(interaction), interaction)
         if marks is None:
             marks = await asyncio.to_thread(landmarks, opened.replay)
         step = await asyncio.to_thread(step_of, opened.replay, at)
@@ -198,7 +207,7 @@ class Replays:
 
     async def _private_style(self, interaction: Interaction) -> str:
         return await self.pictures.styles.private_or_known(interaction.user.id,
-                                                           interaction.guild_id)
+                                                           place_of(interaction))
 
     async def _drawn(self, opened: Opened, marks: Landmarks, step: Step, lang: Lang,
                      letters: Lang, style: str) -> tuple[discord.Embed, Picture | None]:

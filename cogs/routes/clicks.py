@@ -18,9 +18,9 @@ from bot.tables.table import Moment
 from cogs import render
 from cogs.answers.interaction import (
     display_name,
-    guild_of,
     is_ephemeral,
     is_moderator,
+    place_of,
     tell_refusal,
 )
 from cogs.answers.replies import describe, say
@@ -55,7 +55,7 @@ class Clicks:
                    values: list[str]) -> None:
         """A move in the game, at the version the button was drawn at."""
         async def work() -> None:
-            guild_of(interaction)
+            place_of(interaction)
             if target.version is None:
                 raise Stale()
             change = await self.service.act(
@@ -68,7 +68,7 @@ class Clicks:
                    act: Seating) -> None:
         """The lobby, the seats, the table (**End table** asks first, privately)."""
         async def work() -> None:
-            guild_of(interaction)
+            place_of(interaction)
             if act is Seating.END:
                 await self._ask_end(interaction, target.table_id)
             elif act is Seating.END_YES:
@@ -91,7 +91,7 @@ class Clicks:
         change = await self.service.end(table_id, interaction.user.id,
                                         moderator=is_moderator(interaction),
                                         channel_id=interaction.channel_id, asked=asked)
-        lang = await self.languages.public(interaction.guild_id, interaction)
+        lang = await self.languages.public(place_of(interaction), interaction)
         _ = translator(lang).gettext
         text = _("NLK table {table} was ended by {name}.").format(
             table=table_id, name=render.safe_name(display_name(interaction.user)))
@@ -136,7 +136,7 @@ class Clicks:
     async def page(self, interaction: Interaction, target: Target) -> None:
         """Turn a page of the leaderboard."""
         async def work() -> None:
-            guild_id = guild_of(interaction)
+            guild_id = place_of(interaction)
             asked = stats.parse_stats_arg(target.arg)
             if asked is None:
                 raise InputError("page")
@@ -161,8 +161,19 @@ class Clicks:
             await work()
         except Exception as error:
             await self._refuse(interaction, table_id, error, on_hand=on_hand)
+        if table_id is not None and interaction.guild_id is None:
+            await self._touched(interaction, table_id)
         if table_id is not None:
             await tell_refusal(interaction, self.posts)
+
+    async def _touched(self, interaction: Interaction, table_id: int) -> None:
+        """A tap at a group DM's table, answered or refused: its token brings the table's
+        messages up to date (``Publisher.touched``)."""
+        try:
+            table = await self.service.get(table_id, channel_id=interaction.channel_id)
+        except Refusal:
+            return
+        self.publisher.touched(table, interaction)
 
     async def _seating(self, interaction: Interaction, target: Target,
                        act: Seating) -> Change:
@@ -182,7 +193,7 @@ class Clicks:
             case Seating.NEXT:
                 return await service.next_hand(table_id, user.id, channel_id=where)
             case Seating.ADD_AI:
-                allowed = (await self.servers.settings(interaction.guild_id)).allow_ai
+                allowed = (await self.servers.settings(place_of(interaction))).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),
                                             allowed=allowed, channel_id=where)
             case Seating.REMOVE_AI:
@@ -201,7 +212,7 @@ class Clicks:
     async def _show_hand(self, interaction: Interaction, table_id: int) -> None:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         seated(table, interaction.user.id)
-        letters = await self.languages.public(interaction.guild_id, interaction)
+        letters = await self.languages.public(place_of(interaction), interaction)
         if is_ephemeral(interaction):  # Refresh on the hand itself
             await self.hands.answer(interaction, table, letters=letters)
         else:
@@ -214,13 +225,13 @@ class Clicks:
                           arg: str) -> None:
         """The hand's public log, to anyone in the channel, privately; page buttons on the
         log turn its pages in place."""
-        guild_of(interaction)
+        place_of(interaction)
         if arg and not arg.isdigit():
             raise InputError("page")
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        letters = await self.languages.public(interaction.guild_id, interaction)
+        letters = await self.languages.public(place_of(interaction), interaction)
         embed, view = render.moves_message(table, int(arg) if arg else None,
                                            lang_of(interaction), letters=letters)
         if is_ephemeral(interaction):
@@ -230,7 +241,7 @@ class Clicks:
 
     async def _show_fair(self, interaction: Interaction, table_id: int) -> None:
         """The hand's full commitment (and its seed once that is public), privately."""
-        guild_of(interaction)
+        place_of(interaction)
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.seed is None or table.game is None:
             raise NotPlaying("lobby")
@@ -247,7 +258,7 @@ class Clicks:
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                letters = await self.languages.public(interaction.guild_id,
+                letters = await self.languages.public(place_of(interaction),
                                                                 interaction)
                 await self.hands.answer(interaction, table, letters=letters,
                                                   note=text)

@@ -38,7 +38,7 @@ class RecordingIO:
         self.calls.append(("edit", ping.message.id, _version(view), "⏰" in content))
         return True
 
-    async def delete(self, channel_id, ping):
+    async def delete(self, channel_id, ping, *, private=False):
         self.calls.append(("delete", ping.message.id))
         return True
 

@@ -17,6 +17,7 @@ class Snap:
     is_open: bool = True
     channel_id: int = 5
     guild_id: int = 6
+    private: bool = False
 
 
 class Recorded:
