@@ -63,6 +63,9 @@ class PingWant:
     reminder: bool
     shed: bool = False  # phase two's ping: **My hand** instead of moves
     link: int | None = None  # the table message its [Table] link points to
+    # A group DM's table whose deadline comes after every token it holds has lapsed: the
+    # ping says that a stand-in plays at the next tap, not when the time runs out.
+    waits: bool = False
 
 
 @dataclass
@@ -94,7 +97,12 @@ class PingShown:
         the owner knows is there (a snapshot taken before ``/nlk table`` names the old)."""
         message = self.live.kinds.get(TableMessages.name)
         link = message.message_id if isinstance(message, MessageShown) else None
-        return wanted_ping(table, self.reminded, link or table.message_id)
+        reach = None
+        if table.private:  # until when a token can show a stand-in's move, on the clock
+            until = self.live.tokens.until()
+            reach = None if until is None else \
+                self.driver.service.clock() + until - time.monotonic()
+        return wanted_ping(table, self.reminded, link or table.message_id, reach)
 
     def behind(self, table: Table) -> bool:
         want = self.want(table)
@@ -113,7 +121,7 @@ class PingShown:
 
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None,
-                link: int | None = None) -> PingWant | None:
+                link: int | None = None, reach: float | None = None) -> PingWant | None:
     """What the table's live ping should show now (None: no ping).
 
     A person to act has a ping, unless a stand-in is playing their turn; it is a reminder
@@ -127,8 +135,10 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None,
     # and go on in phase two (its player drew the last card): the phase is part of it.
     shed = game.phase is not Phase.COLLECT
     version = turn[1] if shed else game.version
-    return PingWant(user_id, turn[0], turn[1], version, table.deadline(), reminded == turn,
-                    shed, link if link is not None else table.message_id)
+    deadline = table.deadline()
+    waits = table.private and deadline is not None and (reach is None or deadline > reach)
+    return PingWant(user_id, turn[0], turn[1], version, deadline, reminded == turn,
+                    shed, link if link is not None else table.message_id, waits)
 
 
 def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.View]:
@@ -136,7 +146,7 @@ def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.Vi
     if want.link != table.message_id:
         table = dataclasses.replace(table, message_id=want.link)
     return render.ping_message(table, want.user_id, deadline=want.deadline,
-                               reminder=want.reminder, lang=lang)
+                               reminder=want.reminder, lang=lang, waits=want.waits)
 
 
 def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:

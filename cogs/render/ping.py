@@ -14,7 +14,8 @@ from rules.i18n import DEFAULT, Lang, translator
 
 
 def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
-                 reminder: bool = False, lang: Lang = DEFAULT) -> tuple[str, discord.ui.View]:
+                 reminder: bool = False, lang: Lang = DEFAULT,
+                 waits: bool = False) -> tuple[str, discord.ui.View]:
     """The newest message on a person's turn: it mentions only them and carries their
     turn's controls (phase one) or their hand one tap away (phase two). It is public, so
     it speaks the server's language."""
@@ -37,6 +38,12 @@ def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
     if reminder:
         clock = " " + _("Time runs out {countdown}, then a stand-in plays it for you.").format(
             countdown=countdown(deadline or 0))
+    if waits and deadline:
+        # A group DM: the bot can act there only when someone taps, and no tap it holds
+        # will still be fresh when the time runs out.
+        clock = " " + _("Time runs out {countdown}; after that, a stand-in plays your turn "
+                        "at the next tap here (in a group DM the bot can act only when "
+                        "someone taps).").format(countdown=countdown(deadline))
     text = _("{mention} your turn at NLK table {table}: {what}.").format(
         mention=f"<@{user_id}>", table=table.id, what=what)
     link = _("Table")

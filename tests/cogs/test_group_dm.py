@@ -8,6 +8,7 @@ table. They act as people do: they look at the newest messages they see and thei
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from tests.fakediscord.models import Message
 from tests.groupdm_member import GroupDMMember, group_dm
 from tests.helpers import ANY_ACTOR
-from tests.nlk_driver import description, running_bot, title
+from tests.nlk_driver import TimeMachine, description, running_bot, title
 
 FRIENDS = ["alice", "bob", "carol", "dave"]
 OVER = {"en": " · over", "hu": " · vége", "fr": " · terminée"}
@@ -64,52 +65,13 @@ def _ending(message: Message, ending: str) -> str:
 
 
 async def play_hand(fake, members: dict[str, GroupDMMember], lang: str,
-                    rng: random.Random, *, idle: float = 0.0) -> int:
-    """Play until the table says the hand is over; returns the number of taps. With
-    ``idle``, the fake's clock jumps that far between some taps (tokens lapse)."""
-    watcher = members["alice"]
-    taps = 0
-    for _ in range(2000):
-        table = table_message(watcher)
+                    rng: random.Random) -> int:
+    """Play until the table says the hand is over; returns the number of taps."""
+    for taps in range(2000):
+        table = table_message(members["alice"])
         if title(table).endswith(OVER[lang]):
             return taps
-        who = to_act(table)
-        if who not in members:
-            # An AI seat's turn: it moves within the last tap's token.
-            before = move_of(table)
-            await fake.wait_until(lambda: move_of(table_message(watcher)) != before,
-                                  timeout=15)
-            continue
-        if idle and rng.random() < 0.1:
-            fake.clock.advance(idle)
-        member = members[who]
-        table = table_message(member)
-        taps += 1
-        moves = [b for b in table.buttons()
-                 if b.custom_id.split(":")[3].split(".")[0] in ("give", "draw", "keep")]
-        before = move_of(table)
-        if moves:
-            ix = await member.click(table, custom_id=rng.choice(moves).custom_id)
-            response = await ix.wait_response()
-            assert response.type == 7
-        else:
-            ix = await member.click(table, custom_id=_ending(table, ":hand"))
-            assert (await ix.wait_response()).ephemeral
-            hand = await ix.wait_message()
-            # Beat when they can (a hand of takes goes on for long), else take.
-            plays = [b for b in hand.buttons() if ":play." in b.custom_id] or \
-                [b for b in hand.buttons() if b.custom_id.endswith(":take")]
-            options = [(s, o["value"]) for s in hand.selects()
-                       for o in s.raw.get("options", [])]
-            if plays and (not options or rng.random() < 0.5):
-                ix = await member.click(hand, custom_id=rng.choice(plays).custom_id)
-            else:
-                select, value = rng.choice(options)
-                ix = await fake.select(who, hand, select.custom_id, [value])
-            assert (await ix.wait_response()).type == 7
-        # The table everyone sees is current within a second of any tap.
-        await fake.wait_until(lambda: move_of(table_message(watcher)) != before,
-                              timeout=5)
+        await play_one(fake, members, to_act(table), rng)
     raise AssertionError("the hand did not end")
 
 
@@ -133,3 +95,120 @@ async def test_four_friends_play_a_hand_in_a_group_dm(fake_discord, tmp_path, la
     assert fake.refused.get("followup_limit", 0) == 0
     assert fake.refused.get("group_dm_channel", 0) == 0
     fake.assert_clean()
+
+
+def current_actor(bot) -> str | None:
+    """Whose turn the bot's stored table says it is (the truth the table must show)."""
+    (table,) = [t for t in bot.service.cached() if t.is_open]
+    return table.name_to_act()
+
+
+async def test_tokens_that_lapse_between_taps_hold_nothing_up(fake_discord, tmp_path):
+    """Tokens live 3 s here and the friends go idle for 20 s now and then, longer than the
+    15 s turn timer: a lapsed turn is played, and the next tap brings the table up to date
+    at once; the hand finishes."""
+    fake = fake_discord
+    people = group_dm(fake, FRIENDS, installed=["alice"])
+    members = {m.name: m for m in people}
+    fake.set_token_ttl(3)
+    clock = TimeMachine()
+    rng = random.Random(8)
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None,
+                           clock=clock) as bot:
+        await bot.tree.sync()
+        ix = await members["alice"].slash("nlk", "new", {"seats": 4, "turn_timer": 15})
+        await ix.wait_message()
+        for name in FRIENDS[1:]:
+            table = table_message(members[name])
+            await (await members[name].click(table, custom_id=_ending(
+                table, ":join"))).wait_response()
+        table = table_message(members["alice"])
+        await (await members["alice"].click(table, custom_id=_ending(
+            table, ":start"))).wait_response()
+        gaps = 0
+        for _ in range(400):
+            table = table_message(members["alice"])
+            if title(table).endswith(OVER["en"]):
+                break
+            if rng.random() < 0.15 and gaps < 4:
+                gaps += 1
+                fake.clock.advance(20)  # every token lapses
+                clock.advance(20)  # and the turn runs out: a stand-in plays it
+                await asyncio.sleep(0.3)
+                # Whoever the (stale) table names taps it; whatever the answer, the table
+                # everyone sees is current at once.
+                who = to_act(table) or "alice"
+                ix = await members[who].click(table, custom_id=_ending(table, ":moves"))
+                await ix.wait_response()
+                await fake.wait_until(
+                    lambda: to_act(table_message(members["bob"])) == current_actor(bot),
+                    timeout=5)
+                continue
+            await play_one(fake, members, to_act(table), rng)
+        else:
+            raise AssertionError("the hand did not end")
+    assert gaps >= 2
+    assert fake.refused.get("group_dm_channel", 0) == 0
+    assert fake.refused.get("followup_limit", 0) == 0
+
+
+async def play_one(fake, members: dict[str, GroupDMMember], who: str | None,
+                   rng: random.Random) -> None:
+    """The person to act makes one move as a person does (an AI's turn: it moves within
+    the last tap's token); the table everyone sees is current right after."""
+    watcher = members["alice"]
+    before = move_of(table_message(watcher))
+    if who in members:
+        member = members[who]
+        table = table_message(member)
+        moves = [b for b in table.buttons()
+                 if b.custom_id.split(":")[3].split(".")[0] in ("give", "draw", "keep")]
+        if moves:
+            ix = await member.click(table, custom_id=rng.choice(moves).custom_id)
+            assert (await ix.wait_response()).type == 7
+        else:
+            ix = await member.click(table, custom_id=_ending(table, ":hand"))
+            assert (await ix.wait_response()).ephemeral
+            hand = await ix.wait_message()
+            # Beat when they can (a hand of takes goes on for long), else take.
+            plays = [b for b in hand.buttons() if ":play." in b.custom_id] or \
+                [b for b in hand.buttons() if b.custom_id.endswith(":take")]
+            if plays:
+                ix = await member.click(hand, custom_id=rng.choice(plays).custom_id)
+            else:
+                select = hand.selects()[0]
+                ix = await fake.select(who, hand, select.custom_id,
+                                       [rng.choice(select.raw["options"])["value"]])
+            assert (await ix.wait_response()).type == 7
+    await fake.wait_until(lambda: move_of(table_message(watcher)) != before, timeout=5)
+
+
+async def test_a_restart_mid_hand_is_caught_up_by_the_next_tap(fake_discord, tmp_path):
+    fake = fake_discord
+    people = group_dm(fake, FRIENDS[:3], installed=["alice"])
+    members = {m.name: m for m in people}
+    rng = random.Random(4)
+    database = tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, database, dev_guild=None) as bot:
+        await bot.tree.sync()
+        ix = await members["alice"].slash("nlk", "new", {"seats": 3})
+        await ix.wait_message()
+        for name in ("bob", "carol"):
+            table = table_message(members[name])
+            await (await members[name].click(table, custom_id=_ending(
+                table, ":join"))).wait_response()
+        table = table_message(members["alice"])
+        await (await members["alice"].click(table, custom_id=_ending(
+            table, ":start"))).wait_response()
+        for _ in range(6):
+            await play_one(fake, members, to_act(table_message(members["alice"])), rng)
+    async with running_bot(fake, database, dev_guild=None) as bot:
+        table = table_message(members["alice"])
+        who = to_act(table)
+        assert who == current_actor(bot)  # nothing moved while it was down
+        await play_one(fake, members, who, rng)
+        await fake.wait_until(
+            lambda: to_act(table_message(members["carol"])) == current_actor(bot), timeout=5)
+        for _ in range(4):
+            await play_one(fake, members, to_act(table_message(members["alice"])), rng)
+    assert fake.refused.get("group_dm_channel", 0) == 0
