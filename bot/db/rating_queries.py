@@ -149,6 +149,14 @@ class RatingQueries(Queries):
             "ORDER BY hand_id DESC LIMIT ?", (guild_id, user_id, limit))
         return [(int(row["place"]), int(row["players"])) for row in reversed(rows)]
 
+    async def places_of(self, user_id: int, limit: int) -> list[tuple[int, int]]:
+        """Where one player has rated hands, most first: ``(place, hands)`` (a place is a
+        server, or a group DM or DM)."""
+        rows = await self._all(
+            "SELECT guild_id, hands FROM ratings WHERE user_id = ? "
+            "ORDER BY hands DESC, guild_id LIMIT ?", (user_id, limit))
+        return [(int(row["guild_id"]), int(row["hands"])) for row in rows]
+
     async def hand_changes(self, hand_id: int) -> dict[int, tuple[Rating, Rating]]:
         """Each rated player's rating at the hand's table size before and after hand
         ``hand_id`` (none for an unrated hand)."""

@@ -23,6 +23,7 @@ SERVER_LOCALE = "auto"  # the /nlk settings choice that goes back to the server'
 
 PAGE_SIZE = 10
 RECENT_RESULTS = 20  # /nlk stats user: the latest results shown
+PLACES_SHOWN = 10  # /nlk stats on yourself: the other places you played, most first
 RECENT_HANDS = 25  # /nlk export: the hands offered (Discord shows 25 choices at most)
 
 
@@ -51,6 +52,8 @@ class PlayerStats:
     rating: RatingRecord | None  # all sizes together; None: no rated hand on this server
     sizes: list[SizeRecord]
     recent: list[tuple[int, int]]  # the latest (place, players), oldest first
+    # The other places (servers, group DMs, DMs) where they have rated hands: (place, hands).
+    elsewhere: list[tuple[int, int]] = field(default_factory=list)
 
 
 class GuildService:
@@ -124,13 +127,19 @@ class GuildService:
         rows = await self.repo.ratings.leaderboard(guild_id, players, PAGE_SIZE, page * PAGE_SIZE)
         return LeaderboardPage(rows, page, pages, page * PAGE_SIZE + 1, players, sizes, asked)
 
-    async def player(self, guild_id: int, user_id: int) -> PlayerStats:
-        """One player's numbers at each table size and their latest results."""
+    async def player(self, guild_id: int, user_id: int, *,
+                     everywhere: bool = False) -> PlayerStats:
+        """One player's numbers at each table size and their latest results in one place
+        (a server, or a group DM or DM); with ``everywhere``, also where else they played."""
+        elsewhere = [(place, hands) for place, hands in
+                     await self.repo.ratings.places_of(user_id, PLACES_SHOWN + 1)
+                     if place != guild_id][:PLACES_SHOWN] if everywhere else []
         rating = await self.repo.ratings.rating(guild_id, user_id)
         if rating is None:
-            return PlayerStats(None, [], [])
+            return PlayerStats(None, [], [], elsewhere)
         return PlayerStats(rating, await self.repo.ratings.results_by_size(guild_id, user_id),
-                           await self.repo.ratings.recent_places(guild_id, user_id, RECENT_RESULTS))
+                           await self.repo.ratings.recent_places(guild_id, user_id,
+                                                                 RECENT_RESULTS), elsewhere)
 
     async def hand_changes(self, hand_id: int) -> dict[int, float]:
         """How much each rated player's shown rating at the table's size moved in hand

@@ -26,8 +26,12 @@ async def send_player(interaction: Interaction, servers: GuildService,
                       size: int | None) -> None:
     """The player's numbers and their rating chart, privately, in the reader's language."""
     lang = lang_of(interaction)
-    numbers: PlayerStats = await servers.player(guild_id, user_id)
-    embed = stats.player(name, numbers, lang)
+    # Where else you played is yours to see: never shown of someone else.
+    own = user_id == interaction.user.id
+    numbers: PlayerStats = await servers.player(guild_id, user_id, everywhere=own)
+    known = {place: guild.name for place, _hands in numbers.elsewhere
+             if (guild := interaction.client.get_guild(place)) is not None}
+    embed = stats.player(name, numbers, lang, known)
     files: list[discord.File] = []
     if numbers.sizes:
         played = {s.players: s.hands for s in numbers.sizes}

@@ -132,17 +132,19 @@ def trend(size: SizeRecord, lang: Lang) -> str:
                   arrow=arrow, change=sign + number(change, lang, 1), count=hands)
 
 
-def player(display: str, stats: PlayerStats, lang: Lang = DEFAULT) -> discord.Embed:
+def player(display: str, stats: PlayerStats, lang: Lang = DEFAULT,
+           place_names: dict[int, str] | None = None) -> discord.Embed:
     """One player's numbers at each table size and their latest places, in the reader's
-    language."""
+    language; and where else they played (``place_names``: the servers' names the bot
+    knows; any other place is a group DM or a DM)."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     embed = discord.Embed(title=_("NLK — {name}").format(name=safe_name(display)),
                           colour=COLOUR)
     rating = stats.rating
     if rating is None:
-        embed.description = _("No rated hands yet on this server.")
-        return embed
+        embed.description = _("No rated hands yet here.")
+        return _elsewhere(embed, stats, place_names or {}, lang)
     lines = [n_("{hands} rated hand · {losses} lost ({rate})",
                 "{hands} rated hands · {losses} lost ({rate})", rating.hands).format(
                     hands=number(rating.hands, lang), losses=number(rating.losses, lang),
@@ -170,4 +172,17 @@ def player(display: str, stats: PlayerStats, lang: Lang = DEFAULT) -> discord.Em
         "provisional under {count} hand",
         "The rating rises as you finish ahead of others, cautiously while it is new · "
         "provisional under {count} hands", PROVISIONAL_HANDS).format(count=PROVISIONAL_HANDS))
+    return _elsewhere(embed, stats, place_names or {}, lang)
+
+
+def _elsewhere(embed: discord.Embed, stats: PlayerStats, names: dict[int, str],
+               lang: Lang) -> discord.Embed:
+    """The other places the player has rated hands in, most first."""
+    if stats.elsewhere:
+        _, n_ = translator(lang).gettext, translator(lang).ngettext
+        embed.add_field(name=_("Elsewhere"), value="\n".join(
+            n_("{place}: {count} rated hand", "{place}: {count} rated hands", hands).format(
+                place=safe_name(names[place]) if place in names else
+                _("another server, a group DM or a DM"), count=number(hands, lang))
+            for place, hands in stats.elsewhere), inline=False)
     return embed
