@@ -43,6 +43,15 @@ class GroupDMMember:
         app = self.fake.application_id
         return [m for m in self.sees(newest) if m.application_id == app]
 
+    def table_message(self) -> Message:
+        """The newest NLK table message they see (the app's, public, an embed with the
+        table's buttons), as a person finds it: at the bottom."""
+        for message in reversed(self.app_messages()):
+            if message.visible_to is None and message.embeds and any(
+                    (b.custom_id or "").startswith("nlk:") for b in message.buttons()):
+                return message
+        raise AssertionError(f"{self.name} sees no table message")
+
     def ephemerals(self) -> list[Message]:
         """Their own ephemeral messages in this group DM, oldest first."""
         return [m for m in self.sees() if m.visible_to == self.id]

@@ -214,3 +214,124 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
                            if m.visible_to is None][-8:]
                 raise AssertionError(f"after {' '.join(kinds)}: {error}; {history}") from None
     print("steps:", " ".join(kinds))
+
+
+# --- the same in a group DM, where the bot speaks only through taps' tokens ----------------
+
+GROUP_STEPS = {"sqlite": 20, "postgresql": 12}
+
+
+def group_pings_wrong(members, table) -> str | None:
+    """Why the newest turn ping the group DM sees is not for the person to act (None: it
+    is, or nobody is to be pinged)."""
+    user = table.user_to_act()
+    if user is None or table.ai_to_act() is not None or table.covered():
+        return None
+    pings = [m for m in members[0].app_messages() if m.visible_to is None and m.pinged_user_ids]
+    if not pings or pings[-1].pinged_user_ids != [user]:
+        return f"newest ping {pings[-1].content[:60] if pings else None!r} is not for {user}"
+    return None
+
+
+async def group_converged(fake, bot, members) -> None:
+    """Wait for the table message at the bottom of the group DM, the newest ping and the
+    open hands to show the stored table; fail with why not."""
+    why: list[str | None] = [None]
+
+    def check() -> bool:
+        table = stored(bot)
+        why[0] = shown_like_stored(fake, members[1].table_message(), table) or \
+            group_pings_wrong(members, table) or hands_wrong(fake, table)
+        return why[0] is None
+
+    try:
+        await fake.wait_until(check, timeout=15)
+    except AssertionError:
+        raise AssertionError(f"did not converge: {why[0]}") from None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_group_dm_table_converges_at_every_tap(fake_discord, tmp_path, backend):
+    """Taps by the right and the wrong people, double taps, tokens lapsing with the turn
+    timer, hard and clean restarts, /nlk table: after every tap, the table message a person
+    finds at the bottom of the group DM shows the stored table, the newest ping is for the
+    person to act, and open hands follow; the bot never touches the channel."""
+    from tests.groupdm_member import group_dm
+
+    seed = int(os.environ.get("NLK_CONVERGENCE_SEED") or random.randrange(10**6))
+    print(f"convergence seed: {seed} (NLK_CONVERGENCE_SEED={seed} replays it)")
+    rng = random.Random(seed)
+    fake = fake_discord
+    members = group_dm(fake, PLAYERS, installed=["ann"])
+    by_name = {m.name: m for m in members}
+    clock = TimeMachine()
+    driver = Driver(fake, random.Random(seed))
+    kinds = []
+    async with contextlib.AsyncExitStack() as stack:
+        path = await stack.enter_async_context(database_target(backend, tmp_path))
+        bot_context = contextlib.AsyncExitStack()
+        await stack.enter_async_context(bot_context)
+        bot = await bot_context.enter_async_context(
+            running_bot(fake, path, clock=clock, seed=seed, dev_guild=None))
+        await bot.tree.sync()
+        ix = await by_name["ann"].slash("nlk", "new", {"seats": 3, "turn_timer": TIMER})
+        await ix.wait_message()
+        for name in ("bob", "cy"):
+            table = by_name[name].table_message()
+            ix = await by_name[name].click(table, "Join")
+            await ix.wait_response()
+        ix = await by_name["ann"].click(by_name["ann"].table_message(), "Start (host)")
+        await ix.wait_response()
+        for _step in range(GROUP_STEPS[backend]):
+            table = by_name["ann"].table_message()
+            who = actor(table)
+            kind = rng.choice(["right", "right", "right", "wrong", "double-table", "lapse",
+                               "restart", "table"])
+            kinds.append(kind)
+            if is_over(table):
+                break
+            if kind == "lapse":  # nobody taps for longer than a token and a turn last
+                fake.clock.advance(16 * 60)
+                clock.advance(16 * 60)
+                await asyncio.sleep(0.3)
+            elif kind == "restart":
+                if rng.random() < 0.5:
+                    await hard_stop(bot)
+                await bot_context.aclose()
+                bot_context = contextlib.AsyncExitStack()
+                await stack.enter_async_context(bot_context)
+                bot = await bot_context.enter_async_context(
+                    running_bot(fake, path, clock=clock, seed=seed, dev_guild=None))
+            elif kind == "table":
+                ix = await by_name["ann"].slash("nlk", "table")
+                await ix.wait_response()
+            elif kind == "wrong" and moves_on(table):
+                other = by_name[rng.choice([p for p in PLAYERS if p != who])]
+                ix = await other.click(table, custom_id=moves_on(table)[0].custom_id)
+                assert (await ix.wait_response()).ephemeral
+            elif kind == "double-table" and who is not None and moves_on(table):
+                button = rng.choice(moves_on(table))
+                taps = await asyncio.gather(*(by_name[who].click(
+                    table, custom_id=button.custom_id) for _ in range(2)))
+                for tap in taps:
+                    await tap.wait_response()
+            if who is not None and kind in ("right", "lapse", "restart"):
+                # The person the table names plays (after a lapse or a restart the table
+                # may be behind: their tap is what brings it up to date).
+                if moves_on(table):
+                    ix = await by_name[who].click(
+                        table, custom_id=rng.choice(moves_on(table)).custom_id)
+                    await ix.wait_response()
+                else:
+                    hand = await driver.open_hand(who, table)
+                    plays = [b for b in hand.buttons() if b.label != "Refresh"]
+                    if my_turn(hand) and plays:
+                        ix = await by_name[who].click(hand, custom_id=plays[0].custom_id)
+                        await ix.wait_response()
+            try:
+                await group_converged(fake, bot, members)
+            except AssertionError as error:
+                raise AssertionError(f"after {' '.join(kinds)}: {error}") from None
+    assert fake.refused.get("group_dm_channel", 0) == 0
+    assert fake.refused.get("followup_limit", 0) == 0
+    print("steps:", " ".join(kinds))

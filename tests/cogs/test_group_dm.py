@@ -24,12 +24,7 @@ LOSER = {"en": "loses", "hu": "vesztett", "fr": "perd"}
 
 
 def table_message(member: GroupDMMember) -> Message:
-    """The newest table message the member sees (the app's, public, with buttons)."""
-    for message in reversed(member.app_messages()):
-        if message.visible_to is None and message.embeds and any(
-                b.custom_id.startswith("nlk:") for b in message.buttons()):
-            return message
-    raise AssertionError(f"{member.name} sees no table message")
+    return member.table_message()
 
 
 def to_act(table: Message) -> str | None:
