@@ -28,6 +28,10 @@ REPLIES: dict[Key, str] = {
     errors.InputError: N_("That button or option doesn't make sense any more; nothing changed."),
     (errors.InputError, "dm"): N_("NLK is played in server channels: use this command in a "
                                   "server's channel, not in a direct message."),
+    (errors.InputError, "not_in_server"): N_("The bot is not a member of this server, so it "
+                                             "can't keep a table here: ask someone who can "
+                                             "manage the server to add it, or play in a "
+                                             "group DM."),
     (errors.InputError, "server_only"): N_("That is a server's setting: a group DM or a DM has "
                                            "no server settings, and its tables play by the "
                                            "defaults."),

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.db.records import TableRecord, TableStatus
-from bot.errors import BotLacksPermissions, NoTable, TableExists
+from bot.errors import BotLacksPermissions, InputError, NoTable, TableExists
 from bot.tables.service import Change, Table
 from cogs import render
 from cogs.answers.interaction import (
@@ -144,6 +144,10 @@ class NLK(commands.Cog):
         """Open an NLK table in this channel."""
         place = place_of(interaction)
         assert interaction.channel_id is not None
+        if interaction.guild_id is not None and not interaction.is_guild_integration():
+            # Installed to the person's account only: the bot is not in this server, and
+            # a server's table needs its channel.
+            raise InputError("not_in_server")
         missing = missing_permissions(interaction) if interaction.guild_id is not None else []
         if missing:
             _ = t(interaction).gettext

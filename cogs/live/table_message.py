@@ -47,6 +47,9 @@ RECORD_SECONDS = 2.0  # what table messages show is written down in batches this
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
 SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
+# A group DM's table message whose newest token is this old is posted afresh through a
+# newer one at its next change, rather than left with no token that can edit it.
+REPOST_SECONDS = 10 * 60
 
 
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
@@ -480,6 +483,12 @@ class TableMessages:
         now = time.monotonic()
         old = shown.message_id
         held = live.tokens.editor(old, now) if old is not None else None
+        if held is not None and now - held.since > REPOST_SECONDS:
+            fresher = live.tokens.sender(now)
+            if fresher is not None and fresher.since > held.since:
+                # Its last token is about to lapse: post it afresh through a newer one,
+                # and delete the old one while a token still can.
+                held = None
         if held is not None and old is not None:
             picture = await self.picture(table, lang)
             kwargs = shown.edit_files(drawing.embed, picture)

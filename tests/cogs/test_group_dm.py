@@ -186,6 +186,10 @@ async def test_a_restart_mid_hand_is_caught_up_by_the_next_tap(fake_discord, tmp
     database = tmp_path / "nlk.sqlite3"
     async with running_bot(fake, database, dev_guild=None) as bot:
         await bot.tree.sync()
+        # A group DM has no server settings: said politely, privately.
+        ix = await members["alice"].slash("nlk", "settings", {"seats": 4})
+        answer = await ix.wait_message()
+        assert answer.ephemeral and "server's setting" in answer.text()
         ix = await members["alice"].slash("nlk", "new", {"seats": 3})
         await ix.wait_message()
         for name in ("bob", "carol"):
