@@ -211,3 +211,18 @@ async def test_a_restart_mid_hand_is_caught_up_by_the_next_tap(fake_discord, tmp
         for _ in range(4):
             await play_one(fake, members, to_act(table_message(members["alice"])), rng)
     assert fake.refused.get("group_dm_channel", 0) == 0
+
+
+async def test_the_lesson_works_in_a_group_dm_and_posts_nothing(fake_discord, tmp_path):
+    from tests.cogs.test_lesson import learn
+
+    fake = fake_discord
+    people = group_dm(fake, ["alice", "bob"], installed=["alice"])
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
+        await bot.tree.sync()
+        message, taps, _wrong, _named = await learn(fake, "alice", random.Random(2),
+                                                    stop_after=5, channel=people[0].channel)
+        assert message.ephemeral and taps >= 5
+    assert [m for m in people[1].sees() if m.visible_to is None] == []  # nothing public
+    assert fake.refused.get("followup_limit", 0) == 0
+    assert fake.channel_requests.get(people[0].channel, 0) == 0

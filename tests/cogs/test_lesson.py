@@ -49,10 +49,11 @@ def pointed_at(message):
     return found[0] if found else None
 
 
-async def learn(fake, user, rng, *, taps_left=60, stop_after=None):
-    """Play the lesson as a newcomer: a wrong tap now and then, then what the coach says.
-    Returns the message, the taps, the wrong taps and the rule numbers the coach named."""
-    ix = await fake.slash(user, None, "nlk", "learn")
+async def learn(fake, user, rng, *, taps_left=60, stop_after=None, channel=None):
+    """Play the lesson as a newcomer: a wrong tap now and then, then what the coach says
+    (in ``channel``: default, the server's). Returns the message, the taps, the wrong taps
+    and the rule numbers the coach named."""
+    ix = await fake.slash(user, channel, "nlk", "learn")
     message = await ix.wait_message()
     assert message.ephemeral
     taps = wrong = 0
