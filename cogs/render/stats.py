@@ -181,8 +181,8 @@ def _elsewhere(embed: discord.Embed, stats: PlayerStats, names: dict[int, str],
     if stats.elsewhere:
         _, n_ = translator(lang).gettext, translator(lang).ngettext
         embed.add_field(name=_("Elsewhere"), value="\n".join(
-            n_("{place}: {count} rated hand", "{place}: {count} rated hands", hands).format(
-                place=safe_name(names[place]) if place in names else
+            n_("{where}: {count} rated hand", "{where}: {count} rated hands", hands).format(
+                where=safe_name(names[place]) if place in names else
                 _("another server, a group DM or a DM"), count=number(hands, lang))
             for place, hands in stats.elsewhere), inline=False)
     return embed
