@@ -7,6 +7,7 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 import discord
@@ -31,11 +32,13 @@ from cogs.live.open_hands import OpenHands
 from cogs.live.publisher import Publisher
 from cogs.live.table_message import TableMessages
 from cogs.render import stats
+from cogs.render.history import own_forced
 from cogs.transport.posts import ChannelPosts
 from cogs.widgets.ids import Look, Move, Seating, Target
 from rules import Action, Card, CardError
 from rules.i18n import translator
 
+log = logging.getLogger(__name__)
 
 class Clicks:
     """The handlers of every NLK button and select."""
@@ -62,6 +65,7 @@ class Clicks:
                 target.table_id, interaction.user.id, target.version,
                 move_action(move, target.arg, values), channel_id=interaction.channel_id)
             await self.publisher.publish(change, interaction)
+            await tell_forced(interaction, change.table)
         await self._handle(interaction, target, work)
 
     async def seat(self, interaction: Interaction, target: Target,
@@ -255,6 +259,19 @@ class Clicks:
             except Refusal:
                 pass
         await say(interaction, text)
+
+
+async def tell_forced(interaction: Interaction, table: Table) -> None:
+    """The player's own answer says why the moves that then played themselves for them had
+    no choice ("You had to draw: …"), privately, below the table it moved."""
+    reasons = own_forced(table, interaction.user.id, lang_of(interaction))
+    if not reasons or not interaction.response.is_done():
+        return
+    try:
+        await interaction.followup.send("\n".join(f"✱ {why}" for why in reasons),
+                                        ephemeral=True)
+    except discord.HTTPException:
+        log.info("could not say why a move played itself", exc_info=True)
 
 
 def asked_at(target: Target) -> Moment:
