@@ -51,12 +51,12 @@ def compose(bot: commands.Bot, service: TableService, servers: GuildService, clo
     languages = Languages(servers, bot)
     publisher = Publisher(bot, service, clocks, languages, Notes(servers.repo.settings),
                           edits_per_window=channel_edits, rest_share=rest_share)
+    lessons = Lessons(servers.repo.lessons, publisher.pictures)
     clicks = Clicks(service, servers, publisher, publisher.hands, publisher.messages,
-                    languages, publisher.posts)
+                    languages, publisher.posts, lessons)
     replays = Replays(ReplaySource(servers.repo, servers), publisher.pictures,
                       publisher.posts, languages)
     boards = SeasonBoards(servers)
-    lessons = Lessons(servers.repo.lessons, publisher.pictures)
     return Parts(service, servers, languages, publisher, clicks, replays, boards,
                  (*families(clicks), *replay_families(replays), *season_families(boards),
                   *lesson_families(lessons)), lessons)

@@ -17,7 +17,17 @@ class Progress:
 
 
 class LessonQueries(Queries):
-    """Each learner's progress through ``/nlk learn``."""
+    """Each learner's progress through ``/nlk learn``, and who was pointed to it."""
+
+    async def link_once(self, user_id: int) -> bool:
+        """Whether ``user_id`` is to be shown the lesson's link now: true the first time,
+        never again (kept across restarts)."""
+        async with self.transaction() as db:
+            if await db.one("SELECT 1 FROM lesson_links WHERE user_id = ?", (user_id,)):
+                return False
+            await db.execute("INSERT INTO lesson_links (user_id) VALUES (?) "
+                             "ON CONFLICT (user_id) DO NOTHING", (user_id,))
+            return True
 
     async def progress(self, user_id: int) -> Progress | None:
         """Where ``user_id`` is in their lesson, or None if they never started one."""

@@ -28,6 +28,7 @@ from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import Languages, lang_of, t
+from cogs.lesson.handler import FIRST_REFUSAL, Lessons
 from cogs.live.open_hands import OpenHands
 from cogs.live.publisher import Publisher
 from cogs.live.table_message import TableMessages
@@ -45,7 +46,7 @@ class Clicks:
 
     def __init__(self, service: TableService, servers: GuildService, publisher: Publisher,
                  hands: OpenHands, messages: TableMessages, languages: Languages,
-                 posts: ChannelPosts) -> None:
+                 posts: ChannelPosts, lessons: Lessons) -> None:
         self.service = service
         self.servers = servers
         self.publisher = publisher  # every change goes out through ``publish``
@@ -53,6 +54,7 @@ class Clicks:
         self.messages = messages
         self.languages = languages
         self.posts = posts
+        self.lessons = lessons  # the lobby's way to the lesson; the first refusal's link
 
     async def move(self, interaction: Interaction, target: Target, move: Move,
                    values: list[str]) -> None:
@@ -129,7 +131,9 @@ class Clicks:
                    look: Look) -> None:
         """Something seen privately: nothing changes."""
         async def work() -> None:
-            if look is Look.HAND:
+            if look is Look.LEARN:
+                await self.lessons.open(interaction)
+            elif look is Look.HAND:
                 await self._show_hand(interaction, target.table_id)
             elif look is Look.MOVES:
                 await self._show_moves(interaction, target.table_id, target.arg)
@@ -246,6 +250,9 @@ class Clicks:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
+        if isinstance(error, Refusal) and await self.lessons.link_once(interaction.user.id,
+                                                                        error):
+            text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
         text = linked(interaction, text, lang)
         if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
                 not interaction.response.is_done():

@@ -61,6 +61,7 @@ class Look(StrEnum):
     HAND = "hand"
     MOVES = "moves"  # arg: the page (none: the latest)
     FAIR = "fair"
+    LEARN = "learn"  # the lobby's way to the lesson (``/nlk learn``), privately
 
 
 class Page(StrEnum):
