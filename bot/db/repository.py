@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.db.lesson_queries import LessonQueries
+from bot.db.lesson_queries import LessonQueries, PracticeQueries
 from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
 from bot.db.records import (
@@ -80,6 +80,7 @@ class Repository(Queries):
         self.uploads = UploadQueries(db)
         self.seasons = SeasonQueries(db)
         self.lessons = LessonQueries(db)
+        self.practice = PracticeQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from cogs.i18n.mentions import link_commands, linked
 from cogs.i18n.translator import L_, NC_, lang_of, t
 from cogs.pictures.animation import EXPORT_ANIMATION, EXPORT_CHOICES, send_animation
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
+from cogs.practice.handler import LEVEL_CHOICES
 from cogs.render import stats
 from cogs.replay.handler import hand_choices
 from cogs.routes.clicks import seated
@@ -65,6 +66,7 @@ class NLK(commands.Cog):
         self.boards = parts.boards
         self.families = parts.families
         self.lessons = parts.lessons
+        self.practices = parts.practices
         self._resuming: asyncio.Task[None] | None = None
 
     async def public(self, interaction: Interaction) -> Lang:
@@ -259,6 +261,21 @@ class NLK(commands.Cog):
     async def learn(self, interaction: Interaction) -> None:
         """Learn NLK: a guided first hand against two AI players, just for you."""
         await self.lessons.open(interaction)
+
+    @nlk.command(name=NC_("command", "practice"),
+                 description=L_("Practise NLK: an unrated hand against AI players, just for "
+                                "you, with hints."))
+    @app_commands.describe(ai_players=L_("How many AI players (1–8; default: as last time, "
+                                         "or 3)"),
+                           level=L_("How well the AI players play (default: as last time)"))
+    @app_commands.rename(ai_players=NC_("command", "ai_players"),
+                         level=NC_("command", "level"))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def practice(self, interaction: Interaction,
+                       ai_players: app_commands.Range[int, 1, 8] | None = None,
+                       level: str | None = None) -> None:
+        """Practise NLK: an unrated hand against AI players, just for you, with hints."""
+        await self.practices.open(interaction, ai_players, level)
 
     @nlk.command(name=NC_("command", "stats"),
                  description=L_("The server's NLK leaderboard for one table size, or one "

@@ -24,10 +24,11 @@ from cogs.i18n.translator import lang_of
 from cogs.lesson.ids import act_of, action_of, lesson_id
 from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
-from cogs.render.text import card_text
+from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import lesson
 from rules.actions import Action
+from rules.engine import Game
 from rules.i18n import N_, Lang, translator
 
 log = logging.getLogger(__name__)
@@ -187,11 +188,15 @@ class Lessons:
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:
     """A move's button, worded as at a real table."""
+    return move_label(action, here.game, lang)
+
+
+def move_label(action: Action, game: Game, lang: Lang) -> str:
+    """A move's button in ``game``, worded as at a real table (the practice's too)."""
     _ = translator(lang).gettext
-    game = here.game
     if action.act == "give" and action.card is not None and action.to is not None:
         return _("Give {card} to {name}").format(card=card_text(action.card, lang),
-                                                 name=game.names[action.to])
+                                                 name=label_name(game.names[action.to], lang))
     if action.act == "keep" and game.drawn is not None:
         return _("Keep {card}").format(card=card_text(game.drawn, lang))
     if action.act == "play" and action.card is not None:
