@@ -122,6 +122,8 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
+    if table.assisted:
+        lines.insert(0, _("💡 **Assisted**: a player used a hint in this hand."))
     shed = False
     for turn in turns(view.history, by_phase=True):
         if not shed and turn.moves[0][1].act in SHED_ACTS:

@@ -7,6 +7,7 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -34,9 +35,11 @@ from cogs.live.publisher import Publisher
 from cogs.live.table_message import TableMessages
 from cogs.render import stats
 from cogs.render.history import own_forced
+from cogs.render.text import player_names
 from cogs.transport.posts import ChannelPosts
 from cogs.widgets.ids import Look, Move, Seating, Target
 from rules import Action, Card, CardError
+from rules.hint import suggest
 from rules.i18n import translator
 
 log = logging.getLogger(__name__)
@@ -133,6 +136,8 @@ class Clicks:
         async def work() -> None:
             if look is Look.LEARN:
                 await self.lessons.open(interaction)
+            elif look is Look.HINT:
+                await self._hint(interaction, target.table_id)
             elif look is Look.HAND:
                 await self._show_hand(interaction, target.table_id)
             elif look is Look.MOVES:
@@ -235,6 +240,20 @@ class Clicks:
             await interaction.response.edit_message(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+    async def _hint(self, interaction: Interaction, table_id: int) -> None:
+        """The strongest move now and why, privately; the hand is marked assisted."""
+        change = await self.service.assist(table_id, interaction.user.id,
+                                           channel_id=interaction.channel_id)
+        game = change.table.game
+        assert game is not None
+        hint = await asyncio.to_thread(suggest, game, seed=game.version)
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        await interaction.response.send_message(
+            "💡 " + hint.reason.words(player_names(game.names, lang), lang) + "\n" +
+            _("This hand is now marked assisted in its moves log and its export; it is rated "
+              "like any other."), ephemeral=True)
 
     async def _show_fair(self, interaction: Interaction, table_id: int) -> None:
         """The hand's full commitment (and its seed once that is public), privately."""
