@@ -32,8 +32,8 @@ PLAYER = 0  # the person practising
 MIN_AI, MAX_AI = 1, 8
 LEVEL = "heuristic"
 # The strong AI thinks this long per move: a tap's answer plays every AI move up to the
-# player's next turn, and Discord wants it within 3 s (eight strong seats: about 0.6 s at
-# most per tap on one idle core; at 10 ms, over a second).
+# player's next turn, and Discord wants it within 3 s (eight strong seats: at most 0.15 s a
+# tap over five hands; at 10 ms, up to 1.1 s).
 AI_BUDGET_MS = 5
 
 

@@ -96,12 +96,15 @@ class Practices:
             if stored is None or hand is None:
                 await self.unknown(interaction)
                 return
-            if act == "again":
+            moved_on = _("Your practice hand had moved on from that message: here is where "
+                         "you are.")
+            if act == "again" and number == stored.number:
                 await self._start(interaction, stored.number + 1, hand.players, hand.level,
                                   edit=True)
                 return
-            moved_on = _("Your practice hand had moved on from that message: here is where "
-                         "you are.")
+            if act == "again":  # an older hand's: the hand under way stays
+                await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
+                return
             if number != stored.number or version != len(hand.moves):
                 await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
                 return
