@@ -22,6 +22,8 @@ from cogs.lesson.handler import Lessons
 from cogs.lesson.routes import lesson_families
 from cogs.live.publisher import Publisher
 from cogs.live.records import Notes
+from cogs.practice.handler import Practices
+from cogs.practice.routes import practice_families
 from cogs.replay.handler import Replays
 from cogs.routes.clicks import Clicks
 from cogs.routes.families import Families, families
@@ -42,6 +44,7 @@ class Parts:
     boards: SeasonBoards  # the season boards' buttons
     families: Families  # every family of buttons, each with its handler
     lessons: Lessons  # /nlk learn, the guided first hand
+    practices: Practices  # /nlk practice, unrated hands against AI seats
 
 
 def compose(bot: commands.Bot, service: TableService, servers: GuildService, clocks: Clocks,
@@ -51,12 +54,14 @@ def compose(bot: commands.Bot, service: TableService, servers: GuildService, clo
     languages = Languages(servers, bot)
     publisher = Publisher(bot, service, clocks, languages, Notes(servers.repo.settings),
                           edits_per_window=channel_edits, rest_share=rest_share)
+    lessons = Lessons(servers.repo.lessons, publisher.pictures)
     clicks = Clicks(service, servers, publisher, publisher.hands, publisher.messages,
-                    languages, publisher.posts)
+                    languages, publisher.posts, lessons)
     replays = Replays(ReplaySource(servers.repo, servers), publisher.pictures,
                       publisher.posts, languages)
     boards = SeasonBoards(servers)
-    lessons = Lessons(servers.repo.lessons, publisher.pictures)
+    practices = Practices(servers.repo.practice, publisher.pictures)
     return Parts(service, servers, languages, publisher, clicks, replays, boards,
                  (*families(clicks), *replay_families(replays), *season_families(boards),
-                  *lesson_families(lessons)), lessons)
+                  *lesson_families(lessons), *practice_families(practices)), lessons,
+                 practices)

@@ -286,7 +286,9 @@ class Driver:
         return self.fake.user(found[0]).name if found else actor(table)
 
     async def _choose(self, name: str, hand: Message) -> Any:
-        buttons = [b for b in hand.buttons() if b.label != "Refresh"]
+        # Moves only: not Refresh, nor a Hint (where a server allows hints).
+        buttons = [b for b in hand.buttons() if b.label != "Refresh"
+                   and not b.custom_id.endswith(":hint")]
         take = [b for b in buttons if (b.label or "").startswith("Take")]
         plays = [b for b in buttons if b not in take]
         selects = hand.selects()

@@ -11,7 +11,8 @@ MODULES = ["rules.i18n", "rules.cards", "rules.actions", "rules.deal", "rules.en
            "rules.events",
            "bot.cluster.shards", "bot.tasks", "cogs.widgets.ids", "cogs.i18n.mentions",
            "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table",
-           "cogs.i18n.translator", "rules.lesson", "cogs.lesson.ids", "cogs.live.tokens"]
+           "cogs.i18n.translator", "rules.lesson", "cogs.lesson.ids", "rules.practice",
+           "cogs.practice.ids", "cogs.live.tokens"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -98,6 +98,8 @@ class HandRecord:
     state: HandState | None  # None: the clock was never started (an old row)
     loser: int | None
     finished: bool
+    hints: bool = False  # hints were allowed when it was dealt (the server's setting then)
+    assisted: bool = False  # someone used a hint in it
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class GuildSettings:
     language: str | None = None  # "en", "hu" or "fr"; None: the server's own locale
     pictures: str | None = None  # "on", "four-colour" or "off"; None: on
     seasons: str | None = None  # "monthly" or "quarterly"; None: off (all-time boards only)
+    hints: bool = False  # a Hint button on players' hands at real tables
 
 
 @dataclass(frozen=True)

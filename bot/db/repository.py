@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.db.lesson_queries import LessonQueries
+from bot.db.lesson_queries import LessonQueries, PracticeQueries
 from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
 from bot.db.records import (
@@ -60,7 +60,8 @@ def hand_record(row: Row) -> HandRecord:
         deck=json.loads(row["deck"]), dealer=row["dealer"], players=players,
         names=json.loads(row["names"]), ai=json.loads(row["ai"]) or [None] * len(players),
         variant=Variant(row["last_card"], bool(row["must_beat_in_suit"])), state=state,
-        loser=row["loser"], finished=row["finished_at"] is not None)
+        loser=row["loser"], finished=row["finished_at"] is not None,
+        hints=bool(row["hints"]), assisted=bool(row["assisted"]))
 
 
 def action_record(row: Row) -> ActionRecord:
@@ -80,6 +81,7 @@ class Repository(Queries):
         self.uploads = UploadQueries(db)
         self.seasons = SeasonQueries(db)
         self.lessons = LessonQueries(db)
+        self.practice = PracticeQueries(db)
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -171,25 +173,31 @@ class Repository(Queries):
 
     async def start_hand(self, table_id: int, number: int, seed: str, deck: Sequence[str],
                          dealer: int, players: Sequence[int], names: Sequence[str],
-                         ai: Sequence[str | None], variant: Variant, now: float) -> int:
+                         ai: Sequence[str | None], variant: Variant, now: float, *,
+                         hints: bool = False) -> int:
         """Record a new deal and set the table playing, in one transaction; ``Outdated``
         if the table already has hand ``number`` (another process dealt it)."""
         try:
             async with self.transaction() as db:
                 row = await db.one(
                     "INSERT INTO hands (table_id, number, seed, deck, dealer, players, names, "
-                    "last_card, must_beat_in_suit, ai, away, missed, turn_started) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id",
+                    "last_card, must_beat_in_suit, ai, away, missed, turn_started, hints) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?) RETURNING id",
                     (table_id, number, seed, json.dumps(list(deck)), dealer,
                      json.dumps(list(players)), json.dumps(list(names), ensure_ascii=False),
                      variant.last_card, int(variant.must_beat_in_suit), json.dumps(list(ai)),
-                     json.dumps([0] * len(players)), now))
+                     json.dumps([0] * len(players)), now, int(hints)))
                 await db.execute("UPDATE tables SET status = 'playing', active_at = ? WHERE id = ?",
                                  (now, table_id))
         except Duplicate:
             raise Outdated() from None
         assert row is not None
         return int(row["id"])
+
+    async def mark_assisted(self, hand_id: int) -> None:
+        """Someone used a hint in hand ``hand_id``: it is marked assisted."""
+        async with self.transaction() as db:
+            await db.execute("UPDATE hands SET assisted = 1 WHERE id = ?", (hand_id,))
 
     async def last_hand(self, table_id: int) -> StoredHand | None:
         """The table's most recent hand, with its action log."""

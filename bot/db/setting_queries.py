@@ -19,23 +19,23 @@ class SettingQueries(Queries):
             return GuildSettings()
         return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
                              row["turn_seconds"], bool(row["allow_ai"]), row["language"],
-                             row["pictures"], row["seasons"])
+                             row["pictures"], row["seasons"], bool(row["hints"]))
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self.transaction() as db:
             await db.execute(
                 "INSERT INTO guild_settings (guild_id, seats, last_card, must_beat_in_suit, "
-                "turn_seconds, allow_ai, language, pictures, seasons) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "turn_seconds, allow_ai, language, pictures, seasons, hints) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id) DO "
                 "UPDATE SET seats = excluded.seats, last_card = excluded.last_card, "
                 "must_beat_in_suit = excluded.must_beat_in_suit, "
                 "turn_seconds = excluded.turn_seconds, allow_ai = excluded.allow_ai, "
                 "language = excluded.language, pictures = excluded.pictures, "
-                "seasons = excluded.seasons",
+                "seasons = excluded.seasons, hints = excluded.hints",
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
                  settings.turn_seconds, int(settings.allow_ai), settings.language,
-                 settings.pictures, settings.seasons))
+                 settings.pictures, settings.seasons, int(settings.hints)))
 
     # --- a player's own choices ------------------------------------------------------------
 

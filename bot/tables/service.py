@@ -457,15 +457,19 @@ class TableService:
         deck = self.shuffle(len(seats), seed)
         game = Game.from_deck(deck, dealer, variant=table.variant, names=names)
         now = self.clock()
+        # The server's hints setting as the hand is dealt: changing it acts from the next hand.
+        hints = (await self.repo.settings.guild_settings(table.guild_id)).hints
         hand_id = await self.repo.start_hand(
             table.id, number, seed, [str(c) for c in deck], dealer,
-            [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now)
+            [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now,
+            hints=hints)
         table.status = TableStatus.PLAYING
         table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
         table.game = game
         table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
         table.turn_started = now
         table.marks = {}
+        table.hints, table.assisted = hints, False
         table.revision = next_revision()
         await self._play_forced(table)
 
@@ -480,6 +484,27 @@ class TableService:
             seat = game.to_act
             by = By.AI if table.seats[seat].ai or seat in table.away else By.STAND_IN
             return AITurn(table.snapshot(), seat, game.version, level, by)
+
+    async def assist(self, table_id: int, user_id: int, *,
+                     channel_id: int | None = None) -> Change:
+        """A player asks for a hint on their turn, where the server allows hints: the hand
+        is marked assisted (once), and is rated like any other."""
+        async def apply(table: Table) -> None:
+            game = table.game
+            if table.status is not TableStatus.PLAYING or game is None or game.is_over:
+                raise NotPlaying("lobby" if table.status is TableStatus.LOBBY else "over")
+            if not table.hints:
+                raise NotAllowed("hints")
+            seat = table.seat_of(user_id)
+            if seat is None:
+                raise NotSeated(turn_of=table.name_to_act())
+            if seat != game.to_act:
+                raise WaitYourTurn(name=table.name_to_act() or "")
+            if not table.assisted:
+                assert table.hand_id is not None
+                await self.repo.mark_assisted(table.hand_id)
+                table.assisted = True
+        return await self.store.change(table_id, channel_id, apply)
 
     async def back(self, table_id: int, user_id: int, *,
                    channel_id: int | None = None) -> Change:

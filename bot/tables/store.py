@@ -208,6 +208,7 @@ class TableStore:
             table.seats = [Seat(u, n, a) for u, n, a in
                            zip(hand.players, hand.names, hand.ai, strict=True)]
             table.hand_id, table.hand_number, table.seed = hand.id, hand.number, hand.seed
+            table.hints, table.assisted = hand.hints, hand.assisted
             if hand.state is not None:
                 table.away = frozenset(hand.state.away)
                 table.missed = tuple(hand.state.missed)

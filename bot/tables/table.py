@@ -99,6 +99,8 @@ class Table:
     # "forced" (the only legal move, played by itself), "ai" or "stand-in".
     marks: dict[int, Mark] = field(default_factory=dict)
     lapsed: int | None = None  # the seat whose current turn a stand-in is playing
+    hints: bool = False  # the server allowed hints when this hand was dealt
+    assisted: bool = False  # someone used a hint in this hand
     # Views already drawn from ``game``, by seat (None: the public one): one change is drawn
     # for the table message, each open hand and the pings, all from the same snapshot.
     _views: dict[int | None, tuple[Game, int, SeatView]] = field(

@@ -66,6 +66,8 @@ REPLIES: dict[Key, str] = {
                                         "Server permission."),
     (errors.NotAllowed, "ai_off"): N_("AI players are switched off on this server (`/nlk "
                                       "settings`)."),
+    (errors.NotAllowed, "hints"): N_("Hints are off at this table: the server's `/nlk "
+                                     "settings` decide (a change acts from the next hand)."),
     (errors.NotAllowed, "away"): N_("An AI is playing your seat while you're away: tap **I'm "
                                     "back** on the table message first."),
     errors.TableFull: N_("This table is full ({seats} seats)."),

@@ -33,6 +33,7 @@ from cogs.i18n.mentions import link_commands, linked
 from cogs.i18n.translator import L_, NC_, lang_of, t
 from cogs.pictures.animation import EXPORT_ANIMATION, EXPORT_CHOICES, send_animation
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
+from cogs.practice.handler import LEVEL_CHOICES
 from cogs.render import stats
 from cogs.replay.handler import hand_choices
 from cogs.routes.clicks import seated
@@ -71,6 +72,7 @@ class NLK(commands.Cog):
         self.boards = parts.boards
         self.families = parts.families
         self.lessons = parts.lessons
+        self.practices = parts.practices
         self._resuming: asyncio.Task[None] | None = None
 
     async def public(self, interaction: Interaction) -> Lang:
@@ -280,6 +282,21 @@ class NLK(commands.Cog):
         """Learn NLK: a guided first hand against two AI players, just for you."""
         await self.lessons.open(interaction)
 
+    @nlk.command(name=NC_("command", "practice"),
+                 description=L_("Practise NLK: an unrated hand against AI players, just for "
+                                "you, with hints."))
+    @app_commands.describe(ai_players=L_("How many AI players (1–8; default: as last time, "
+                                         "or 3)"),
+                           level=L_("How well the AI players play (default: as last time)"))
+    @app_commands.rename(ai_players=NC_("command", "ai_players"),
+                         level=NC_("command", "level"))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def practice(self, interaction: Interaction,
+                       ai_players: app_commands.Range[int, 1, 8] | None = None,
+                       level: str | None = None) -> None:
+        """Practise NLK: an unrated hand against AI players, just for you, with hints."""
+        await self.practices.open(interaction, ai_players, level)
+
     @nlk.command(name=NC_("command", "stats"),
                  description=L_("The server's NLK leaderboard for one table size, or one "
                                 "player's numbers at each size."))
@@ -328,6 +345,8 @@ class NLK(commands.Cog):
             return
         replay = stored.replay().to_json()
         replay["seed"] = record.seed  # with the deck: anyone can check the deal was fair
+        if record.assisted:  # someone used a hint in it (/nlk settings hints)
+            replay["assisted"] = True
         data = (json.dumps(replay, ensure_ascii=False) + "\n").encode("utf-8")
         filename = f"nlk-table{record.table_id}-hand{record.number}.json"
         lang = lang_of(interaction)
@@ -382,6 +401,8 @@ class NLK(commands.Cog):
         pictures=L_("Cards as pictures on the table message (and hands, unless a player "
                     "chose otherwise)"),
         seasons=L_("Play in seasons with their own boards (UTC calendar), or all-time only"),
+        hints=L_("A Hint button on players' hands (a hand where one is used is marked "
+                 "assisted)"),
     )
     @app_commands.rename(seats=NC_("command", "seats"), last_card=NC_("command", "last_card"),
                          must_beat_in_suit=NC_("command", "must_beat_in_suit"),
@@ -389,7 +410,7 @@ class NLK(commands.Cog):
                          allow_ai=NC_("command", "allow_ai"),
                          language=NC_("command", "language"),
                          pictures=NC_("command", "pictures"),
-                         seasons=NC_("command", "seasons"))
+                         seasons=NC_("command", "seasons"), hints=NC_("command", "hints"))
     @app_commands.choices(last_card=LAST_CARD_CHOICES, language=LANGUAGE_CHOICES,
                           pictures=PICTURES_CHOICES, seasons=SEASON_CHOICES)
     @app_commands.choices(turn_timer=TIMER_CHOICES)
@@ -398,14 +419,15 @@ class NLK(commands.Cog):
                        last_card: str | None = None, must_beat_in_suit: bool | None = None,
                        turn_timer: int | None = None,
                        allow_ai: bool | None = None, language: str | None = None,
-                       pictures: str | None = None, seasons: str | None = None) -> None:
+                       pictures: str | None = None, seasons: str | None = None,
+                       hints: bool | None = None) -> None:
         """This server's defaults for new NLK tables (needs Manage Server to change)."""
         guild_id = server_of(interaction)
         changes = {k: v for k, v in {"seats": seats, "last_card": last_card,
                                      "must_beat_in_suit": must_beat_in_suit,
                                      "turn_seconds": turn_timer, "allow_ai": allow_ai,
                                      "language": language, "pictures": pictures,
-                                     "seasons": seasons}.items()
+                                     "seasons": seasons, "hints": hints}.items()
                    if v is not None}
         perms = interaction.permissions
         before = await self.public(interaction)
@@ -438,6 +460,7 @@ class NLK(commands.Cog):
                         _("{language} (the server's language)").format(language=spoken))
         embed.add_field(name=_("Card pictures"), value=pictures_value(current.pictures, lang))
         embed.add_field(name=_("Seasons"), value=seasons_value(current.seasons, lang))
+        embed.add_field(name=_("Hints"), value=_("allowed") if current.hints else _("off"))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @nlk.command(name=NC_("command", "cards"),

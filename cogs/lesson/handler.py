@@ -14,6 +14,7 @@ import logging
 
 import discord
 
+from bot import errors
 from bot.db.lesson_queries import LessonQueries, Progress
 from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
@@ -23,10 +24,11 @@ from cogs.i18n.translator import lang_of
 from cogs.lesson.ids import act_of, action_of, lesson_id
 from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
-from cogs.render.text import card_text
+from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import lesson
 from rules.actions import Action
+from rules.engine import Game
 from rules.i18n import N_, Lang, translator
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,12 @@ talon card is kept and makes trump.
 to be out.
 • The last player holding cards loses.
 Ready for a real table? Start one with `/nlk new`, or tap below to play the lesson again.""")
+# Under a player's first refusal at a real table, once ever.
+FIRST_REFUSAL = N_("New to NLK? `/nlk learn` plays a guided first hand with you, privately, in "
+                   "about 3 minutes.")
+# Refusals about the bot or a button rather than the game: no lesson would have helped.
+NOT_THE_GAME = (errors.InputError, errors.Stale, errors.WrongChannel, errors.StorageUnavailable,
+                errors.BotLacksPermissions)
 
 
 async def send(interaction: Interaction, embed: discord.Embed, view: discord.ui.View,
@@ -61,6 +69,7 @@ class Lessons:
     def __init__(self, progress: LessonQueries, pictures: Pictures) -> None:
         self.progress = progress
         self.pictures = pictures
+        self._linked: set[int] = set()  # shown the lesson's link (the database keeps it too)
 
     # --- the command -----------------------------------------------------------------------
 
@@ -109,6 +118,19 @@ class Lessons:
         await say(interaction, translator(lang_of(interaction)).gettext(
             "That lesson button doesn't make sense any more; nothing changed. Open the lesson "
             "again with `/nlk learn`."))
+
+    async def link_once(self, user_id: int, refusal: errors.Refusal) -> bool:
+        """Whether this refusal at a real table is to link the lesson: a player's first one
+        about the game, once ever (a database that can't say so shows no link)."""
+        if isinstance(refusal, NOT_THE_GAME) or user_id in self._linked:
+            return False
+        try:
+            first = await self.progress.link_once(user_id)
+        except Exception:
+            log.warning("could not read who was shown the lesson's link", exc_info=True)
+            return False
+        self._linked.add(user_id)
+        return first
 
     # --- progress --------------------------------------------------------------------------
 
@@ -166,11 +188,15 @@ class Lessons:
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:
     """A move's button, worded as at a real table."""
+    return move_label(action, here.game, lang)
+
+
+def move_label(action: Action, game: Game, lang: Lang) -> str:
+    """A move's button in ``game``, worded as at a real table (the practice's too)."""
     _ = translator(lang).gettext
-    game = here.game
     if action.act == "give" and action.card is not None and action.to is not None:
         return _("Give {card} to {name}").format(card=card_text(action.card, lang),
-                                                 name=game.names[action.to])
+                                                 name=label_name(game.names[action.to], lang))
     if action.act == "keep" and game.drawn is not None:
         return _("Keep {card}").format(card=card_text(game.drawn, lang))
     if action.act == "play" and action.card is not None:

@@ -50,6 +50,9 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
         embed.add_field(name=_("Note"), value=note[:1024], inline=False)
     buttons.add_item(NLKButton(button_id(t, None, Look.HAND), _("Refresh"),
                                discord.ButtonStyle.secondary, row=4))
+    if table.hints and view.my_turn and not view.is_over:  # the server allows hints
+        buttons.add_item(NLKButton(button_id(t, view.version, Look.HINT), "💡 " + _("Hint"),
+                                   discord.ButtonStyle.secondary, row=4))
     embed.set_footer(text=_("Table {table} · hand {number} · move {move} · only you can see "
                             "this").format(table=t, number=table.hand_number,
                                            move=view.version))

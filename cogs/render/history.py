@@ -17,6 +17,7 @@ from cogs.render.text import (
 from rules import Act, SeatView
 from rules.cards import SUITS
 from rules.engine import Event
+from rules.hint import forced_event
 from rules.i18n import DEFAULT, Lang, translator
 
 
@@ -121,6 +122,8 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
+    if table.assisted:
+        lines.insert(0, _("💡 **Assisted**: a player used a hint in this hand."))
     shed = False
     for turn in turns(view.history, by_phase=True):
         if not shed and turn.moves[0][1].act in SHED_ACTS:
@@ -131,9 +134,42 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
         lines.append(_("{name}: {move}").format(
             name=names[turn.seat],
             move=turn_text(turn, names, table.marks, None, lang, letters)))
+        lines += [f"↳ *{why}*" for why in forced_reasons(turn.moves, table.marks, names,
+                                                         view.seat, lang)]
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines
+
+
+def forced_reasons(moves: tuple[tuple[int, Event], ...], kinds_of: dict[int, Mark],
+                   names: tuple[str, ...], reader: int | None, lang: Lang = DEFAULT
+                   ) -> list[str]:
+    """Why each of ``moves`` that played itself had no choice, each sentence once: to its
+    own player "You had to draw: …", to anyone else "ann had to draw: …"."""
+    said: list[str] = []
+    for i, event in moves:
+        found = forced_event(event) if kinds_of.get(i) is Mark.FORCED else None
+        if found is None:
+            continue
+        reason, told = found
+        text = reason.words(names, lang) if event.seat == reader else told.words(names, lang)
+        if text not in said:
+            said.append(text)
+    return said
+
+
+def own_forced(table: Table, user_id: int, lang: Lang = DEFAULT) -> list[str]:
+    """Why the moves that played themselves for ``user_id`` right after their latest move
+    had no choice: the newest run of forced moves, those of their seat."""
+    seat, game = table.seat_of(user_id), table.game
+    if seat is None or game is None:
+        return []
+    history = game.history()
+    at = len(history)
+    while at > 0 and table.marks.get(at - 1) is Mark.FORCED:
+        at -= 1
+    moves = tuple((i, history[i]) for i in range(at, len(history)) if history[i].seat == seat)
+    return forced_reasons(moves, table.marks, player_names(game.names, lang), seat, lang)
 
 
 def log_pages(lines: list[str]) -> list[str]:

@@ -294,6 +294,9 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
         view.add_item(NLKButton(button_id(t, None, Seating.CANCEL), _("Cancel the table (host)"),
                                 discord.ButtonStyle.danger))
         _add_ai_buttons(view, table, lang, ai_allowed)
+        # Row 2, alone: rows 0 and 1 hold the seats' and the AI's buttons (at most 4 + 3).
+        view.add_item(NLKButton(button_id(t, None, Look.LEARN),
+                                _("New to NLK? Learn it (3 min)"), row=2))
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:

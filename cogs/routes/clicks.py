@@ -7,6 +7,8 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 import discord
@@ -27,22 +29,27 @@ from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import Languages, lang_of, t
+from cogs.lesson.handler import FIRST_REFUSAL, Lessons
 from cogs.live.open_hands import OpenHands
 from cogs.live.publisher import Publisher
 from cogs.live.table_message import TableMessages
 from cogs.render import stats
+from cogs.render.history import own_forced
+from cogs.render.text import player_names
 from cogs.transport.posts import ChannelPosts
 from cogs.widgets.ids import Look, Move, Seating, Target
 from rules import Action, Card, CardError
+from rules.hint import suggest
 from rules.i18n import translator
 
+log = logging.getLogger(__name__)
 
 class Clicks:
     """The handlers of every NLK button and select."""
 
     def __init__(self, service: TableService, servers: GuildService, publisher: Publisher,
                  hands: OpenHands, messages: TableMessages, languages: Languages,
-                 posts: ChannelPosts) -> None:
+                 posts: ChannelPosts, lessons: Lessons) -> None:
         self.service = service
         self.servers = servers
         self.publisher = publisher  # every change goes out through ``publish``
@@ -50,6 +57,7 @@ class Clicks:
         self.messages = messages
         self.languages = languages
         self.posts = posts
+        self.lessons = lessons  # the lobby's way to the lesson; the first refusal's link
 
     async def move(self, interaction: Interaction, target: Target, move: Move,
                    values: list[str]) -> None:
@@ -62,6 +70,7 @@ class Clicks:
                 target.table_id, interaction.user.id, target.version,
                 move_action(move, target.arg, values), channel_id=interaction.channel_id)
             await self.publisher.publish(change, interaction)
+            await tell_forced(interaction, change.table)
         await self._handle(interaction, target, work)
 
     async def seat(self, interaction: Interaction, target: Target,
@@ -125,7 +134,11 @@ class Clicks:
                    look: Look) -> None:
         """Something seen privately: nothing changes."""
         async def work() -> None:
-            if look is Look.HAND:
+            if look is Look.LEARN:
+                await self.lessons.open(interaction)
+            elif look is Look.HINT:
+                await self._hint(interaction, target.table_id)
+            elif look is Look.HAND:
                 await self._show_hand(interaction, target.table_id)
             elif look is Look.MOVES:
                 await self._show_moves(interaction, target.table_id, target.arg)
@@ -239,6 +252,20 @@ class Clicks:
         else:
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
 
+    async def _hint(self, interaction: Interaction, table_id: int) -> None:
+        """The strongest move now and why, privately; the hand is marked assisted."""
+        change = await self.service.assist(table_id, interaction.user.id,
+                                           channel_id=interaction.channel_id)
+        game = change.table.game
+        assert game is not None
+        hint = await asyncio.to_thread(suggest, game, seed=game.version)
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        await interaction.response.send_message(
+            "💡 " + hint.reason.words(player_names(game.names, lang), lang) + "\n" +
+            _("This hand is now marked assisted in its moves log and its export; it is rated "
+              "like any other."), ephemeral=True)
+
     async def _show_fair(self, interaction: Interaction, table_id: int) -> None:
         """The hand's full commitment (and its seed once that is public), privately."""
         place_of(interaction)
@@ -253,6 +280,9 @@ class Clicks:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
+        if isinstance(error, Refusal) and await self.lessons.link_once(interaction.user.id,
+                                                                        error):
+            text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
         text = linked(interaction, text, lang)
         if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
                 not interaction.response.is_done():
@@ -266,6 +296,19 @@ class Clicks:
             except Refusal:
                 pass
         await say(interaction, text)
+
+
+async def tell_forced(interaction: Interaction, table: Table) -> None:
+    """The player's own answer says why the moves that then played themselves for them had
+    no choice ("You had to draw: …"), privately, below the table it moved."""
+    reasons = own_forced(table, interaction.user.id, lang_of(interaction))
+    if not reasons or not interaction.response.is_done():
+        return
+    try:
+        await interaction.followup.send("\n".join(f"✱ {why}" for why in reasons),
+                                        ephemeral=True)
+    except discord.HTTPException:
+        log.info("could not say why a move played itself", exc_info=True)
 
 
 def asked_at(target: Target) -> Moment:

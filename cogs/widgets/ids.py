@@ -61,6 +61,8 @@ class Look(StrEnum):
     HAND = "hand"
     MOVES = "moves"  # arg: the page (none: the latest)
     FAIR = "fair"
+    LEARN = "learn"  # the lobby's way to the lesson (``/nlk learn``), privately
+    HINT = "hint"  # a hint on one's own turn, where the server allows hints
 
 
 class Page(StrEnum):

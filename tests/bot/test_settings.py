@@ -65,7 +65,8 @@ async def test_sync_publishes_the_commands_globally_and_exits(fake_discord, tmp_
     assert command["name"] == "nlk"
     subcommands = {o["name"] for o in command["options"]}
     assert subcommands == {"new", "hand", "leave", "remove", "end", "rules", "stats",
-                           "export", "replay", "settings", "table", "cards", "learn"}
+                           "export", "replay", "settings", "table", "cards", "learn",
+                           "practice"}
 
 
 @pytest.mark.e2e

@@ -167,7 +167,9 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         move = next(b for b in table.buttons() if b.custom_id.split(":")[2] != "-")
         ix = await fake.click("amelie", table, custom_id=move.custom_id)
         refusal = await ix.wait_response()
-        assert refusal.ephemeral and refusal.data["content"] == "C’est au tour d’hugo."
+        first, link = refusal.data["content"].split("\n")  # a first refusal links the lesson
+        assert refusal.ephemeral and first == "C’est au tour d’hugo."
+        assert link.startswith("Nouveau au NLK\u202f? </nlk learn:")
         # Each player's own stack in their own language.
         ix = await fake.click("amelie", table, label="Kupacom")
         stack = await ix.wait_message()

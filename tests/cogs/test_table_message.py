@@ -160,7 +160,7 @@ def parse_log(text: str) -> list[tuple[str, str, str, str | None]]:
                 who, card = part.rsplit(" ", 1)
                 events.append((who, "deal", card, None))
             continue
-        if line.startswith("**"):
+        if line.startswith(("**", "↳")):  # a heading, or why a move played itself
             continue
         who, _, moves = line.partition(": ")
         drawn = None

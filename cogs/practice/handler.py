@@ -1,0 +1,285 @@
+"""Answers ``/nlk practice`` and its buttons: an unrated hand against AI seats
+(``rules/practice.py``), drawn into the player's own private message like the lesson's
+table (``cogs/lesson/handler.py``: the same way out, the same buttons), without the coach and
+with a **Hint** (``rules/hint.py``). The hand is stored after every tap, so ``/nlk practice``
+resumes it after a restart or after the message has expired. Nothing here is rated, and
+nothing is written where the stats and the boards read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+
+import discord
+from discord import app_commands
+
+from bot.db.lesson_queries import PracticeQueries, StoredPractice
+from cogs.answers.interaction import display_name
+from cogs.answers.replies import describe, say
+from cogs.client import Interaction
+from cogs.i18n.translator import L_, lang_of
+from cogs.lesson.handler import move_label, send
+from cogs.lesson.ids import MOVES, act_of, action_of
+from cogs.pictures import FOUR, OFF, Picture, Pictures
+from cogs.pictures.replay import REPLAY_FILE, replay_scene
+from cogs.pictures.scenes import hand_scene, table_scene
+from cogs.practice.ids import practice_id
+from cogs.widgets.buttons import Buttons, NLKButton, NLKSelect
+from rules import practice
+from rules.actions import Action
+from rules.engine import Game
+from rules.errors import IllegalAction
+from rules.explain import explain
+from rules.hint import Hint, suggest
+from rules.i18n import N_, Lang, level_name, shown_name, translator
+from rules.phase import Phase
+from rules.play import Words
+from rules.play import describe as told
+from rules.views import observe
+
+log = logging.getLogger(__name__)
+
+COLOUR = discord.Colour.from_rgb(70, 130, 180)
+AI_SEATS = 3  # a new hand's AI seats when none are asked for (four players)
+TOLD_LINES = 12  # the latest moves told above the table (a round of nine seats is longer)
+BUTTONS = 20  # four rows of five; the fifth holds Hint or Play again
+MOVE = re.compile(MOVES)
+LEVEL_CHOICES = [
+    app_commands.Choice(name=L_("random — any legal move"), value="random"),
+    app_commands.Choice(name=L_("standard — plays by rules of thumb"), value="heuristic"),
+    app_commands.Choice(name=L_("strong — thinks ahead"), value="strong"),
+]
+LEVEL_WORDS = N_("Practice · {players} players · AI {level}")
+
+
+class Practices:
+    """Practice hands for any number of players; nothing is kept between answers but the
+    stored hand, so a button answered after a restart is answered as before it."""
+
+    def __init__(self, store: PracticeQueries, pictures: Pictures) -> None:
+        self.store = store
+        self.pictures = pictures
+
+    # --- the command -----------------------------------------------------------------------
+
+    async def open(self, interaction: Interaction, ai_seats: int | None = None,
+                   level: str | None = None) -> None:
+        """``/nlk practice``: the hand under way, or a new one (asked for with options, or
+        the last one is over)."""
+        try:
+            stored = await self.store.practice(interaction.user.id)
+            hand = _hand(stored) if stored is not None else None
+            if stored is None or hand is None or ai_seats is not None or level is not None \
+                    or practice.replay(hand).is_over:
+                number = (stored.number if stored is not None else 0) + 1
+                seats = ai_seats or (hand.players - 1 if hand is not None else AI_SEATS)
+                chosen = level or (hand.level if hand is not None else practice.LEVEL)
+                await self._start(interaction, number, seats + 1, chosen, edit=False)
+                return
+            await self._answer(interaction, stored.number, hand, edit=False)
+        except Exception as error:  # never a traceback for the player: a code, logged
+            await say(interaction, describe(error, lang_of(interaction))[0])
+
+    # --- the buttons -----------------------------------------------------------------------
+
+    async def click(self, interaction: Interaction, number: int, version: int, act: str
+                    ) -> None:
+        """A move, the Hint, or another hand, tapped on a practice message."""
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        try:
+            stored = await self.store.practice(interaction.user.id)
+            hand = _hand(stored) if stored is not None else None
+            if stored is None or hand is None:
+                await self.unknown(interaction)
+                return
+            moved_on = _("Your practice hand had moved on from that message: here is where "
+                         "you are.")
+            if act == "again" and number == stored.number:
+                await self._start(interaction, stored.number + 1, hand.players, hand.level,
+                                  edit=True)
+                return
+            if act == "again":  # an older hand's: the hand under way stays
+                await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
+                return
+            if number != stored.number or version != len(hand.moves):
+                await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
+                return
+            game = practice.replay(hand)
+            if game.to_act != practice.PLAYER:  # the hand is over
+                await self._answer(interaction, stored.number, hand, edit=True)
+                return
+            if act == "hint":
+                hint = await asyncio.to_thread(suggest, game, seed=len(hand.moves))
+                hand = practice.hinted(hand)
+                await self._save(interaction.user.id, stored.number, hand)
+                await self._answer(interaction, stored.number, hand, edit=True, hint=hint)
+                return
+            action = action_of(act) if MOVE.fullmatch(act) else None
+            if action is None:
+                await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
+                return
+            try:
+                played = practice.play(hand, action)
+            except IllegalAction as refused:
+                await self._answer(interaction, stored.number, hand, edit=True, note="❌ " + _(
+                    "That move isn't allowed: {why}. Try again.").format(
+                        why=explain(refused, lang)))
+                return
+            moved, made = await asyncio.to_thread(practice.advance, played)
+            await self._save(interaction.user.id, stored.number, moved)
+            await self._answer(interaction, stored.number, moved, edit=True,
+                               told_moves=len(made) + 1)
+        except Exception as error:  # never a traceback for the player: a code, logged
+            await say(interaction, describe(error, lang_of(interaction))[0])
+
+    async def unknown(self, interaction: Interaction) -> None:
+        """A practice-shaped custom id that no version of the buttons made."""
+        await say(interaction, translator(lang_of(interaction)).gettext(
+            "That practice button doesn't make sense any more; nothing changed. Open your "
+            "practice hand again with `/nlk practice`."))
+
+    # --- the hand --------------------------------------------------------------------------
+
+    async def _start(self, interaction: Interaction, number: int, players: int, level: str,
+                     *, edit: bool) -> None:
+        hand = practice.deal(players, level, secrets.token_hex(8))
+        hand, made = await asyncio.to_thread(practice.advance, hand)
+        await self._save(interaction.user.id, number, hand)
+        await self._answer(interaction, number, hand, edit=edit, told_moves=len(made))
+
+    async def _save(self, user_id: int, number: int, hand: practice.Practice) -> None:
+        await self.store.save_practice(user_id, StoredPractice(
+            number, hand.players, hand.level, hand.seed, practice.text_of(hand.moves),
+            hand.hints))
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    async def _answer(self, interaction: Interaction, number: int, hand: practice.Practice,
+                      *, edit: bool, note: str | None = None, hint: Hint | None = None,
+                      told_moves: int = 0) -> None:
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        names = (display_name(interaction.user),
+                 *(shown_name(name, lang) for name in hand.names[1:]))
+        game = practice.replay(hand, names)
+        embed = discord.Embed(colour=COLOUR, title=_(LEVEL_WORDS).format(
+            players=hand.players, level=level_name(hand.level, lang)))
+        lines = _told(hand, game, told_moves, names, lang)
+        if note:
+            lines = [note, "", *lines]
+        lines += ["", _status(game, hand, lang)]
+        if hint is not None:
+            lines += ["", "💡 " + hint.reason.words(names, lang)]
+        if hand.hints:
+            lines.append(translator(lang).ngettext(
+                "Hints used: {count}. A practice hand is never rated.",
+                "Hints used: {count}. A practice hand is never rated.", hand.hints).format(
+                    count=hand.hints))
+        embed.description = "\n".join(lines)[-4000:]
+        picture = await self._picture(interaction, game, embed, lang)
+        view = practice_view(game, number, len(hand.moves), lang,
+                             hint.action if hint is not None else None)
+        await send(interaction, embed, view, picture, edit=edit)
+
+    async def _picture(self, interaction: Interaction, game: Game, embed: discord.Embed,
+                       lang: Lang) -> Picture | None:
+        """The collect phase as the lesson shows it (everything in it is public); in the shed
+        phase the player's own hand, and the table's public cards in words."""
+        _ = translator(lang).gettext
+        style = await self.pictures.styles.private_or_known(interaction.user.id,
+                                                            interaction.guild_id)
+        picture: Picture | None = None
+        try:
+            if game.phase is Phase.COLLECT:
+                scene, alt = replay_scene(game, lang, style == FOUR, lang)
+                if style != OFF:
+                    picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
+                if picture is None:
+                    embed.add_field(name=_("The table"), value=alt[:1024], inline=False)
+                return picture
+            view = observe(game, practice.PLAYER)
+            table = table_scene(view, lang, style == FOUR)
+            if table is not None:
+                embed.add_field(name=_("The table"), value=table[1][:1024], inline=False)
+            own = hand_scene(view, lang, style == FOUR, lang)
+            if style != OFF:
+                picture = await self.pictures.hand_picture(own, urgent=True)
+            if picture is None and own is not None:
+                embed.add_field(name=_("Your hand"), value=own[1][:1024], inline=False)
+        except Exception:
+            log.warning("could not draw a practice picture; sending text", exc_info=True)
+        return picture
+
+
+def _hand(stored: StoredPractice) -> practice.Practice | None:
+    """The stored hand, or None if it no longer replays (then a new one is dealt)."""
+    try:
+        hand = practice.Practice(stored.players, stored.level, stored.seed,
+                                 practice.moves_of(stored.moves), stored.hints)
+        practice.replay(hand)
+        return hand
+    except Exception:
+        log.warning("a stored practice hand did not replay; dealing a new one", exc_info=True)
+        return None
+
+
+def _told(hand: practice.Practice, game: Game, moves: int, names: tuple[str, ...],
+          lang: Lang) -> list[str]:
+    """The events of the hand's latest ``moves`` moves, in words (the latest lines)."""
+    if moves <= 0:
+        return []
+    before = practice.replay(practice.Practice(hand.players, hand.level, hand.seed,
+                                               hand.moves[:len(hand.moves) - moves]))
+    words = Words(lang)
+    lines = [told(event, names, practice.PLAYER, words) + "."
+             for event in game.history()[len(before.history()):]]
+    return lines[-TOLD_LINES:]
+
+
+def _status(game: Game, hand: practice.Practice, lang: Lang) -> str:
+    _ = translator(lang).gettext
+    outcome = game.outcome()
+    if outcome is not None:
+        if outcome.loser == practice.PLAYER:
+            return _("**You lost this practice hand.** Nobody saw it, and it is never rated: "
+                     "tap **Play again** for another.")
+        return _("**You are out: you did not lose!** {name} lost this practice hand. Tap "
+                 "**Play again** for another.").format(name=game.names[outcome.loser])
+    phase = _("Collect") if game.phase is Phase.COLLECT else _("Shed")
+    return _("**Your turn** ({phase}). Stuck? Tap **Hint**.").format(phase=phase)
+
+
+def practice_view(game: Game, number: int, version: int, lang: Lang,
+                  hinted: Action | None = None) -> discord.ui.View:
+    """The legal moves as buttons (the hinted one green), or as menus of up to 25 cards
+    when a hand has more; **Hint** while it is the player's turn, **Play again** at the
+    end."""
+    _ = translator(lang).gettext
+    view = Buttons()
+    legal = game.legal_actions() if game.to_act == practice.PLAYER else []
+    if len(legal) <= BUTTONS:
+        for i, action in enumerate(legal):
+            style = discord.ButtonStyle.success if action == hinted else \
+                discord.ButtonStyle.primary
+            view.add_item(NLKButton(practice_id(number, version, act_of(action)),
+                                    move_label(action, game, lang), style, row=i // 5))
+    else:
+        for row in range(4):
+            part = legal[row * 25:(row + 1) * 25]
+            if part:
+                options = [discord.SelectOption(label=move_label(a, game, lang)[:100],
+                                                value=act_of(a), default=False)
+                           for a in part]
+                view.add_item(NLKSelect(practice_id(number, version, f"pick{row}"),
+                                        _("Your move"), options, row=row))
+    if legal:
+        view.add_item(NLKButton(practice_id(number, version, "hint"), "💡 " + _("Hint"),
+                                row=4))
+    elif game.is_over:
+        view.add_item(NLKButton(practice_id(number, version, "again"), _("Play again"),
+                                discord.ButtonStyle.success, row=4))
+    return view

@@ -1,0 +1,147 @@
+"""Through the fake Discord: ``/nlk practice``, an unrated hand against AI seats, privately,
+with a Hint button. A whole hand is played with hints in English, Hungarian and French;
+nothing reaches the channel, the stats or the boards; a restart in the middle resumes it."""
+
+import random
+import re
+import sqlite3
+
+import pytest
+
+from cogs.practice import ids
+from tests.nlk_driver import running_bot
+
+HINT = re.compile(r"^💡 .+\(R\d\.\d\)$", re.M)
+# Where the stats and the boards read: a practice hand writes none of it.
+RATED = ("tables", "seats", "hands", "actions", "results", "ratings", "size_ratings",
+         "podiums_shown")
+
+
+def description(message):
+    return message.embeds[0]["description"]
+
+
+def moves(message):
+    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in ids.WAYS]
+
+
+def way(message, act):
+    found = [b for b in message.buttons() if b.custom_id.endswith(":" + act)]
+    return found[0] if found else None
+
+
+async def play_out(fake, user, message, rng, *, taps_left=400, stop_after=None):
+    """Tap through the hand: a hint every few turns, then the hinted (green) move, or a
+    move at random. Returns the message, the taps and the hints."""
+    taps = hints = 0
+    while way(message, "again") is None:
+        assert taps < taps_left, f"not over after {taps} taps"
+        if stop_after is not None and taps >= stop_after:
+            break
+        if rng.random() < 0.3:
+            ix = await fake.click(user, message, custom_id=way(message, "hint").custom_id)
+            assert (await ix.wait_response()).type == 7
+            assert HINT.search(description(message)), description(message)
+            hints += 1
+            green = [b for b in moves(message) if b.style == 3]
+            tap = green[0] if green else rng.choice(moves(message))
+        elif moves(message):
+            tap = rng.choice(moves(message))
+        else:  # more moves than buttons: a menu of cards
+            menu = message.selects()[0]
+            ix = await fake.select(user, message, menu.custom_id,
+                                   [rng.choice(menu.options)["value"]])
+            assert (await ix.wait_response()).type == 7
+            taps += 1
+            continue
+        ix = await fake.click(user, message, custom_id=tap.custom_id)
+        assert (await ix.wait_response()).type == 7
+        taps += 1
+    return message, taps, hints
+
+
+def rated_rows(path):
+    db = sqlite3.connect(path)
+    try:
+        return {name: db.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
+                for name in RATED}
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize(("locale", "over"), [("en-GB", "Play again"), ("hu", "Újra"),
+                                              ("fr", "Rejouer")])
+async def test_a_whole_practice_hand_with_hints_is_never_rated(fake_discord, tmp_path, locale,
+                                                               over):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("pia")
+    fake.set_locale("pia", locale)
+    async with running_bot(fake, path):
+        ix = await fake.slash("pia", None, "nlk", "practice", {"ai_players": 2,
+                                                               "level": "heuristic"})
+        message = await ix.wait_message()
+        assert message.ephemeral
+        message, taps, hints = await play_out(fake, "pia", message, random.Random(34))
+        assert hints >= 1 and taps >= 5
+        assert way(message, "again").label.startswith(over)
+    assert not fake.public_messages()
+    assert all(count == 0 for count in rated_rows(path).values()), rated_rows(path)
+    fake.assert_clean()
+
+
+async def test_a_restart_in_the_middle_resumes_the_practice_hand(fake_discord, tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("pia")
+    rng = random.Random(5)
+    async with running_bot(fake, path):
+        ix = await fake.slash("pia", None, "nlk", "practice", {"ai_players": 1})
+        message = await ix.wait_message()
+        message, _taps, _hints = await play_out(fake, "pia", message, rng, stop_after=2)
+        where = [b.custom_id for b in message.buttons()]
+    async with running_bot(fake, path):
+        # A fresh /nlk practice (the message expired) shows the same hand, same buttons.
+        ix = await fake.slash("pia", None, "nlk", "practice")
+        resumed = await ix.wait_message()
+        assert [b.custom_id for b in resumed.buttons()] == where
+        # The old message's buttons still answer.
+        ix = await fake.click("pia", message, custom_id=moves(message)[0].custom_id)
+        assert (await ix.wait_response()).type == 7
+        # An outdated one says so and shows the hand as it is; nothing is played twice.
+        ix = await fake.click("pia", resumed, custom_id=moves(resumed)[0].custom_id)
+        assert (await ix.wait_response()).type == 7
+        assert "moved on" in description(resumed)
+    assert not fake.public_messages()
+
+
+def test_every_practice_button_has_an_id_its_family_reads():
+    """At every step of random hands of 2 to 9 seats (menus of cards where a hand has more
+    moves than buttons), each component's id is read back by the practice's template,
+    within Discord's limits, and a damaged id falls to the polite refusal."""
+    from cogs.practice.handler import practice_view
+    from cogs.practice.routes import practice_families
+    from rules import practice
+    from rules.i18n import Lang
+
+    template, unknown = re.compile(ids.TEMPLATE), re.compile(ids.UNKNOWN)
+    step, menus = practice_families(None)
+    rng = random.Random(9)
+    for players in (2, 4, 9):
+        game = practice.replay(practice.deal(players, "heuristic", f"ids{players}"))
+        while not game.is_over:
+            if game.to_act != practice.PLAYER:
+                game.apply(rng.choice(game.legal_actions()))
+                continue
+            view = practice_view(game, 7, game.version, Lang.FR)
+            rows = view.to_components()
+            assert 0 < len(rows) <= 5 and sum(len(r["components"]) for r in rows) <= 25
+            for item in view.children:
+                assert template.fullmatch(item.custom_id) and len(item.custom_id) <= 100
+                assert step.__discord_ui_compiled_template__.fullmatch(item.custom_id)
+                for option in getattr(item, "options", []):
+                    assert re.fullmatch(ids.MOVES, option.value)
+            game.apply(rng.choice(game.legal_actions()))
+        assert practice_view(game, 7, game.version, Lang.FR).children[0].custom_id.endswith(
+            ":again")
+    for damaged in ("nlkp:1:3:give.ZZ.1", "nlkp:1:x:draw", "nlkp:1:3:fly"):
+        assert unknown.fullmatch(damaged) and not template.fullmatch(damaged)
+        assert menus.__discord_ui_compiled_template__.fullmatch(damaged)
