@@ -104,7 +104,7 @@ class LiveTable:
         # The interactions answered at the table: a change made without one (an AI's move)
         # posts its ping and notice through the newest one's token. A table in a group DM
         # or a DM has no other way to send, and keeps more of them.
-        self.tokens = Tokens(KEEP if table.private else 1)
+        self.tokens = Tokens(KEEP) if table.private else Tokens(1, makers=False)
         self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.kinds: dict[str, Shown] = {}

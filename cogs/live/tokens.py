@@ -56,8 +56,11 @@ class Tokens:
     """A table's freshest tokens, oldest first: ``keep`` of them, and besides those the
     ones that made a message (they are the only ones that can edit it)."""
 
-    def __init__(self, keep: int = KEEP) -> None:
+    def __init__(self, keep: int = KEEP, *, makers: bool = True) -> None:
         self.keep = keep
+        # Whether to hold, beyond ``keep``, the tokens that made a message (a group DM's
+        # only way to edit it; a server's table has its channel, and holds just one).
+        self.makers = makers
         self._held: list[Held] = []
 
     def heard(self, interaction: Interaction, now: float,
@@ -73,7 +76,8 @@ class Tokens:
         self._held = [h for h in self._held if h.fresh(now)] + [held]
         if len(self._held) > self.keep:
             older, newest = self._held[:-self.keep], self._held[-self.keep:]
-            self._held = [h for h in older if h.made or h.original][-self.keep:] + newest
+            self._held = ([h for h in older if h.made or h.original][-self.keep:]
+                          if self.makers else []) + newest
         return held
 
     def drop(self, now: float) -> None:

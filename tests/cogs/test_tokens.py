@@ -57,3 +57,11 @@ def test_old_tokens_go_but_not_those_that_made_a_message():
     assert tokens.alive(late + 1.0) and not tokens.alive(late + TOKEN_SECONDS)
     tokens.forget(tokens.sender(late + 1.0).interaction)  # refused: gone
     assert not tokens.alive(late + 1.0) and tokens.until() is None
+
+
+def test_a_server_table_holds_only_its_newest_token():
+    tokens = Tokens(1, makers=False)  # a server's: it has its channel besides
+    first = tokens.heard(Tapped(in_server=True), 0.0, original=100)
+    tokens.sent(first, 101)
+    tokens.heard(Tapped(in_server=True), 1.0)
+    assert len(tokens) == 1 and tokens.editor(100, 2.0) is None
