@@ -37,22 +37,23 @@ def move_of(table: Message) -> str:
     return table.text()
 
 
-async def start_table(fake, members: dict[str, GroupDMMember], lang: str) -> None:
-    alice = members["alice"]
-    ix = await alice.slash("nlk", "new", {"seats": 5})
+async def start_table(members: dict[str, GroupDMMember], options: dict,
+                      ai: tuple[str, ...] = ()) -> None:
+    """The first member opens a table with ``options``, the others join by its button, the
+    host adds ``ai`` seats (their levels) and starts."""
+    host, *others = members.values()
+    ix = await host.slash("nlk", "new", options)
     await ix.wait_message()
-    for name in FRIENDS[1:]:
-        ix = await members[name].click(table_message(members[name]),
-                                       custom_id=_ending(table_message(members[name]),
-                                                         ":join"))
+    for member in others:
+        table = member.table_message()
+        ix = await member.click(table, custom_id=_ending(table, ":join"))
         assert (await ix.wait_response()).type == 7
-    for level in ("STRONG",):
-        ix = await alice.click(table_message(alice),
-                               custom_id=_ending(table_message(alice), f":addai.{level}"))
-        await ix.wait_response()
-    ix = await alice.click(table_message(alice),
-                           custom_id=_ending(table_message(alice), ":start"))
-    await ix.wait_response()
+    for level in ai:
+        table = host.table_message()
+        await (await host.click(table, custom_id=_ending(table, f":addai.{level}"))
+               ).wait_response()
+    table = host.table_message()
+    await (await host.click(table, custom_id=_ending(table, ":start"))).wait_response()
 
 
 def _ending(message: Message, ending: str) -> str:
@@ -79,7 +80,7 @@ async def test_four_friends_play_a_hand_in_a_group_dm(fake_discord, tmp_path, la
         fake.set_locale(name, {"en": "en-US", "hu": "hu", "fr": "fr"}[lang])
     async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
         await bot.tree.sync()  # published globally, as `python -m bot sync` does
-        await start_table(fake, members, lang)
+        await start_table(members, {"seats": 5}, ai=("STRONG",))
         await play_hand(fake, members, lang, random.Random(3))
         # Everyone sees who lost, through a follow-up.
         await fake.wait_until(lambda: any(LOSER[lang] in m.text()
@@ -111,15 +112,7 @@ async def test_tokens_that_lapse_between_taps_hold_nothing_up(fake_discord, tmp_
     async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None,
                            clock=clock) as bot:
         await bot.tree.sync()
-        ix = await members["alice"].slash("nlk", "new", {"seats": 4, "turn_timer": 15})
-        await ix.wait_message()
-        for name in FRIENDS[1:]:
-            table = table_message(members[name])
-            await (await members[name].click(table, custom_id=_ending(
-                table, ":join"))).wait_response()
-        table = table_message(members["alice"])
-        await (await members["alice"].click(table, custom_id=_ending(
-            table, ":start"))).wait_response()
+        await start_table(members, {"seats": 4, "turn_timer": 15})
         gaps = 0
         for _ in range(400):
             table = table_message(members["alice"])
@@ -190,15 +183,7 @@ async def test_a_restart_mid_hand_is_caught_up_by_the_next_tap(fake_discord, tmp
         ix = await members["alice"].slash("nlk", "settings", {"seats": 4})
         answer = await ix.wait_message()
         assert answer.ephemeral and "server's setting" in answer.text()
-        ix = await members["alice"].slash("nlk", "new", {"seats": 3})
-        await ix.wait_message()
-        for name in ("bob", "carol"):
-            table = table_message(members[name])
-            await (await members[name].click(table, custom_id=_ending(
-                table, ":join"))).wait_response()
-        table = table_message(members["alice"])
-        await (await members["alice"].click(table, custom_id=_ending(
-            table, ":start"))).wait_response()
+        await start_table(members, {"seats": 3})
         for _ in range(6):
             await play_one(fake, members, to_act(table_message(members["alice"])), rng)
     async with running_bot(fake, database, dev_guild=None) as bot:
