@@ -211,3 +211,21 @@ async def test_the_lesson_works_in_a_group_dm_and_posts_nothing(fake_discord, tm
     assert [m for m in people[1].sees() if m.visible_to is None] == []  # nothing public
     assert fake.refused.get("followup_limit", 0) == 0
     assert fake.channel_requests.get(people[0].channel, 0) == 0
+
+
+async def test_a_table_in_the_dm_with_the_bot_plays_against_ai(fake_discord, tmp_path):
+    """The DM with the bot is a place like a group DM: one person and AI seats."""
+    fake = fake_discord
+    fake.add_user("ema")
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
+        await bot.tree.sync()
+        ix = await fake.slash_dm("ema", "nlk", "new", {"seats": 2})
+        table = await ix.wait_message()
+        assert not table.ephemeral and table.embeds
+        for ending in (":addai.HEURISTIC", ":start"):
+            ix = await fake.click("ema", table, custom_id=_ending(table, ending))
+            assert (await ix.wait_response()).type == 7
+        assert " · collect" in title(table)
+        ix = await fake.slash_dm("ema", "nlk", "settings")
+        assert "server's setting" in (await ix.wait_message()).text()
+    fake.assert_clean()
