@@ -640,9 +640,17 @@ class Canvas:
             size = (min(pw, max(round(content_w), round(LEAST * pw))), ph)
         self.x0 = (size[0] - content_w) / 2
         self.y0 = (size[1] - content_h) / 2
-        self.image = Image.new("P", size, 0)  # the palette's first colour: the felt
-        self.image.putpalette(_PALETTE.getpalette() or [])
+        self.size = size
+        # The pixels with one more column on the left, each row's PNG filter byte (0: none):
+        # the rows go to the deflater as they are, without a copy of the picture.
+        self.rows = Image.new("P", (size[0] + 1, size[1]), 0)  # the palette's first: felt
+        self.rows.putpalette(_PALETTE.getpalette() or [])
         self.boxes: list[Box] = []
+
+    @property
+    def image(self) -> Image.Image:
+        """The picture drawn so far (a copy)."""
+        return self.rows.crop((1, 0, self.size[0] + 1, self.size[1]))
 
     def at(self, x: float, y: float) -> tuple[int, int]:
         return round(self.x0 + x * self.unit), round(self.y0 + y * self.unit)
@@ -650,7 +658,7 @@ class Canvas:
     def card(self, card: Card, rank: str, state: str, four: bool, x: float, y: float) -> None:
         tile, shape = _face(rank, card, state, four, self.card_w, self.folder)
         px, py = self.at(x, y)
-        self.image.paste(tile, (px, py), shape)
+        self.rows.paste(tile, (px + 1, py), shape)
         self.boxes.append(Box(card, px, py, px + self.card_w, py + self.card_h, state))
 
     def special(self, kind: Special, suit: int, four: bool, mark: bool, x: float, y: float
@@ -658,7 +666,8 @@ class Canvas:
         if kind is not Special.SUIT:  # the same in either deck: drawn once
             suit, four = 0, False
         tile, shape = _special(kind, suit, four, mark, self.card_w, self.folder)
-        self.image.paste(tile, self.at(x, y), shape)
+        px, py = self.at(x, y)
+        self.rows.paste(tile, (px + 1, py), shape)
 
     def text(self, text: str, x: float, y: float, width: float, *, ink: tuple[int, ...] = LABEL,
              size: float = 12, align: str = "m") -> None:
@@ -667,11 +676,17 @@ class Canvas:
             return
         letters, shape = _label(text, ink, max(4, round(width * self.unit)),
                                 max(6, round(size * self.unit)), align, self.folder)
-        self.image.paste(letters, self.at(x, y), shape)
+        px, py = self.at(x, y)
+        self.rows.paste(letters, (px + 1, py), shape)
 
-    def finish(self, kind: str) -> Drawn:
-        data, chosen = encode(self.image, FORMATS.get(kind, PNG))
-        return Drawn(data, *self.image.size, tuple(self.boxes), chosen)
+    def finish(self, kind: str, *, best: bool = False) -> Drawn:
+        """The picture encoded in its kind's format (``best``: see ``encode``)."""
+        fmt = FORMATS.get(kind, PNG)
+        if fmt == PNG and not best:
+            data = _png_rows(self.rows, self.size)
+        else:
+            data = encode(self.image, fmt, best=best)[0]
+        return Drawn(data, *self.size, tuple(self.boxes), fmt)
 
 
 # The format each kind of picture is sent in: the smaller of lossless WebP and PNG at the
@@ -703,17 +718,23 @@ def png(image: Image.Image) -> bytes:
     is mostly runs of one colour, which filters don't help)."""
     w, h = image.size
     if image.mode == "P":
-        colour, palette = 3, bytes(image.getpalette() or [])
         rows = Image.new("P", (w + 1, h), 0)  # column 0: each row's filter byte, 0: none
+        rows.putpalette(image.getpalette() or [])
         rows.paste(image, (1, 0))
-    else:
-        image = image.convert("RGB")
-        colour, palette = 2, b""
-        rows = Image.new("L", (3 * w + 1, h), 0)
-        rows.paste(Image.frombytes("L", (3 * w, h), image.tobytes()), (1, 0))
-    chunks = [(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, colour, 0, 0, 0))]
-    if palette:
-        chunks.append((b"PLTE", palette))
+        return _png_rows(rows, (w, h))
+    rows = Image.new("L", (3 * w + 1, h), 0)
+    rows.paste(Image.frombytes("L", (3 * w, h), image.convert("RGB").tobytes()), (1, 0))
+    return _png_rows(rows, (w, h), rgb=True)
+
+
+def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False) -> bytes:
+    """PNG of a picture ``size`` pixels large from ``rows``: its palette (or RGB, ``rgb``)
+    pixels one column to the right of each row's filter byte."""
+    w, h = size
+    rows.paste(0, (0, 0, 1, h))  # the filter bytes: none, whatever was drawn over them
+    chunks = [(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2 if rgb else 3, 0, 0, 0))]
+    if not rgb:
+        chunks.append((b"PLTE", bytes(rows.getpalette() or [])))
     chunks += [(b"IDAT", isal_zlib.compress(rows.tobytes(), FAST)), (b"IEND", b"")]
     return b"\x89PNG\r\n\x1a\n" + b"".join(
         struct.pack(">I", len(data)) + kind + data +

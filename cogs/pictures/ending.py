@@ -21,7 +21,6 @@ from cogs.pictures.draw import (
     CARD_W,
     DOWN,
     FONTS,
-    FORMATS,
     FRAME,
     GOLD,
     LABEL,
@@ -33,7 +32,6 @@ from cogs.pictures.draw import (
     Canvas,
     Frame,
     _lock,
-    encode,
 )
 from cogs.pictures.scenes import ALT_LIMIT, card_words, cut, sorted_hand
 from cogs.render.text import ordinal
@@ -118,10 +116,10 @@ def end_of_hand_picture(order: Sequence[str], loser: str, last_cards: Sequence[C
             canvas.card(card, rank_text(card.rank, letters or lang), PLAIN, four,
                         left + (i % PER_LINE) * STEP,
                         top + ROW + (i // PER_LINE) * (CARD_H + ROW_GAP))
-        image = canvas.image
-    data, chosen = encode(image, FORMATS["ending"], best=True)
+    drawn = canvas.finish("ending", best=True)  # out of the lock: encoding needs no font
     alt = _alt(lines, loser, cards, lang)
-    return EndingPicture(data, chosen, f"{ENDING_FILE}.{chosen}", alt, *image.size)
+    return EndingPicture(drawn.png, drawn.format, f"{ENDING_FILE}.{drawn.format}", alt,
+                         drawn.width, drawn.height)
 
 
 def _alt(lines: list[tuple[str, str, str, float]], loser: str, cards: list[Card],
