@@ -63,11 +63,11 @@ STATES = (PLAIN, PLAYABLE, MUTED)
 
 HAND_FILE = f"hand.{FORMATS['hand']}"
 TABLE_FILE = f"table.{FORMATS['table']}"
-# About 600 pictures of 12–16 KB (drawn at twice the embed box's size): every open hand and
-# table message of a hundred tables at once, and their last states. A picture is looked up
-# again within moments (an answer, then the redraw that follows it, or the next tap on an
-# unchanged hand); one that fell out costs a millisecond to draw again.
-CACHE_BYTES = 8 * 1024 * 1024
+# About 300 pictures of 12–16 KB (drawn at twice the embed box's size): every open hand and
+# table message of fifty tables at once. A picture is looked up again within moments (an
+# answer, then the redraw that follows it, or the next tap on an unchanged hand), not once
+# its hand has moved on; one that fell out costs a millisecond to draw again.
+CACHE_BYTES = 4 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06

@@ -3,12 +3,12 @@ DIR`` writes a hand, a table and a replay step as the README shows them.
 
 bench: for a 10-, 20- and 40-card hand, a 9-seat table, a step of a 9-seat hand's replay
 (every hand face up), the end-of-hand picture and the rating chart: p50/p99 milliseconds
-cold (the picture not cached: drawn and encoded), p99 with no card face kept either (every
-face put together again from its parts), and cached (the same picture asked for again),
-through the same code the bot uses (``Pictures``, off the event loop); its bytes as PNG and
-as lossless WebP, the format sent; and its density in Discord's box. It starts as the bot
-does: the parts card faces are put together from are drawn at start-up (``Pictures.warm``,
-timed), and "first" is the first picture after that.
+cold (the picture not cached: drawn and encoded), p99 with nothing kept of the card faces
+but their parts (what goes on each face looked up again), and cached (the same picture
+asked for again), through the same code the bot uses (``Pictures``, off the event loop);
+its bytes as PNG and as lossless WebP, the format sent; and its density in Discord's box.
+It starts as the bot does: the parts of the card faces are drawn at start-up
+(``Pictures.warm``, timed), and "first" is the first picture after that.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from PIL import Image
 from cogs.pictures import CACHE_BYTES, Pictures
 from cogs.pictures.chart import draw_chart
 from cogs.pictures.draw import (
-    FACES,
     FORMATS,
     FRAME,
     PNG,
@@ -37,6 +36,7 @@ from cogs.pictures.draw import (
     Frame,
     HandScene,
     TableScene,
+    _marks,
     encode,
 )
 from cogs.pictures.ending import EndingPicture, end_of_hand_picture
@@ -185,7 +185,7 @@ async def bench(rounds: int) -> None:
                 scene, alt = scenes(kind, Lang.EN, four, rng)
                 pictures.cache.clear()
                 if i % 4 == 3:
-                    FACES.clear()
+                    _marks.cache_clear()
                 start = time.perf_counter()
                 picture = await pictures._picture(scene, alt, "x.png")
                 (fresh if i % 4 == 3 else cold).append((time.perf_counter() - start) * 1000)
@@ -209,9 +209,10 @@ async def bench(rounds: int) -> None:
     print(f"(9 seats: table-collect = nine stack tops, the talon and the drawn card; "
           f"table-shed = the trump and a trick of seven; replay-step = any step of a 9-seat "
           f"hand, every hand face up; hand-over = the end-of-hand picture; {rounds} pictures "
-          f"each, half in four colours; p50/p99: three in four of them drawn and encoded with "
-          f"the card faces kept so far (kept: {len(FACES)}, {FACES.bytes // 1024} KB); new "
-          f"faces: p99 of the fourth, drawn with no card face kept; PNG and WebP bytes: the "
+          f"each, half in four colours; p50/p99: three in four of them drawn and encoded; new "
+          f"faces: p99 of the fourth, with what goes on each card face looked up anew; the "
+          f"parts of the faces are drawn at start-up, and for card sizes over a quarter of "
+          f"the frame on first use (counted); PNG and WebP bytes: the "
           f"same picture encoded both ways at the settings its kind uses; density: device "
           f"pixels per CSS pixel once fitted into the {FRAME.width}×{FRAME.height} box, and "
           f"the share of the box it fills)")

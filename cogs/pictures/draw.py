@@ -11,10 +11,10 @@ lets the cards be largest in the frame is chosen (a hand of 1 card or 52 fills t
 tall column), and it is drawn at the frame's size times its pixel ratio, so it is sharp on a
 high-density screen. Everything is drawn in one fixed palette, so no picture is quantised:
 the parts of a card face (its ground and edge, each letter and pip where it goes, the court
-emblems, anti-aliased) are drawn once per size, at start-up for the common sizes; a face is
-put together from them with a few pastes and kept (``FACES``, bounded in bytes), and a
-40-card hand is 40 pastes into a palette image and one PNG encoding (ISA-L's deflate, rows
-unfiltered: a third of the time of zlib's fastest level).
+emblems, anti-aliased) are drawn once per size, at start-up for the common sizes, and each
+card is painted from them with a few pastes (no face is kept whole: the parts are shared by
+every face), so a 40-card hand is a few hundred small pastes into a palette image and one PNG
+encoding (ISA-L's deflate, rows unfiltered: a third of the time of zlib's fastest level).
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import struct
 import threading
 import unicodedata
 import zlib
-from collections import OrderedDict
-from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -310,50 +308,6 @@ def _emblem(pen: ImageDraw.ImageDraw, rank: int, box: tuple[float, float, float,
                   (cx + w * .3, y0 + h * .2)], fill=ink, width=max(1, round(2 * u)))
 
 
-class Kept:
-    """Drawn pieces kept by what they are, least recently used first out, bounded in bytes
-    (a card face is 2–300 KB, depending on its size)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.bytes = 0
-        self.misses = 0
-        self._items: OrderedDict[Hashable, tuple[Image.Image, int]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: Hashable) -> Image.Image | None:
-        found = self._items.get(key)
-        if found is None:
-            self.misses += 1
-            return None
-        self._items.move_to_end(key)
-        return found[0]
-
-    def put(self, key: Hashable, image: Image.Image) -> None:
-        size = image.width * image.height
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.bytes -= old[1]
-        self._items[key] = (image, size)
-        self.bytes += size
-        while self.bytes > self.limit and len(self._items) > 1:
-            _key, (_image, dropped) = self._items.popitem(last=False)
-            self.bytes -= dropped
-
-    def clear(self) -> None:
-        self._items.clear()
-        self.bytes = 0
-
-
-# The card faces kept: every face of a 13-card hand in both decks and every state at the
-# sizes a table's pictures use takes about 2 MB; a face not kept is put together again from
-# its parts in a tenth of a millisecond (``_tile``).
-FACES_BYTES = 6 * 1024 * 1024
-FACES = Kept(FACES_BYTES)
-
-
 @lru_cache(maxsize=len(SIZES) + 4)
 def _shape(width: int) -> Image.Image:
     """The mask of a card's shape ``width`` pixels wide (rounded corners): the same for
@@ -414,53 +368,63 @@ def _crest(value: int, ink: tuple[int, ...], accent: tuple[int, ...], face: tupl
     return big.reduce(s).quantize(palette=_PALETTE, dither=Image.Dither.NONE), (x0, y0)
 
 
-def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
-          value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
-    """One card face ``width`` pixels wide (rounded corners), and the mask of its shape:
-    its rank and suit in the top left strip that stays visible in a row; pips laid out as
-    on a printed card for 2–10, one large pip for an ace, an emblem for a court card
-    (``value``: the rank's number; 0 draws the suit large). Put together from parts drawn
-    once per size (the ground, each letter and pip where it goes, the emblems), so a face
-    not drawn before costs a few pastes, not a drawing; faces are kept (``FACES``)."""
-    key = (rank, suit, state, four, width, value, folder)
-    tile = FACES.get(key)
-    if tile is None:
-        tile = _compose(rank, suit, state, four, width, value, folder)
-        FACES.put(key, tile)
-    return tile, _shape(width)
+Mark = tuple[Image.Image, Image.Image | None, tuple[int, int]]  # a part, its mask, where
 
 
-def _compose(rank: str, suit: int, state: str, four: bool, width: int, value: int,
-             folder: Path) -> Image.Image:
+@lru_cache(maxsize=4096)
+def _marks(rank: str, suit: int, state: str, four: bool, width: int, value: int,
+           folder: Path = FONTS) -> tuple[Mark, ...]:
+    """What goes on a face ``width`` pixels wide over its ground: its rank and suit in the
+    top left strip that stays visible in a row; pips laid out as on a printed card for
+    2–10, one large pip for an ace, an emblem for a court card (``value``: the rank's
+    number; 0 draws the suit large). Parts drawn once per size, shared by every face that
+    shows them: a face is its ground and a few pastes, and keeps no pixels of its own."""
     u = width / CARD_W
     ink: tuple[int, ...] = _colours(four)[suit]
     face = FACE
     if state == MUTED:
         face = MUTED_FACE
         ink = _muted(ink)
-    tile = _blank(width, state).copy()
     symbol = SYMBOLS[suit]
     corner = 11 * u
-    marks = [(rank, BOLD, round((16 if len(rank) == 1 else 12) * u), corner, 12 * u),
+    texts = [(rank, BOLD, round((16 if len(rank) == 1 else 12) * u), corner, 12 * u),
              (symbol, REGULAR, round(13 * u), corner, 27 * u)]
+    marks: list[Mark] = []
     x0, x1, y0, y1 = 27 * u, (CARD_W - 11) * u, 12 * u, (CARD_H - 12) * u
     if value in PIPS:
-        marks += [(symbol, REGULAR, round(13 * u), x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy)
+        texts += [(symbol, REGULAR, round(13 * u), x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy)
                   for fx, fy in PIPS[value]]
     elif value in (11, 12, 13):
         accent = GOLD if state != MUTED else _muted(GOLD)
         crest, at = _crest(value, ink, accent, face, width)
-        tile.paste(crest, at)
-        marks.append((symbol, REGULAR, round(15 * u), (CARD_W + 17) / 2 * u,
+        marks.append((crest, None, at))
+        texts.append((symbol, REGULAR, round(15 * u), (CARD_W + 17) / 2 * u,
                       (CARD_H - 13) * u))
     else:  # an ace (or a card without a value): one large pip
-        marks.append((symbol, REGULAR, round((36 if value == 14 else 28) * u),
+        texts.append((symbol, REGULAR, round((36 if value == 14 else 28) * u),
                       (CARD_W + 22) / 2 * u, (CARD_H / 2 + 2) * u))
-    for text, font, size, x, y in marks:
-        letters, touched, at = _stamp(text, font, max(size, 4), ink, face, width, x, y,
-                                      folder)
-        tile.paste(letters, at, touched)
-    return tile
+    marks += [_stamp(text, font, max(size, 4), ink, face, width, x, y, folder)
+              for text, font, size, x, y in texts]
+    return tuple(marks)
+
+
+def _paint(target: Image.Image, at: tuple[int, int], rank: str, suit: int, state: str,
+           four: bool, width: int, value: int = 0, folder: Path = FONTS) -> None:
+    """One card face ``width`` pixels wide (rounded corners) painted on ``target`` at
+    ``at``: its ground and edge (gold for a card you may play), then its marks."""
+    x, y = at
+    target.paste(_blank(width, state), at, _shape(width))
+    for part, mask, (dx, dy) in _marks(rank, suit, state, four, width, value, folder):
+        target.paste(part, (x + dx, y + dy), mask)
+
+
+def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
+          value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """One card face alone, and the mask of its shape (see ``_paint``)."""
+    tile = Image.new("P", (width, card_height(width)), 0)
+    tile.putpalette(_PALETTE.getpalette() or [])
+    _paint(tile, (0, 0), rank, suit, state, four, width, value, folder)
+    return tile, _shape(width)
 
 
 def prepare(folder: Path = FONTS, frame: Frame = FRAME,
@@ -479,7 +443,7 @@ def prepare(folder: Path = FONTS, frame: Frame = FRAME,
                 for state in (PLAIN, PLAYABLE, MUTED):
                     for suit in range(4):
                         for value, rank in zip(range(2, 15), shown, strict=True):
-                            _compose(rank, suit, state, four, width, value, folder)
+                            _marks(rank, suit, state, four, width, value, folder)
         for mark in (False, True):
             for kind in Special:
                 for suit in range(4) if kind is Special.SUIT else (0,):
@@ -537,11 +501,6 @@ def _special(kind: Special, suit: int, four: bool, mark: bool, width: int = CARD
         pen.text((w / 2, h / 2), SYMBOLS[suit], font=_font(REGULAR, round(44 * u), folder),
                  fill=_colours(four)[suit], anchor="mm")
     return _fixed(tile.reduce(s))
-
-
-def _face(shown_rank: str, card: Card, state: str, four: bool, width: int, folder: Path
-          ) -> tuple[Image.Image, Image.Image]:
-    return _tile(shown_rank, card.suit, state, four, width, card.rank, folder)
 
 
 # --- names and labels ----------------------------------------------------------------------
@@ -656,9 +615,9 @@ class Canvas:
         return round(self.x0 + x * self.unit), round(self.y0 + y * self.unit)
 
     def card(self, card: Card, rank: str, state: str, four: bool, x: float, y: float) -> None:
-        tile, shape = _face(rank, card, state, four, self.card_w, self.folder)
         px, py = self.at(x, y)
-        self.rows.paste(tile, (px + 1, py), shape)
+        _paint(self.rows, (px + 1, py), rank, card.suit, state, four, self.card_w, card.rank,
+               self.folder)
         self.boxes.append(Box(card, px, py, px + self.card_w, py + self.card_h, state))
 
     def special(self, kind: Special, suit: int, four: bool, mark: bool, x: float, y: float

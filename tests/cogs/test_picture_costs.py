@@ -1,6 +1,6 @@
 """What the pictures cost: the PNG writer gives back the very pixels and palette it was
-given; card faces are put together from parts drawn at start-up, and kept within a bound in
-bytes; a kept picture's layout is a few packed bytes that give back every card's box."""
+given; card faces are painted from parts drawn at start-up, and keep nothing of their own; a
+kept picture's layout is a few packed bytes that give back every card's box."""
 
 import io
 import random
@@ -10,15 +10,14 @@ from PIL import Image
 from cogs.pictures import Pictures
 from cogs.pictures.__main__ import hand_view
 from cogs.pictures.draw import (
-    FACES,
     MUTED,
     PLAIN,
     PLAYABLE,
     Frame,
     HandScene,
-    Kept,
     Shown,
     _crest,
+    _marks,
     _stamp,
     _tile,
     draw_hand,
@@ -58,7 +57,7 @@ def test_the_parts_of_every_face_are_drawn_at_start_up():
     frame = Frame(200, 150, 1.0)  # small: its few card sizes are quick to prepare
     prepare(frame=frame, letters=(tuple(rank_text(r, Lang.HU) for r in range(2, 15)),))
     stamps, crests = _stamp.cache_info().misses, _crest.cache_info().misses
-    FACES.clear()
+    _marks.cache_clear()
     for four in (False, True):
         rows = (tuple(Shown(c, rank_text(c.rank, Lang.HU), (PLAYABLE, MUTED, PLAIN)[i % 3])
                       for i, c in enumerate(DECK[:13])),)
@@ -67,15 +66,13 @@ def test_the_parts_of_every_face_are_drawn_at_start_up():
     assert _crest.cache_info().misses == crests
 
 
-def test_faces_are_kept_within_their_bytes_and_put_together_alike():
-    kept = Kept(3 * 100)
-    for n in range(5):
-        kept.put(n, Image.new("P", (10, 10)))
-    assert len(kept) == 3 and kept.bytes == 300
-    assert kept.get(0) is None and kept.get(4) is not None
+def test_a_face_painted_from_its_parts_is_the_same_each_time():
+    """A face shares its parts with every other face, and keeps nothing of its own: painted
+    again after its list of parts is forgotten, it is the same, pixel for pixel."""
     first = _tile("K", 1, PLAYABLE, False, 94, 13)[0].tobytes()
-    FACES.clear()
+    _marks.cache_clear()
     assert _tile("K", 1, PLAYABLE, False, 94, 13)[0].tobytes() == first
+    assert _tile("K", 1, MUTED, False, 94, 13)[0].tobytes() != first
 
 
 def test_a_kept_picture_gives_back_every_cards_box():
