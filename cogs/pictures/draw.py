@@ -438,17 +438,22 @@ def prepare(folder: Path = FONTS, frame: Frame = FRAME,
     for width in SIZES:
         if width > frame.pixels[0] / 4:
             break
-        for shown in ranks:
-            for four in (False, True):
-                for state in (PLAIN, PLAYABLE, MUTED):
-                    for suit in range(4):
-                        for value, rank in zip(range(2, 15), shown, strict=True):
-                            _marks(rank, suit, state, four, width, value, folder)
-        for mark in (False, True):
-            for kind in Special:
-                for suit in range(4) if kind is Special.SUIT else (0,):
-                    for four in (False, True) if kind is Special.SUIT else (False,):
-                        _special(kind, suit, four, mark, width, folder)
+        with _lock:  # a size at a time: a picture asked for meanwhile waits 0.1 s at most
+            _prepare(width, ranks, folder)
+
+
+def _prepare(width: int, ranks: tuple[tuple[str, ...], ...], folder: Path) -> None:
+    for shown in ranks:
+        for four in (False, True):
+            for state in (PLAIN, PLAYABLE, MUTED):
+                for suit in range(4):
+                    for value, rank in zip(range(2, 15), shown, strict=True):
+                        _marks(rank, suit, state, four, width, value, folder)
+    for mark in (False, True):
+        for kind in Special:
+            for suit in range(4) if kind is Special.SUIT else (0,):
+                for four in (False, True) if kind is Special.SUIT else (False,):
+                    _special(kind, suit, four, mark, width, folder)
 
 
 class Special(StrEnum):
