@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import struct
 from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,15 +33,18 @@ from cogs.pictures.draw import (
     FONTS,
     FORMATS,
     FRAME,
+    MUTED,
+    PLAIN,
+    PLAYABLE,
     Box,
     Frame,
     HandScene,
     Key,
-    Shown,
     TableScene,
     check_fonts,
     draw_hand,
     draw_table,
+    prepare,
 )
 from cogs.pictures.replay import ReplayScene, draw_replay
 from cogs.pictures.scenes import hand_scene, table_scene
@@ -53,16 +58,25 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PictureKey = Key  # what a picture shows: its scene's key, then its alt text
-BOX_VALUES = 6  # values in a ``Box.plain``
+BOX = struct.Struct("<H4hB")  # a card's box in a picture's layout: card, x0, y0, x1, y1, state
+STATES = (PLAIN, PLAYABLE, MUTED)
 
 HAND_FILE = f"hand.{FORMATS['hand']}"
 TABLE_FILE = f"table.{FORMATS['table']}"
-# About 1,500 pictures of 14–20 KB (drawn at twice the embed box's size): every open hand
-# and table message of a few hundred tables at once, with room for the last states of each.
-CACHE_BYTES = 24 * 1024 * 1024
+# About 300 pictures of 12–16 KB (drawn at twice the embed box's size): every open hand and
+# table message of fifty tables at once. A picture is looked up again within moments (an
+# answer, then the redraw that follows it, or the next tap on an unchanged hand), not once
+# its hand has moved on; one that fell out costs a millisecond to draw again.
+CACHE_BYTES = 4 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06
+
+# The thread pictures are drawn in: one, as they are drawn one at a time anyway (``Turns``),
+# so the large buffers of each picture (its pixels, their rows to deflate) reuse the same
+# freed memory instead of growing an allocator arena in each of the default pool's threads
+# (about 20 MB of resident memory over a few thousand pictures).
+DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 
 # Styles: what a server or a player chose, and what a picture is drawn in.
 OFF, TWO, FOUR = "off", "two", "four"
@@ -85,18 +99,18 @@ class Picture:
     description: str
     width: int
     height: int
-    layout: tuple[int | str, ...]  # each card's ``Box.plain``, one after the other
+    layout: bytes  # each card's box, packed (``BOX``): a few bytes, not a tuple of numbers
 
     @property
     def boxes(self) -> tuple[Box, ...]:
         """Where each card was drawn, and how."""
-        plain = [self.layout[i:i + BOX_VALUES] for i in range(0, len(self.layout), BOX_VALUES)]
-        return tuple(Box(Card(int(card)), int(x0), int(y0), int(x1), int(y1), str(state))
-                     for card, x0, y0, x1, y1, state in plain)
+        return tuple(Box(Card(card), x0, y0, x1, y1, STATES[state])
+                     for card, x0, y0, x1, y1, state in BOX.iter_unpack(self.layout))
 
     @property
     def size(self) -> int:
-        return len(self.png) + len(self.description) + 10 * len(self.layout)
+        """The bytes it keeps, its key's included (about as many as its alt text)."""
+        return len(self.png) + 2 * len(self.description) + len(self.layout) + 200
 
     def file(self) -> discord.File:
         return discord.File(io.BytesIO(self.png), filename=self.filename,
@@ -270,11 +284,14 @@ class Pictures:
         return LATE
 
     def warm(self) -> None:
-        """Load the font and draw one card now, in this thread: the first picture a player
-        asks for would otherwise pay for it (about 0.1 s)."""
+        """Load the font and draw, in this thread, the parts every card face is put together
+        from (its ground, each letter and pip where it goes, the court emblems, the back) at
+        every size a layout of the frame picks up to a quarter of the frame: a face not drawn
+        before then costs a few pastes, not a drawing, and no picture waits for a font (about
+        1 s, once, at start-up)."""
         if self.ready():
             try:
-                draw_hand(HandScene(((Shown(Card.parse("AS"), "A"),),), False), self.fonts)
+                prepare(self.fonts, self.frame)
             except Exception:
                 log.debug("warming the card pictures failed", exc_info=True)
 
@@ -307,7 +324,8 @@ class Pictures:
             if cached is not None:
                 return cached
             try:
-                picture = await asyncio.to_thread(self.draw, scene, alt, filename)
+                picture = await asyncio.get_running_loop().run_in_executor(
+                    DRAWER, self.draw, scene, alt, filename)
             except Exception as error:
                 self._failed_once(error)
                 return None
@@ -324,8 +342,9 @@ class Pictures:
         else:
             drawn = draw_table(scene, self.fonts, self.frame)
         return Picture((*scene.key(), alt, *self._frame_key()), drawn.png, filename, alt,
-                       drawn.width, drawn.height,
-                       tuple(v for box in drawn.boxes for v in box.plain()))
+                       drawn.width, drawn.height, b"".join(
+                           BOX.pack(int(b.card), b.x0, b.y0, b.x1, b.y1, STATES.index(b.state))
+                           for b in drawn.boxes))
 
     def _frame_key(self) -> tuple[object, ...]:
         """The frame, as plain values in a picture's key (the default adds nothing)."""

@@ -8,14 +8,26 @@ band with their stretch of the line in grey; the rest is drawn in gold.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from bot.guilds.ratings import PROVISIONAL_HANDS, TREND_HANDS
-from cogs.pictures.draw import FELT, FONTS, FRAME, GOLD, LABEL, REGULAR, Frame, _font, _lock
+from cogs.pictures.draw import (
+    FELT,
+    FONTS,
+    FRAME,
+    GOLD,
+    LABEL,
+    REGULAR,
+    SHADES,
+    Frame,
+    _font,
+    _lock,
+    _mix,
+    png,
+)
 from rules.i18n import Lang, number, translator
 
 CHART_FILE = "rating.png"
@@ -24,6 +36,22 @@ LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 22  # the plot area's margins, in CSS pix
 BAND = (44, 110, 70)  # behind the provisional hands
 GRID = (70, 120, 86)
 GREY = (176, 190, 180)
+
+
+def _palette() -> Image.Image:
+    """Every colour a chart uses, and each ink's steps to the ground it is drawn on (the
+    letters' smooth edges): a palette picture is a third of the bytes to encode."""
+    colours: list[tuple[int, ...]] = [FELT]
+    for ground in (FELT, BAND):
+        for ink in (LABEL, GOLD, GREY, GRID):
+            colours += [_mix(ground, ink, i / (SHADES - 1)) for i in range(SHADES)]
+    unique = list(dict.fromkeys(colours))
+    image = Image.new("P", (1, 1))
+    image.putpalette([v for colour in unique for v in colour] + list(FELT) * (256 - len(unique)))
+    return image
+
+
+_PALETTE = _palette()
 
 
 @dataclass(frozen=True)
@@ -122,6 +150,4 @@ def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
         dot = 3 * r
         pen.ellipse((last[0] - dot, last[1] - dot, last[0] + dot, last[1] + dot),
                     fill=GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY)
-    out = io.BytesIO()
-    image.save(out, "PNG", compress_level=1)
-    return out.getvalue()
+    return png(image.quantize(palette=_PALETTE, dither=Image.Dither.NONE))

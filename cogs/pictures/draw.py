@@ -9,21 +9,28 @@ language: the rank letters and labels arrive already in the viewer's words.
 Every picture is laid out in card units (a card is ``CARD_W`` × ``CARD_H``), the layout that
 lets the cards be largest in the frame is chosen (a hand of 1 card or 52 fills the box, never a
 tall column), and it is drawn at the frame's size times its pixel ratio, so it is sharp on a
-high-density screen. Cards are drawn once per look and size (rank, suit, colours, standing out
-or back, width in pixels) as tiles, anti-aliased (drawn at twice the size and reduced), in one
-fixed palette, and pasted: a 40-card hand is 40 pastes into a palette image and one encoding.
+high-density screen. Everything is drawn in one fixed palette, so no picture is quantised:
+the parts of a card face (its ground and edge, each letter and pip where it goes, the court
+emblems, anti-aliased) are drawn once per size, at start-up for the common sizes, and each
+card is painted from them with a few pastes (no face is kept whole: the parts are shared by
+every face), so a 40-card hand is a few hundred small pastes into a palette image and one PNG
+encoding (ISA-L's deflate, rows unfiltered: a third of the time of zlib's fastest level).
 """
 
 from __future__ import annotations
 
 import io
+import struct
 import threading
 import unicodedata
+import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from isal import isal_zlib
 from PIL import Image, ImageDraw, ImageFont
 
 from rules import Card
@@ -302,51 +309,157 @@ def _emblem(pen: ImageDraw.ImageDraw, rank: int, box: tuple[float, float, float,
                   (cx + w * .3, y0 + h * .2)], fill=ink, width=max(1, round(2 * u)))
 
 
-@lru_cache(maxsize=2048)
-def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
-          value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
-    """One card face ``width`` pixels wide (rounded corners): its rank and suit in the top
-    left strip that stays visible in a row (and upside down in the bottom right); pips laid
-    out as on a printed card for 2–10, one large pip for an ace, an emblem for a court card
-    (``value``: the rank's number; 0 draws the suit large). Letters and pips are smooth as
-    drawn; a court card's emblem is drawn larger and reduced, for smooth edges."""
-    s = SUPER if value in (11, 12, 13) else 1
-    w, h = width * s, card_height(width) * s
-    u = w / CARD_W  # pixels per card unit, in the large drawing
+@lru_cache(maxsize=len(SIZES) + 4)
+def _shape(width: int) -> Image.Image:
+    """The mask of a card's shape ``width`` pixels wide (rounded corners): the same for
+    every face of that size, so kept once."""
+    h = card_height(width)
+    mask = Image.new("1", (width, h), 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, width - 1, h - 1),
+                                           radius=6 * width / CARD_W, fill=1)
+    return mask
+
+
+@lru_cache(maxsize=3 * (len(SIZES) + 4))
+def _blank(width: int, state: str) -> Image.Image:
+    """A face without rank or suit: its ground and its edge (gold for a card you may
+    play), in the fixed palette."""
+    w, h = width, card_height(width)
+    u = w / CARD_W
     tile = Image.new("RGBA", (w, h), (0, 0, 0, 0))
-    pen = ImageDraw.Draw(tile)
+    face = MUTED_FACE if state == MUTED else FACE
+    edge, line = (GOLD, 3.5) if state == PLAYABLE else (EDGE, 1.0)
+    ImageDraw.Draw(tile).rounded_rectangle((0, 0, w - 1, h - 1), radius=6 * u, fill=face,
+                                           outline=edge, width=max(1, round(line * u)))
+    return _fixed(tile)[0]
+
+
+# A part of a face as Pillow's own pixel stores (which the garbage collector never scans):
+# its pixels, its mask (None: all of it), where it goes on the face and its size.
+Mark = tuple[Any, Any, int, int, int, int]
+
+
+@lru_cache(maxsize=8192)
+def _stamp(text: str, font: str, size: int, ink: tuple[int, ...], face: tuple[int, ...],
+           width: int, x: float, y: float, folder: Path = FONTS) -> Mark:
+    """``text`` centred on (x, y) of a face ``width`` pixels wide, cut to its letters: the
+    letters in ``ink`` on ``face`` in the fixed palette, the mask of the pixels they touch,
+    and where it goes. Drawn where it will be pasted (the same fraction of a pixel), so a
+    face put together from stamps is the face drawn whole."""
+    mask = Image.new("L", (width, card_height(width)), 0)
+    ImageDraw.Draw(mask).text((x, y), text, font=_font(font, size, folder), fill=255,
+                              anchor="mm")
+    box = mask.getbbox() or (0, 0, 1, 1)
+    mask = mask.crop(box)
+    letters = Image.new("RGB", mask.size, face)
+    letters.paste(ink, (0, 0, *mask.size), mask)
+    touched = mask.point(lambda a: 255 if a else 0).convert("1")
+    return (letters.quantize(palette=_PALETTE, dither=Image.Dither.NONE).im, touched.im,
+            box[0], box[1], *mask.size)
+
+
+@lru_cache(maxsize=512)
+def _crest(value: int, ink: tuple[int, ...], accent: tuple[int, ...], face: tuple[int, ...],
+           width: int) -> Mark:
+    """A court card's emblem in its frame, on ``face``, drawn larger and reduced (smooth
+    edges), in the fixed palette, and where it goes on a face ``width`` pixels wide."""
+    u = width / CARD_W
+    x0, y0 = round(22 * u), round(9 * u)
+    x1, y1 = round((CARD_W - 5) * u), round((CARD_H - 22) * u)
+    s = SUPER
+    big = Image.new("RGB", ((x1 - x0) * s, (y1 - y0) * s), face)
+    _emblem(ImageDraw.Draw(big), value, (0, 0, big.width - 1, big.height - 1), ink, accent,
+            u * s)
+    crest = big.reduce(s).quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    return crest.im, None, x0, y0, *crest.size
+
+
+@lru_cache(maxsize=4096)
+def _marks(rank: str, suit: int, state: str, four: bool, width: int, value: int,
+           folder: Path = FONTS) -> tuple[Mark, ...]:
+    """What goes on a face ``width`` pixels wide over its ground: its rank and suit in the
+    top left strip that stays visible in a row; pips laid out as on a printed card for
+    2–10, one large pip for an ace, an emblem for a court card (``value``: the rank's
+    number; 0 draws the suit large). Parts drawn once per size, shared by every face that
+    shows them: a face is its ground and a few pastes, and keeps no pixels of its own."""
+    u = width / CARD_W
     ink: tuple[int, ...] = _colours(four)[suit]
     face = FACE
     if state == MUTED:
         face = MUTED_FACE
         ink = _muted(ink)
-    edge, line = (GOLD, 3.5) if state == PLAYABLE else (EDGE, 1.0)
-    pen.rounded_rectangle((0, 0, w - 1, h - 1), radius=6 * u, fill=face, outline=edge,
-                          width=max(1, round(line * u)))
     symbol = SYMBOLS[suit]
-    index = _font(BOLD, round((16 if len(rank) == 1 else 12) * u), folder)
     corner = 11 * u
-    pen.text((corner, 12 * u), rank, font=index, fill=ink, anchor="mm")
-    pen.text((corner, 27 * u), symbol, font=_font(REGULAR, round(13 * u), folder), fill=ink,
-             anchor="mm")
-    # The middle of the card, right of the index strip.
+    texts = [(rank, BOLD, round((16 if len(rank) == 1 else 12) * u), corner, 12 * u),
+             (symbol, REGULAR, round(13 * u), corner, 27 * u)]
+    marks: list[Mark] = []
     x0, x1, y0, y1 = 27 * u, (CARD_W - 11) * u, 12 * u, (CARD_H - 12) * u
     if value in PIPS:
-        pip = _font(REGULAR, round(13 * u), folder)
-        for fx, fy in PIPS[value]:
-            pen.text((x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy), symbol, font=pip, fill=ink,
-                     anchor="mm")
+        texts += [(symbol, REGULAR, round(13 * u), x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy)
+                  for fx, fy in PIPS[value]]
     elif value in (11, 12, 13):
         accent = GOLD if state != MUTED else _muted(GOLD)
-        _emblem(pen, value, (22 * u, 9 * u, (CARD_W - 5) * u, (CARD_H - 22) * u), ink,
-                accent, u)
-        pen.text(((CARD_W + 17) / 2 * u, (CARD_H - 13) * u), symbol,
-                 font=_font(REGULAR, round(15 * u), folder), fill=ink, anchor="mm")
+        marks.append(_crest(value, ink, accent, face, width))
+        texts.append((symbol, REGULAR, round(15 * u), (CARD_W + 17) / 2 * u,
+                      (CARD_H - 13) * u))
     else:  # an ace (or a card without a value): one large pip
-        pen.text(((CARD_W + 22) / 2 * u, (CARD_H / 2 + 2) * u), symbol,
-                 font=_font(REGULAR, round((36 if value == 14 else 28) * u), folder),
-                 fill=ink, anchor="mm")
-    return _fixed(tile.reduce(s))
+        texts.append((symbol, REGULAR, round((36 if value == 14 else 28) * u),
+                      (CARD_W + 22) / 2 * u, (CARD_H / 2 + 2) * u))
+    marks += [_stamp(text, font, max(size, 4), ink, face, width, x, y, folder)
+              for text, font, size, x, y in texts]
+    return tuple(marks)
+
+
+def _paint(target: Image.Image, at: tuple[int, int], rank: str, suit: int, state: str,
+           four: bool, width: int, value: int = 0, folder: Path = FONTS) -> None:
+    """One card face ``width`` pixels wide (rounded corners) painted on ``target`` at
+    ``at``: its ground and edge (gold for a card you may play), then its marks."""
+    x, y = at
+    target.paste(_blank(width, state), at, _shape(width))
+    pixels = target.im  # pasted into directly: a few times faster than ``Image.paste``
+    for part, mask, dx, dy, w, h in _marks(rank, suit, state, four, width, value, folder):
+        if mask is None:
+            pixels.paste(part, (x + dx, y + dy, x + dx + w, y + dy + h))
+        else:
+            pixels.paste(part, (x + dx, y + dy, x + dx + w, y + dy + h), mask)
+
+
+def _tile(rank: str, suit: int, state: str, four: bool, width: int = CARD_W,
+          value: int = 0, folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+    """One card face alone, and the mask of its shape (see ``_paint``)."""
+    tile = Image.new("P", (width, card_height(width)), 0)
+    tile.putpalette(_PALETTE.getpalette() or [])
+    _paint(tile, (0, 0), rank, suit, state, four, width, value, folder)
+    return tile, _shape(width)
+
+
+def prepare(folder: Path = FONTS, frame: Frame = FRAME,
+            letters: tuple[tuple[str, ...], ...] = ()) -> None:
+    """Draw the parts of every card face (both decks, every state, each rank in each of
+    ``letters`` or the ranks' usual letters) and the places without a face, at each card
+    size up to a quarter of ``frame``'s width: the sizes hands of four or more cards and
+    tables use. Larger sizes (a hand of one to three cards) are drawn on first use."""
+    from rules.i18n import Lang, rank_text
+    ranks = letters or tuple(tuple(rank_text(r, lang) for r in range(2, 15)) for lang in Lang)
+    for width in SIZES:
+        if width > frame.pixels[0] / 4:
+            break
+        with _lock:  # a size at a time: a picture asked for meanwhile waits 0.1 s at most
+            _prepare(width, ranks, folder)
+
+
+def _prepare(width: int, ranks: tuple[tuple[str, ...], ...], folder: Path) -> None:
+    for shown in ranks:
+        for four in (False, True):
+            for state in (PLAIN, PLAYABLE, MUTED):
+                for suit in range(4):
+                    for value, rank in zip(range(2, 15), shown, strict=True):
+                        _marks(rank, suit, state, four, width, value, folder)
+    for mark in (False, True):
+        for kind in Special:
+            for suit in range(4) if kind is Special.SUIT else (0,):
+                for four in (False, True) if kind is Special.SUIT else (False,):
+                    _special(kind, suit, four, mark, width, folder)
 
 
 class Special(StrEnum):
@@ -399,11 +512,6 @@ def _special(kind: Special, suit: int, four: bool, mark: bool, width: int = CARD
         pen.text((w / 2, h / 2), SYMBOLS[suit], font=_font(REGULAR, round(44 * u), folder),
                  fill=_colours(four)[suit], anchor="mm")
     return _fixed(tile.reduce(s))
-
-
-def _face(shown_rank: str, card: Card, state: str, four: bool, width: int, folder: Path
-          ) -> tuple[Image.Image, Image.Image]:
-    return _tile(shown_rank, card.suit, state, four, width, card.rank, folder)
 
 
 # --- names and labels ----------------------------------------------------------------------
@@ -502,23 +610,34 @@ class Canvas:
             size = (min(pw, max(round(content_w), round(LEAST * pw))), ph)
         self.x0 = (size[0] - content_w) / 2
         self.y0 = (size[1] - content_h) / 2
-        self.image = Image.new("P", size, 0)  # the palette's first colour: the felt
-        self.image.putpalette(_PALETTE.getpalette() or [])
+        self.size = size
+        # The pixels with one more column on the left, each row's PNG filter byte (0: none):
+        # the rows go to the deflater as they are, without a copy of the picture.
+        self.rows = Image.new("P", (size[0] + 1, size[1]), 0)  # the palette's first: felt
+        self.rows.putpalette(_PALETTE.getpalette() or [])
         self.boxes: list[Box] = []
+
+    @property
+    def image(self) -> Image.Image:
+        """The picture drawn so far (a copy)."""
+        return self.rows.crop((1, 0, self.size[0] + 1, self.size[1]))
 
     def at(self, x: float, y: float) -> tuple[int, int]:
         return round(self.x0 + x * self.unit), round(self.y0 + y * self.unit)
 
     def card(self, card: Card, rank: str, state: str, four: bool, x: float, y: float) -> None:
-        tile, shape = _face(rank, card, state, four, self.card_w, self.folder)
         px, py = self.at(x, y)
-        self.image.paste(tile, (px, py), shape)
+        _paint(self.rows, (px + 1, py), rank, card.suit, state, four, self.card_w, card.rank,
+               self.folder)
         self.boxes.append(Box(card, px, py, px + self.card_w, py + self.card_h, state))
 
     def special(self, kind: Special, suit: int, four: bool, mark: bool, x: float, y: float
                 ) -> None:
+        if kind is not Special.SUIT:  # the same in either deck: drawn once
+            suit, four = 0, False
         tile, shape = _special(kind, suit, four, mark, self.card_w, self.folder)
-        self.image.paste(tile, self.at(x, y), shape)
+        px, py = self.at(x, y)
+        self.rows.paste(tile, (px + 1, py), shape)
 
     def text(self, text: str, x: float, y: float, width: float, *, ink: tuple[int, ...] = LABEL,
              size: float = 12, align: str = "m") -> None:
@@ -527,30 +646,69 @@ class Canvas:
             return
         letters, shape = _label(text, ink, max(4, round(width * self.unit)),
                                 max(6, round(size * self.unit)), align, self.folder)
-        self.image.paste(letters, self.at(x, y), shape)
+        px, py = self.at(x, y)
+        self.rows.paste(letters, (px + 1, py), shape)
 
-    def finish(self, kind: str) -> Drawn:
-        data, chosen = encode(self.image, FORMATS.get(kind, PNG))
-        return Drawn(data, *self.image.size, tuple(self.boxes), chosen)
+    def finish(self, kind: str, *, best: bool = False) -> Drawn:
+        """The picture encoded in its kind's format (``best``: see ``encode``)."""
+        fmt = FORMATS.get(kind, PNG)
+        if fmt == PNG and not best:
+            data = _png_rows(self.rows, self.size)
+        else:
+            data = encode(self.image, fmt, best=best)[0]
+        return Drawn(data, *self.size, tuple(self.boxes), fmt)
 
 
-# The format each kind of picture is sent in: the smaller of lossless WebP and PNG, as
-# measured on the benchmark's scenes (``python -m cogs.pictures bench`` prints both).
-FORMATS: dict[str, str] = {"hand": PNG, "table": PNG, "replay": PNG, "ending": PNG}
+# The format each kind of picture is sent in: the smaller of lossless WebP and PNG at the
+# settings it is encoded with, as measured on fixed scenes (``python -m cogs.pictures bench``
+# prints both; a test checks the choice). Decided once per kind, not per picture: encoding
+# each picture both ways would cost more than the bytes it saves.
+FORMATS: dict[str, str] = {"hand": PNG, "table": PNG, "replay": PNG, "ending": WEBP}
+FAST = 1  # ISA-L's deflate level for a picture drawn on every move
 
 
 def encode(image: Image.Image, fmt: str, *, best: bool = False) -> tuple[bytes, str]:
     """The picture as lossless WebP or PNG: by default at the fastest settings of each (a
-    hand or table picture is drawn on every move), ``best``: at their best compression (a
+    hand or table picture is drawn on every move), ``best``: at a better compression (a
     picture drawn once, such as the end of a hand)."""
+    if fmt == PNG and not best:
+        return png(image), fmt
     out = io.BytesIO()
     if fmt == WEBP:
-        image.save(out, "WEBP", lossless=True, method=3 if best else 0,
-                   quality=50 if best else 0)
+        # Method 1 makes files a third the size of method 0's, in less time.
+        image.save(out, "WEBP", lossless=True, method=1 if best else 0, quality=0)
     else:
-        # Level 1 is 2–3 times faster than 6, for files 40 % larger.
-        image.save(out, "PNG", compress_level=6 if best else 1)
+        image.save(out, "PNG", compress_level=6)
     return out.getvalue(), fmt
+
+
+def png(image: Image.Image) -> bytes:
+    """A palette or RGB picture as PNG, each row unfiltered and deflated by ISA-L at its
+    fast level: three times faster than Pillow's fastest level, and smaller (a card picture
+    is mostly runs of one colour, which filters don't help)."""
+    w, h = image.size
+    if image.mode == "P":
+        rows = Image.new("P", (w + 1, h), 0)  # column 0: each row's filter byte, 0: none
+        rows.putpalette(image.getpalette() or [])
+        rows.paste(image, (1, 0))
+        return _png_rows(rows, (w, h))
+    rows = Image.new("L", (3 * w + 1, h), 0)
+    rows.paste(Image.frombytes("L", (3 * w, h), image.convert("RGB").tobytes()), (1, 0))
+    return _png_rows(rows, (w, h), rgb=True)
+
+
+def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False) -> bytes:
+    """PNG of a picture ``size`` pixels large from ``rows``: its palette (or RGB, ``rgb``)
+    pixels one column to the right of each row's filter byte."""
+    w, h = size
+    rows.paste(0, (0, 0, 1, h))  # the filter bytes: none, whatever was drawn over them
+    chunks = [(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2 if rgb else 3, 0, 0, 0))]
+    if not rgb:
+        chunks.append((b"PLTE", bytes(rows.getpalette() or [])))
+    chunks += [(b"IDAT", isal_zlib.compress(rows.tobytes(), FAST)), (b"IEND", b"")]
+    return b"\x89PNG\r\n\x1a\n" + b"".join(
+        struct.pack(">I", len(data)) + kind + data +
+        struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))) for kind, data in chunks)
 
 
 # --- hands ---------------------------------------------------------------------------------

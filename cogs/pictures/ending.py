@@ -2,7 +2,8 @@
 player's rating change, and the cards the loser was left holding; with its alt text, and the
 notice's embed and Replay button (``end_of_hand_message``).
 
-Drawn once per hand, so it is encoded both ways and the smaller file is kept.
+Drawn once per hand, so it is encoded at a better compression than the pictures of every
+move, in the format that is the smaller for it (``FORMATS``; a test checks the choice).
 """
 
 from __future__ import annotations
@@ -25,15 +26,12 @@ from cogs.pictures.draw import (
     LABEL,
     MARGIN,
     PLAIN,
-    PNG,
     ROW_GAP,
     STEP,
     UP,
-    WEBP,
     Canvas,
     Frame,
     _lock,
-    encode,
 )
 from cogs.pictures.scenes import ALT_LIMIT, card_words, cut, sorted_hand
 from cogs.render.text import ordinal
@@ -118,18 +116,10 @@ def end_of_hand_picture(order: Sequence[str], loser: str, last_cards: Sequence[C
             canvas.card(card, rank_text(card.rank, letters or lang), PLAIN, four,
                         left + (i % PER_LINE) * STEP,
                         top + ROW + (i // PER_LINE) * (CARD_H + ROW_GAP))
-        image = canvas.image
-    data, chosen = smaller(image)
+    drawn = canvas.finish("ending", best=True)  # out of the lock: encoding needs no font
     alt = _alt(lines, loser, cards, lang)
-    return EndingPicture(data, chosen, f"{ENDING_FILE}.{chosen}", alt, *image.size)
-
-
-def smaller(image: Any) -> tuple[bytes, str]:
-    """The picture as lossless WebP or PNG, whichever is smaller (both at their best
-    compression: this is drawn once per hand, not on every move)."""
-    webp, _w = encode(image, WEBP, best=True)
-    png, _p = encode(image, PNG, best=True)
-    return (webp, WEBP) if len(webp) <= len(png) else (png, PNG)
+    return EndingPicture(drawn.png, drawn.format, f"{ENDING_FILE}.{drawn.format}", alt,
+                         drawn.width, drawn.height)
 
 
 def _alt(lines: list[tuple[str, str, str, float]], loser: str, cards: list[Card],
