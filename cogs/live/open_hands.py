@@ -414,10 +414,14 @@ class OpenHands:
         if looks == hand.looks:
             hand.drawn(table.revision, looks)
             return
-        picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
-        files = edit_files(embed, picture)
-        if hand.looks is not None and picture is not None and hand.looks[2] == key:
-            del files["attachments"]  # the same picture: the message keeps its file
+        files: dict[str, Any]
+        if key is not None and hand.looks is not None and hand.looks[2] == key:
+            # The same picture: the message keeps its file, and nothing is drawn for it.
+            embed.set_image(url=f"attachment://{HAND_FILE}")
+            files = {}
+        else:
+            picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
+            files = edit_files(embed, picture)
         with hand.redrawing():
             try:
                 await hand.token.edit_original(self.client, embed=embed, view=view, **files)
