@@ -168,10 +168,11 @@ async def test_no_reminder_or_ping_for_a_turn_a_stand_in_plays(fake_discord, tmp
             continue  # the stand-in's first move ended the turn: try another deal
         await asyncio.sleep(1.0)
         async with running_bot(fake, path, clock=clock, seed=seed, ai_delay=0.05):
-            # No reminder and no ping for the lapsed turn: the stand-in finishes it.
-            await fake.wait_until(lambda t=table, s=slow: actor(t) != s, timeout=10)
+            # No reminder and no ping for the lapsed turn: the stand-in finishes it. (Generous:
+            # the restarted bot first waits out the channel's budget, 5 s, then plays slowly.)
+            await fake.wait_until(lambda t=table, s=slow: actor(t) != s, timeout=20)
             await fake.wait_until(
-                lambda t=table, c=channel: one_ping_for(fake, c, actor(t)), timeout=10)
+                lambda t=table, c=channel: one_ping_for(fake, c, actor(t)), timeout=20)
             slow_id = fake.user(slow).id
             assert not [m for m in fake.messages(channel, include_deleted=True)
                         if slow_id in m.pinged_user_ids and not m.deleted]

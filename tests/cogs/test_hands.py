@@ -128,7 +128,7 @@ async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, 
         await tap_once(driver, name, hand)
         await fake.wait_until(lambda: move_of(table) > before or is_over(table), timeout=10)
         await fake.wait_until(lambda: set(tracker.held(table_id_of(table)))
-                              <= {fake.user(name).id}, timeout=5)
+                              <= {fake.user(name).id}, timeout=15)
         # The lapsed hands were left alone: no edit through a dead token was tried.
         for other, old in hands.items():
             assert len(old.versions) == frozen[other]

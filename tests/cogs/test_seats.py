@@ -12,7 +12,7 @@ from bot.errors import AlreadyStarted, NotAllowed, NotAway, NotSeated, TooFewPla
 from bot.tables.service import Seat, TableService
 from rules import Variant, shuffled_deck
 from rules.i18n import Lang
-from tests.helpers import LONG, MARKDOWN, check_budget, play, table_id_of
+from tests.helpers import LONG, MARKDOWN, case_seed, check_budget, play, table_id_of
 from tests.nlk_driver import (
     Driver,
     TimeMachine,
@@ -325,32 +325,31 @@ async def test_ai_seats_come_and_go_between_hands_only(service):
     assert table.game.dealer == over.game.outcome().loser  # R5.1, the AI sits after
 
 
-@pytest.mark.e2e  # every state of several nine-seat hands, drawn in every language: seconds
+@pytest.mark.e2e  # every state of a nine-seat hand, drawn in each language: seconds
 @pytest.mark.parametrize("lang", list(Lang))
 @pytest.mark.parametrize("names", [LONG, MARKDOWN], ids=["long", "markdown"])
 def test_leavers_and_the_next_hands_seats_keep_the_table_message_small(names, lang):
     """Every other seat leaving mid-hand, then a full next hand whose loser has left."""
-    for seed in range(3):
-        for table in play(names, seed):
-            table.away, table.stand_in = frozenset({3, 4}), True
-            table.next_seats = [s for i, s in enumerate(table.seats) if i % 2 == 0]
-            view = table.public_view()
-            if not view.is_over:
-                assert sum(table.leaving(i) for i in range(9)) == 4
-                check_budget(table, lang)
-                continue
-            table.status = TableStatus.OVER
-            table.next_seats = [s for s in table.seats
-                                if s.user_id != table.seats[view.loser].user_id]
-            table.next_seats.append(Seat(5000, names[0][::-1], "strong"))
-            assert table.next_dealer() is not None
+    for table in play(names, case_seed(names, lang)):
+        table.away, table.stand_in = frozenset({3, 4}), True
+        table.next_seats = [s for i, s in enumerate(table.seats) if i % 2 == 0]
+        view = table.public_view()
+        if not view.is_over:
+            assert sum(table.leaving(i) for i in range(9)) == 4
             check_budget(table, lang)
-            table.next_seats = [Seat(5000 + i, n[::-1]) for i, n in enumerate(names)]
-            assert table.next_dealer() is None  # nobody stays: drawn at random
-            check_budget(table, lang)
-            table.next_seats = table.next_seats[:1]  # and too few for a next hand
-            check_budget(table, lang)
-            table.status = TableStatus.PLAYING
+            continue
+        table.status = TableStatus.OVER
+        table.next_seats = [s for s in table.seats
+                            if s.user_id != table.seats[view.loser].user_id]
+        table.next_seats.append(Seat(5000, names[0][::-1], "strong"))
+        assert table.next_dealer() is not None
+        check_budget(table, lang)
+        table.next_seats = [Seat(5000 + i, n[::-1]) for i, n in enumerate(names)]
+        assert table.next_dealer() is None  # nobody stays: drawn at random
+        check_budget(table, lang)
+        table.next_seats = table.next_seats[:1]  # and too few for a next hand
+        check_budget(table, lang)
+        table.status = TableStatus.PLAYING
 
 
 def next_hand_field(table):

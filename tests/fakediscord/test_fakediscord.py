@@ -523,6 +523,8 @@ async def test_token_expires_after_15_minutes(fake_discord: FakeDiscord, bot: De
     fake_discord.clock.advance(15 * 60 + 1)
     bot.gate.set()
     await ix.wait_until(lambda ix: ix.rejections, what="the expired followup")
+    # The bot reads the refusal a moment after the fake sent it: on a busy machine, later.
+    await fake_discord.wait_until(lambda: "later" in bot.results, what="the bot's error")
     assert bot.results["later"] == (401, 50027)  # Invalid Webhook Token
     assert ix.followups == []
     fake_discord.violations.clear()
