@@ -300,6 +300,7 @@ async def test_a_group_dm_table_converges_at_every_tap(fake_discord, tmp_path, b
                 if rng.random() < 0.5:
                     await hard_stop(bot)
                 await bot_context.aclose()
+                await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
                 bot_context = contextlib.AsyncExitStack()
                 await stack.enter_async_context(bot_context)
                 bot = await bot_context.enter_async_context(
