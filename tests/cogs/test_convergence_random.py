@@ -127,6 +127,30 @@ async def hard_stop(bot) -> None:
     bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close]
 
 
+class Restartable:
+    """The bot under test, in an exit stack of its own, closed and made anew at each
+    restart; the database outlives it."""
+
+    def __init__(self, stack: contextlib.AsyncExitStack, make) -> None:
+        self.stack, self.make = stack, make
+        self.context: contextlib.AsyncExitStack | None = None
+        self.bot = None
+
+    async def start(self):
+        self.context = contextlib.AsyncExitStack()
+        await self.stack.enter_async_context(self.context)
+        self.bot = await self.context.enter_async_context(self.make())
+        return self.bot
+
+    async def restart(self, hard: bool):
+        """A clean stop, or with ``hard`` one as SIGKILL would, then a new start."""
+        if hard:
+            await hard_stop(self.bot)
+        await self.context.aclose()
+        await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
+        return await self.start()
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_path, backend):
     seed = int(os.environ.get("NLK_CONVERGENCE_SEED") or random.randrange(10**6))
@@ -138,12 +162,8 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
     kinds = []
     async with contextlib.AsyncExitStack() as stack:
         path = await stack.enter_async_context(database_target(backend, tmp_path))
-        # The bot runs in a stack of its own, closed and made anew at each restart; the
-        # database outlives it.
-        bot_context = contextlib.AsyncExitStack()
-        await stack.enter_async_context(bot_context)
-        bot = await bot_context.enter_async_context(
-            running_bot(fake, path, clock=clock, seed=seed))
+        runner = Restartable(stack, lambda: running_bot(fake, path, clock=clock, seed=seed))
+        bot = await runner.start()
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=TIMER)
         for _step in range(STEPS if backend == "sqlite" else STEPS_POSTGRES):
             held = stored(bot)
@@ -188,14 +208,7 @@ async def test_what_discord_shows_converges_whatever_happens(fake_discord, tmp_p
             elif kind == "timeout":
                 clock.advance(TIMER + 1)
             elif kind == "restart":
-                if rng.random() < 0.5:
-                    await hard_stop(bot)
-                await bot_context.aclose()
-                await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
-                bot_context = contextlib.AsyncExitStack()
-                await stack.enter_async_context(bot_context)
-                bot = await bot_context.enter_async_context(
-                    running_bot(fake, path, clock=clock, seed=seed))
+                bot = await runner.restart(hard=rng.random() < 0.5)
             elif kind == "end-race" and is_over(table):
                 ix, _asked = await driver.click("ann", table, "End table", expect=4)
                 question = await ix.wait_message()
@@ -271,10 +284,9 @@ async def test_a_group_dm_table_converges_at_every_tap(fake_discord, tmp_path, b
     kinds = []
     async with contextlib.AsyncExitStack() as stack:
         path = await stack.enter_async_context(database_target(backend, tmp_path))
-        bot_context = contextlib.AsyncExitStack()
-        await stack.enter_async_context(bot_context)
-        bot = await bot_context.enter_async_context(
-            running_bot(fake, path, clock=clock, seed=seed, dev_guild=None))
+        runner = Restartable(stack, lambda: running_bot(fake, path, clock=clock, seed=seed,
+                                                        dev_guild=None))
+        bot = await runner.start()
         await bot.tree.sync()
         ix = await by_name["ann"].slash("nlk", "new", {"seats": 3, "turn_timer": TIMER})
         await ix.wait_message()
@@ -297,14 +309,7 @@ async def test_a_group_dm_table_converges_at_every_tap(fake_discord, tmp_path, b
                 clock.advance(16 * 60)
                 await asyncio.sleep(0.3)
             elif kind == "restart":
-                if rng.random() < 0.5:
-                    await hard_stop(bot)
-                await bot_context.aclose()
-                await asyncio.sleep(1.0)  # restarts in a row would pass the global rate limit
-                bot_context = contextlib.AsyncExitStack()
-                await stack.enter_async_context(bot_context)
-                bot = await bot_context.enter_async_context(
-                    running_bot(fake, path, clock=clock, seed=seed, dev_guild=None))
+                bot = await runner.restart(hard=rng.random() < 0.5)
             elif kind == "table":
                 ix = await by_name["ann"].slash("nlk", "table")
                 await ix.wait_response()
