@@ -11,6 +11,7 @@ import discord
 
 from cogs.client import Interaction
 from cogs.lesson import ids
+from cogs.routes.families import refusing
 
 
 class LessonRouter(Protocol):
@@ -42,16 +43,4 @@ def lesson_families(lessons: LessonRouter) -> tuple[type[discord.ui.DynamicItem[
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await lessons.click(interaction, self.lesson, self.step, self.act)
 
-    class UnknownLesson(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.UNKNOWN):
-        """A lesson-shaped id no version of the buttons made: refused."""
-
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> UnknownLesson:
-            return cls(item)
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await lessons.unknown(interaction)
-
-    return (LessonStep, UnknownLesson)
+    return (LessonStep, refusing("UnknownLesson", ids.UNKNOWN, lambda ix: lessons.unknown(ix)))

@@ -11,6 +11,7 @@ import discord
 
 from cogs.client import Interaction
 from cogs.practice import ids
+from cogs.routes.families import refusing
 
 
 class PracticeRouter(Protocol):
@@ -47,17 +48,5 @@ def practice_families(practices: PracticeRouter
                 act = str(values[0])
             await practices.click(interaction, self.hand, self.version, act)
 
-    class UnknownPractice(discord.ui.DynamicItem[discord.ui.Item[Any]],
-                          template=ids.UNKNOWN):
-        """A practice-shaped id no version of the buttons made: refused."""
-
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> UnknownPractice:
-            return cls(item)
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await practices.unknown(interaction)
-
-    return (PracticeStep, UnknownPractice)
+    return (PracticeStep,
+            refusing("UnknownPractice", ids.UNKNOWN, lambda ix: practices.unknown(ix)))

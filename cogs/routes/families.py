@@ -10,15 +10,35 @@ handed to that handler with typed values.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
-from cogs.client import Router
+from cogs.client import Interaction, Router
 from cogs.widgets import ids
 from cogs.widgets.ids import Look, Move, Page, Seating, Target
 
 Families = tuple[type[discord.ui.DynamicItem[Any]], ...]
+
+
+def refusing(name: str, template: str, refuse: Callable[[Interaction], Awaitable[None]]
+             ) -> type[discord.ui.DynamicItem[Any]]:
+    """The family ``name`` of ids shaped like one of ours (``template``) that no version of
+    the buttons made (forged or damaged): every click on one is answered by ``refuse``."""
+
+    class Refused(discord.ui.DynamicItem[discord.ui.Item[Any]], template=template):
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> Refused:
+            return cls(item)
+
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await refuse(interaction)
+
+    Refused.__name__ = Refused.__qualname__ = name
+    return Refused
 
 
 def families(router: Router) -> Families:

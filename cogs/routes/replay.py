@@ -11,7 +11,7 @@ import discord
 
 from cogs.client import ReplayRouter
 from cogs.replay import ids
-from cogs.routes.families import Families
+from cogs.routes.families import Families, refusing
 
 
 def replay_families(replays: ReplayRouter) -> Families:
@@ -36,16 +36,4 @@ def replay_families(replays: ReplayRouter) -> Families:
                 else []
             await replays.click(interaction, self.ref, self.step, self.act, values)
 
-    class UnknownReplay(discord.ui.DynamicItem[discord.ui.Item[Any]], template=ids.UNKNOWN):
-        """A replay-shaped id no version of the buttons made (forged or damaged): refused."""
-
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> UnknownReplay:
-            return cls(item)
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await replays.unknown(interaction)
-
-    return (ReplayStep, UnknownReplay)
+    return (ReplayStep, refusing("UnknownReplay", ids.UNKNOWN, lambda ix: replays.unknown(ix)))

@@ -10,10 +10,10 @@ import discord
 
 from bot.errors import InputError
 from cogs.answers.replies import describe, say
-from cogs.client import BoardRouter
+from cogs.client import BoardRouter, Interaction
 from cogs.i18n.translator import lang_of
 from cogs.render.seasons import TEMPLATE
-from cogs.routes.families import Families
+from cogs.routes.families import Families, refusing
 
 
 def season_families(boards: BoardRouter) -> Families:
@@ -37,17 +37,8 @@ def season_families(boards: BoardRouter) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await boards.page(interaction, self.season, self.players, self.page)
 
-    class UnknownBoard(discord.ui.DynamicItem[discord.ui.Item[Any]],
-                       template=rf"(?!{TEMPLATE}$)nlkb:.{{0,95}}"):
-        """A board-shaped id no version of the buttons made (forged or damaged): refused."""
+    async def refuse(interaction: Interaction) -> None:
+        await say(interaction, describe(InputError(), lang_of(interaction))[0])
 
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> UnknownBoard:
-            return cls(item)
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await say(interaction, describe(InputError(), lang_of(interaction))[0])
-
-    return (BoardButton, UnknownBoard)
+    # A board-shaped id no version of the buttons made (forged or damaged): refused.
+    return (BoardButton, refusing("UnknownBoard", rf"(?!{TEMPLATE}$)nlkb:.{{0,95}}", refuse))
