@@ -27,14 +27,16 @@ async def play_for(driver: Driver, table, host: str, seconds: float) -> None:
 async def collect_step(driver: Driver, table) -> None:
     """One phase-one move from the table message. Right after a kill the message may still
     show a state the dead process moved past (its last paced edit died with it): the tap is
-    then refused as out of date, privately, and the new process brings the message up to
-    date."""
+    then refused privately, as out of date or as someone else's turn, and the new process
+    brings the message up to date."""
     buttons = [b for b in table.buttons() if b.label not in ("My stack", "Moves", "Fair deal")]
     ix = await driver.fake.click(actor(table), table,
                                  custom_id=driver.rng.choice(buttons).custom_id)
     response = await ix.wait_response()
     if response.type != 7:
-        assert response.ephemeral and "out of date" in response.data["content"], response.data
+        content = response.data["content"]
+        assert response.ephemeral and ("out of date" in content or "'s turn" in content), \
+            response.data
         await asyncio.sleep(0.2)
 
 
