@@ -30,9 +30,12 @@ from PIL import Image
 from cogs.pictures import CACHE_BYTES, Pictures
 from cogs.pictures.chart import draw_chart
 from cogs.pictures.draw import (
+    FONTS,
     FORMATS,
     FRAME,
+    LETTERS,
     PNG,
+    REGULAR,
     WEBP,
     Frame,
     HandScene,
@@ -41,6 +44,7 @@ from cogs.pictures.draw import (
     encode,
 )
 from cogs.pictures.ending import EndingPicture, end_of_hand_picture
+from cogs.pictures.glyphs import Metrics, metrics_path
 from cogs.pictures.replay import ReplayScene, replay_scene
 from cogs.pictures.scenes import hand_scene, table_scene
 from rules import Card, Game, Phase, SeatView, Variant, shuffled_deck
@@ -120,12 +124,12 @@ def _ms(samples: list[float]) -> tuple[float, float]:
                                                    int(len(ordered) * 0.99))]
 
 
-def _both(data: bytes, best: bool) -> tuple[int, int]:
+def _both(data: bytes, once: bool) -> tuple[int, int]:
     """The bytes of a picture as PNG and as lossless WebP, at the settings its kind uses."""
     opened = Image.open(io.BytesIO(data))
     opened.load()
     image = opened if opened.mode == "P" else opened.convert("RGB").quantize(256)
-    return (len(encode(image, PNG, best=best)[0]), len(encode(image, WEBP, best=best)[0]))
+    return len(encode(image, PNG, once=once)[0]), len(encode(image, WEBP, once=once)[0])
 
 
 def _density(width: int, height: int, frame: Frame = FRAME) -> tuple[float, float]:
@@ -190,7 +194,7 @@ async def bench(rounds: int) -> None:
                 ending = await asyncio.to_thread(_cpu(cpu, _ending), rng, four)
                 cold.append((time.perf_counter() - start) * 1000)
                 cached.append(0.0)
-                data, shape, sent, best = ending.data, (ending.width, ending.height), \
+                data, shape, sent, once = ending.data, (ending.width, ending.height), \
                     ending.format, True
             elif kind == "chart":
                 ratings = [rng.uniform(-5, 25) for _ in range(rng.randint(2, 80))]
@@ -199,7 +203,7 @@ async def bench(rounds: int) -> None:
                                                Lang.EN)
                 cold.append((time.perf_counter() - start) * 1000)
                 cached.append(0.0)
-                shape, sent, best = Image.open(io.BytesIO(data)).size, PNG, False
+                shape, sent, once = Image.open(io.BytesIO(data)).size, PNG, True
             else:
                 scene, alt = scenes(kind, Lang.EN, four, rng)
                 pictures.cache.clear()
@@ -212,11 +216,11 @@ async def bench(rounds: int) -> None:
                 await pictures._picture(scene, alt, "x.png")
                 cached.append((time.perf_counter() - start) * 1000)
                 assert picture is not None
-                data, shape, best = picture.png, (picture.width, picture.height), False
+                data, shape, once = picture.png, (picture.width, picture.height), False
                 sent = FORMATS["replay" if kind == "replay-step" else kind.rstrip("0123456789")
                                .split("-")[0]]
             if i < 20:  # both encodings of the first pictures: the sizes, not the time
-                sizes.append(_both(data, best))
+                sizes.append(_both(data, once))
         c50, c99 = _ms(cold)
         f99 = f"{_ms(fresh)[1]:>10.2f}" if fresh else f"{'':>10}"
         h50, _h99 = _ms(cached)
@@ -290,12 +294,26 @@ def main(argv: list[str] | None = None) -> int:
     timing.add_argument("--rounds", type=int, default=200)
     out = commands.add_parser("sample", help="write a hand and a table picture")
     out.add_argument("folder", type=Path)
+    commands.add_parser("metrics", help="measure the font's advances and kerning (after the "
+                        "font or LETTERS changed)")
     args = parser.parse_args(argv)
     if args.command == "bench":
         asyncio.run(bench(args.rounds))
+    elif args.command == "metrics":
+        metrics()
     else:
         sample(args.folder)
     return 0
+
+
+def metrics() -> None:
+    """Measure the advance of each of ``LETTERS`` in the labels' font, and the pairs of them
+    it kerns, and write them next to the font, where the labels read them."""
+    font = FONTS / REGULAR
+    measured = Metrics.measure(font, LETTERS)
+    metrics_path(font).write_text(measured.dumps() + "\n", encoding="utf-8")
+    print(f"{metrics_path(font).name}: {len(measured.advances)} letters, "
+          f"{len(measured.pairs)} kerned pairs")
 
 
 if __name__ == "__main__":

@@ -150,4 +150,4 @@ def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
         dot = 3 * r
         pen.ellipse((last[0] - dot, last[1] - dot, last[0] + dot, last[1] + dot),
                     fill=GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY)
-    return png(image.quantize(palette=_PALETTE, dither=Image.Dither.NONE))
+    return png(image.quantize(palette=_PALETTE, dither=Image.Dither.NONE), once=True)

@@ -33,6 +33,7 @@ from typing import Any
 from isal import isal_zlib
 from PIL import Image, ImageDraw, ImageFont
 
+from cogs.pictures import glyphs
 from rules import Card
 
 FONTS = Path(__file__).parent / "fonts"
@@ -52,6 +53,11 @@ CELL_W, LABEL_H = 84, 32  # a place on the table: a card and two label lines und
 LINE_H = 14  # one label line
 PER_TABLE_ROW = 5
 SYMBOLS = "♠♥♦♣"
+TEXT_SIZES = (12, 13, 15, 17)  # the sizes of the labels on the felt, in card units
+# The letters labels are mostly written in (the three languages' alphabets, digits,
+# punctuation, the suits): drawn at start-up with the card faces' parts, at each label size.
+LETTERS = ("".join(map(chr, range(0x20, 0x7F))) + "áéíóöőúüűÁÉÍÓÖŐÚÜŰàâæçèêëîïôœùûÿ"
+           "ÀÂÆÇÈÊËÎÏÔŒÙÛŸ«»’·…−±×\u00a0\u202f♠♥♦♣")
 SUPER = 2  # tiles are drawn this many times larger and reduced: smooth edges everywhere
 
 FELT = (30, 86, 49)
@@ -229,12 +235,33 @@ def _palette() -> Image.Image:
 
 _PALETTE = _palette()
 
+# Masks made from a drawing's coverage (0–255), as lookup tables: the pixels half covered
+# or more, any covered at all, an eighth or more (a letter's pixels on the felt).
+_HALF = [0] * 128 + [255] * 128
+_ANY = [0] + [255] * 255
+_EIGHTH = [0] * 32 + [255] * 224
+
+
+@lru_cache(maxsize=64)
+def _ramp(ground: tuple[int, ...], ink: tuple[int, ...]) -> list[int] | None:
+    """For an ink on a ground the palette has in steps (``SHADES``): the palette index of
+    each coverage 0–255, the nearest step; None for a pair the palette has no steps of."""
+    flat = _PALETTE.getpalette() or []
+    index: dict[tuple[int, ...], int] = {}
+    for i in range(len(flat) // 3 - 1, -1, -1):  # the first of equal colours wins
+        index[tuple(flat[3 * i:3 * i + 3])] = i
+    found = [index.get(_mix(ground, ink, i / (SHADES - 1))) for i in range(SHADES)]
+    steps = [i for i in found if i is not None]
+    if len(steps) < SHADES:
+        return None
+    return [steps[round(a * (SHADES - 1) / 255)] for a in range(256)]
+
 
 def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
     """An RGBA drawing as a palette image in the fixed palette, and the mask of its shape."""
     ground = Image.new("RGB", tile.size, FELT)
     ground.paste(tile, (0, 0), tile)
-    mask = tile.getchannel("A").point(lambda a: 255 if a >= 128 else 0)
+    mask = tile.getchannel("A").point(_HALF)
     return ground.quantize(palette=_PALETTE, dither=Image.Dither.NONE), mask
 
 
@@ -353,7 +380,7 @@ def _stamp(text: str, font: str, size: int, ink: tuple[int, ...], face: tuple[in
     mask = mask.crop(box)
     letters = Image.new("RGB", mask.size, face)
     letters.paste(ink, (0, 0, *mask.size), mask)
-    touched = mask.point(lambda a: 255 if a else 0).convert("1")
+    touched = mask.point(_ANY, "1")
     return (letters.quantize(palette=_PALETTE, dither=Image.Dither.NONE).im, touched.im,
             box[0], box[1], *mask.size)
 
@@ -455,6 +482,8 @@ def _prepare(width: int, ranks: tuple[tuple[str, ...], ...], folder: Path) -> No
                 for suit in range(4):
                     for value, rank in zip(range(2, 15), shown, strict=True):
                         _marks(rank, suit, state, four, width, value, folder)
+    for units in TEXT_SIZES:  # the labels' letters at this card size
+        glyphs.prepare(_font(REGULAR, max(6, round(units * width / CARD_W)), folder), LETTERS)
     for mark in (False, True):
         for kind in Special:
             for suit in range(4) if kind is Special.SUIT else (0,):
@@ -556,28 +585,33 @@ def fit(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
 
 @lru_cache(maxsize=8192)
 def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = "m",
-           folder: Path = FONTS) -> tuple[Image.Image, Image.Image]:
+           folder: Path = FONTS) -> Mark:
     """One line of text on the felt, ``width`` pixels wide, in the fixed palette, with the
-    mask of its letters (the felt around them is left as it is). A long line first takes a
-    smaller size (down to three quarters), then is cut with an ellipsis."""
+    mask of its letters (the felt around them is left as it is), as a part to paste. A long
+    line first takes a smaller size (down to three quarters), then is cut with an
+    ellipsis."""
     text = drawable(text, folder)
     font = _font(REGULAR, size, folder)
-    least = _font(REGULAR, max(4, size * 3 // 4), folder)
-    for candidate in (font, least):
-        if candidate.getlength(text) <= width - 2:
-            font = candidate
-            break
-    else:
-        font = least
-    text = fit(text, font, width - 2)
+    if glyphs.length(font, text) > width - 2:
+        font = _font(REGULAR, max(4, size * 3 // 4), folder)
+        text = fit(text, font, width - 2)
     height = round(size * 1.25)
-    mask = Image.new("L", (width, height), 0)
-    anchor, x = {"l": ("lm", 1), "r": ("rm", width - 1)}.get(align, ("mm", width // 2))
-    ImageDraw.Draw(mask).text((x, height // 2), text, font=font, fill=255, anchor=anchor)
+    mask = glyphs.line(font, text, (width, height), align)
+    if mask is None:  # letters that join or stack: laid out whole
+        mask = Image.new("L", (width, height), 0)
+        anchor, x = {"l": ("lm", 1), "r": ("rm", width - 1)}.get(align, ("mm", width // 2))
+        ImageDraw.Draw(mask).text((x, height // 2), text, font=font, fill=255, anchor=anchor)
+    # Mapped through tables on Pillow's own pixel stores: ``Image.point`` would first round
+    # each table's 256 entries again, which costs more than the mapping.
+    coverage = mask.im
+    shape = coverage.point(_EIGHTH, None)
+    ramp = _ramp(FELT, ink)
+    if ramp is not None:  # the letters' coverage is their colour's step: no quantizing
+        return coverage.point(ramp, None), shape, 0, 0, width, height
     line = Image.new("RGB", mask.size, FELT)
     line.paste(ink, (0, 0, *mask.size), mask)
-    shape = mask.point(lambda a: 255 if a >= 32 else 0)
-    return line.quantize(palette=_PALETTE, dither=Image.Dither.NONE), shape
+    return (line.quantize(palette=_PALETTE, dither=Image.Dither.NONE).im, shape, 0, 0, width,
+            height)
 
 
 # --- the canvas ----------------------------------------------------------------------------
@@ -644,60 +678,61 @@ class Canvas:
         """A line of text in ``width`` card units from (x, y), its top."""
         if not text:
             return
-        letters, shape = _label(text, ink, max(4, round(width * self.unit)),
-                                max(6, round(size * self.unit)), align, self.folder)
+        letters, shape, _x, _y, w, h = _label(text, ink, max(4, round(width * self.unit)),
+                                              max(6, round(size * self.unit)), align,
+                                              self.folder)
         px, py = self.at(x, y)
-        self.rows.paste(letters, (px + 1, py), shape)
+        self.rows.im.paste(letters, (px + 1, py, px + 1 + w, py + h), shape)
 
-    def finish(self, kind: str, *, best: bool = False) -> Drawn:
-        """The picture encoded in its kind's format (``best``: see ``encode``)."""
+    def finish(self, kind: str, *, once: bool = False) -> Drawn:
+        """The picture encoded in its kind's format (``once``: see ``encode``)."""
         fmt = FORMATS.get(kind, PNG)
-        if fmt == PNG and not best:
-            data = _png_rows(self.rows, self.size)
+        if fmt == PNG:
+            data = _png_rows(self.rows, self.size, once=once)
         else:
-            data = encode(self.image, fmt, best=best)[0]
+            data = encode(self.image, fmt, once=once)[0]
         return Drawn(data, *self.size, tuple(self.boxes), fmt)
 
 
 # The format each kind of picture is sent in: the smaller of lossless WebP and PNG at the
-# settings it is encoded with, as measured on fixed scenes (``python -m cogs.pictures bench``
-# prints both; a test checks the choice). Decided once per kind, not per picture: encoding
-# each picture both ways would cost more than the bytes it saves.
-FORMATS: dict[str, str] = {"hand": PNG, "table": PNG, "replay": PNG, "ending": WEBP}
-FAST = 1  # ISA-L's deflate level for a picture drawn on every move
+# settings it can afford, as measured on fixed scenes (``python -m cogs.pictures bench``
+# prints both; a test checks the choice). Every kind must be drawn and encoded within 10 ms:
+# WebP's fastest setting takes 6–14 ms for a picture of the frame's size on its own (and is
+# then larger than PNG), PNG with ISA-L's deflate 0.3–1.5 ms. Decided once per kind, not per
+# picture: encoding each picture both ways would cost more than the bytes it saves.
+FORMATS: dict[str, str] = {"hand": PNG, "table": PNG, "replay": PNG, "ending": PNG}
+FAST = 1  # ISA-L's deflate level (its next, 3, saves 4% in fifteen times the time)
+ONCE = 6  # zlib's level for a picture drawn once: 20–55% smaller than ISA-L's, in 3–4 ms
 
 
-def encode(image: Image.Image, fmt: str, *, best: bool = False) -> tuple[bytes, str]:
-    """The picture as lossless WebP or PNG: by default at the fastest settings of each (a
-    hand or table picture is drawn on every move), ``best``: at a better compression (a
-    picture drawn once, such as the end of a hand)."""
-    if fmt == PNG and not best:
-        return png(image), fmt
+def encode(image: Image.Image, fmt: str, *, once: bool = False) -> tuple[bytes, str]:
+    """The picture as lossless WebP or PNG, at the fastest settings of each (a hand or table
+    picture is drawn on every move); ``once``: PNG deflated harder, for a picture drawn once
+    (the end of a hand, a rating chart)."""
+    if fmt == PNG:
+        return png(image, once=once), fmt
     out = io.BytesIO()
-    if fmt == WEBP:
-        # Method 1 makes files a third the size of method 0's, in less time.
-        image.save(out, "WEBP", lossless=True, method=1 if best else 0, quality=0)
-    else:
-        image.save(out, "PNG", compress_level=6)
+    image.save(out, "WEBP", lossless=True, method=0, quality=0)
     return out.getvalue(), fmt
 
 
-def png(image: Image.Image) -> bytes:
+def png(image: Image.Image, *, once: bool = False) -> bytes:
     """A palette or RGB picture as PNG, each row unfiltered and deflated by ISA-L at its
     fast level: three times faster than Pillow's fastest level, and smaller (a card picture
-    is mostly runs of one colour, which filters don't help)."""
+    is mostly runs of one colour, which filters don't help); ``once``: by zlib at ``ONCE``."""
     w, h = image.size
     if image.mode == "P":
         rows = Image.new("P", (w + 1, h), 0)  # column 0: each row's filter byte, 0: none
         rows.putpalette(image.getpalette() or [])
         rows.paste(image, (1, 0))
-        return _png_rows(rows, (w, h))
+        return _png_rows(rows, (w, h), once=once)
     rows = Image.new("L", (3 * w + 1, h), 0)
     rows.paste(Image.frombytes("L", (3 * w, h), image.convert("RGB").tobytes()), (1, 0))
-    return _png_rows(rows, (w, h), rgb=True)
+    return _png_rows(rows, (w, h), rgb=True, once=once)
 
 
-def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False) -> bytes:
+def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False,
+              once: bool = False) -> bytes:
     """PNG of a picture ``size`` pixels large from ``rows``: its palette (or RGB, ``rgb``)
     pixels one column to the right of each row's filter byte."""
     w, h = size
@@ -705,7 +740,9 @@ def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False) ->
     chunks = [(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2 if rgb else 3, 0, 0, 0))]
     if not rgb:
         chunks.append((b"PLTE", bytes(rows.getpalette() or [])))
-    chunks += [(b"IDAT", isal_zlib.compress(rows.tobytes(), FAST)), (b"IEND", b"")]
+    pixels = rows.tobytes()
+    packed = zlib.compress(pixels, ONCE) if once else isal_zlib.compress(pixels, FAST)
+    chunks += [(b"IDAT", packed), (b"IEND", b"")]
     return b"\x89PNG\r\n\x1a\n" + b"".join(
         struct.pack(">I", len(data)) + kind + data +
         struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))) for kind, data in chunks)

@@ -2,8 +2,8 @@
 player's rating change, and the cards the loser was left holding; with its alt text, and the
 notice's embed and Replay button (``end_of_hand_message``).
 
-Drawn once per hand, so it is encoded at a better compression than the pictures of every
-move, in the format that is the smaller for it (``FORMATS``; a test checks the choice).
+Drawn once per hand, so it is deflated harder than the pictures of every move, in the format
+that is the smaller for it (``FORMATS``; a test checks the choice).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def end_of_hand_picture(order: Sequence[str], loser: str, last_cards: Sequence[C
             canvas.card(card, rank_text(card.rank, letters or lang), PLAIN, four,
                         left + (i % PER_LINE) * STEP,
                         top + ROW + (i // PER_LINE) * (CARD_H + ROW_GAP))
-    drawn = canvas.finish("ending", best=True)  # out of the lock: encoding needs no font
+    drawn = canvas.finish("ending", once=True)  # out of the lock: encoding needs no font
     alt = _alt(lines, loser, cards, lang)
     return EndingPicture(drawn.png, drawn.format, f"{ENDING_FILE}.{drawn.format}", alt,
                          drawn.width, drawn.height)

@@ -130,17 +130,22 @@ def test_a_hand_is_laid_out_wide_not_in_a_tall_column():
 
 def test_each_kind_goes_out_in_the_smaller_format():
     """On fixed scenes, the format each kind is sent in is the smaller of lossless WebP and
-    PNG at the encoder settings that kind is drawn with (every move: the fastest; once per
-    hand: the best), and the end-of-hand picture keeps the smaller of the two itself."""
+    PNG at the encoder settings that kind can afford (every move: the fastest; once per hand
+    or chart: PNG deflated harder), and the end-of-hand picture keeps the smaller of the two
+    itself; the rating chart goes out as PNG, the smaller for it too."""
     for kind, scene in (("hand", hand_of(10)), ("hand", hand_of(40, 3))):
         image = decode(draw_hand(scene).png).quantize(256)
         sizes = {fmt: len(encode(image, fmt)[0]) for fmt in (PNG, WEBP)}
         assert sizes[FORMATS[kind]] == min(sizes.values()), (kind, sizes)
     ending = _ending()
     image = decode(ending.data)
-    best = {fmt: len(encode(image.quantize(256), fmt, best=True)[0]) for fmt in (PNG, WEBP)}
-    assert ending.format == min(best, key=lambda f: best[f])
+    once = {fmt: len(encode(image.quantize(256), fmt, once=True)[0]) for fmt in (PNG, WEBP)}
+    assert ending.format == min(once, key=lambda f: once[f])
     assert ending.filename.endswith("." + ending.format)
+    for ratings in ([1.0, 3.5, 2.0, 6.0], [float(i % 7) for i in range(60)]):
+        chart = draw_chart(ratings, "provisional", Lang.EN)
+        assert chart.startswith(b"\x89PNG")
+        assert len(chart) < len(encode(decode(chart), WEBP, once=True)[0])
 
 
 @pytest.mark.parametrize("four", [False, True])
