@@ -8,13 +8,16 @@ band with their stretch of the line in grey; the rest is drawn in gold.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.guilds.ratings import PROVISIONAL_HANDS, TREND_HANDS
+from cogs.pictures import glyphs
 from cogs.pictures.draw import (
+    _EIGHTH,
     FELT,
     FONTS,
     FRAME,
@@ -27,6 +30,7 @@ from cogs.pictures.draw import (
     _lock,
     _mix,
     png,
+    ramp,
 )
 from rules.i18n import Lang, number, translator
 
@@ -52,6 +56,7 @@ def _palette() -> Image.Image:
 
 
 _PALETTE = _palette()
+_FLAT = tuple(_PALETTE.getpalette() or ())
 
 
 @dataclass(frozen=True)
@@ -120,34 +125,69 @@ def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
         y = PLOT.y1 - (PLOT.y1 - PLOT.y0) * (value - low) / (high - low)
         return x, y
 
-    image = Image.new("RGB", (PLOT.width, PLOT.height), FELT)
+    # Drawn in the palette's indices: nothing to quantise, and each colour exact.
+    image = Image.new("P", (PLOT.width, PLOT.height), _index(FELT))
+    image.putpalette(_FLAT)
     pen = ImageDraw.Draw(image)
     with _lock:
         small = _font(REGULAR, round(11 * r), folder)
         provisional = min(PROVISIONAL_HANDS, len(points) - 1)
         if provisional:
             band_end = at(provisional, low)[0]
-            pen.rectangle((PLOT.x0, PLOT.y0, band_end, PLOT.y1), fill=BAND)
-            pen.text((PLOT.x0 + 3 * r, PLOT.y0 + 2 * r), provisional_label, font=small, fill=GREY,
-                     anchor="la")
-        pen.rectangle((PLOT.x0, PLOT.y0, PLOT.x1, PLOT.y1), outline=GRID, width=round(r))
+            pen.rectangle((PLOT.x0, PLOT.y0, band_end, PLOT.y1), fill=_index(BAND))
+            _text(image, provisional_label, (PLOT.x0 + 3 * r, PLOT.y0 + 2 * r), "la", small,
+                  BAND, GREY)
+        pen.rectangle((PLOT.x0, PLOT.y0, PLOT.x1, PLOT.y1), outline=_index(GRID),
+                      width=round(r))
         if low < 0 < high:
             zero = at(0, 0.0)[1]
             for x in range(PLOT.x0, PLOT.x1, round(8 * r)):
-                pen.line((x, zero, min(x + 4 * r, PLOT.x1), zero), fill=GRID,
+                pen.line((x, zero, min(x + 4 * r, PLOT.x1), zero), fill=_index(GRID),
                          width=round(r))
         for value in (high - pad, low + pad):
-            pen.text((PLOT.x0 - 4 * r, at(0, value)[1]), number(value, lang, 1), font=small,
-                     fill=LABEL, anchor="rm")
-        pen.text((PLOT.x1, PLOT.height - 4 * r), str(len(points) - 1), font=small, fill=LABEL,
-                 anchor="rd")
+            _text(image, number(value, lang, 1), (PLOT.x0 - 4 * r, at(0, value)[1]), "rm",
+                  small, FELT, LABEL)
+        _text(image, str(len(points) - 1), (PLOT.x1, PLOT.height - 4 * r), "rd", small, FELT,
+              LABEL)
         line = [at(i, v) for i, v in enumerate(points)]
         if provisional:
-            pen.line(line[:provisional + 1], fill=GREY, width=round(2 * r))
+            pen.line(line[:provisional + 1], fill=_index(GREY), width=round(2 * r))
         if len(line) > provisional + 1:
-            pen.line(line[provisional:], fill=GOLD, width=round(2 * r))
+            pen.line(line[provisional:], fill=_index(GOLD), width=round(2 * r))
         last = line[-1]
         dot = 3 * r
         pen.ellipse((last[0] - dot, last[1] - dot, last[0] + dot, last[1] + dot),
-                    fill=GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY)
-    return png(image.quantize(palette=_PALETTE, dither=Image.Dither.NONE), once=True)
+                    fill=_index(GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY))
+    return png(image, once=True)
+
+
+def _index(colour: tuple[int, ...]) -> int:
+    """The palette index of one of the chart's colours."""
+    found = ramp(_FLAT, colour, colour)
+    assert found is not None, colour
+    return found[0]
+
+
+def _text(image: Image.Image, text: str, at: tuple[float, float], anchor: str,
+          font: ImageFont.FreeTypeFont, ground: tuple[int, ...], ink: tuple[int, ...]) -> None:
+    """``text`` in ``ink`` on ``ground``, placed as Pillow places it at ``at`` by ``anchor``
+    (left or right; ascender, middle or descender), its smooth edges in the ground's steps
+    to the ink."""
+    width = math.ceil(glyphs.length(font, text)) + 2
+    height = round(font.size * 1.25)
+    horizontal, vertical = anchor[0], anchor[1]
+    mask = glyphs.line(font, text, (width, height), horizontal)
+    if mask is None:  # letters that join or stack: laid out whole
+        mask = Image.new("L", (width, height), 0)
+        ImageDraw.Draw(mask).text((1 if horizontal == "l" else width - 1, height // 2), text,
+                                  font=font, fill=255, anchor=horizontal + "m")
+    # Where the line's middle goes: a letter's top, anchored at ``vertical`` and at "m".
+    middle = at[1] + font.getbbox("x", anchor="l" + vertical)[1] \
+        - font.getbbox("x", anchor="lm")[1]
+    left = round(at[0]) - (1 if horizontal == "l" else width - 1)
+    top = round(middle) - height // 2
+    steps = ramp(_FLAT, ground, ink)
+    assert steps is not None, (ground, ink)
+    coverage = mask.im
+    image.im.paste(coverage.point(steps, None), (left, top, left + width, top + height),
+                   coverage.point(_EIGHTH, None))

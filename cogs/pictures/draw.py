@@ -243,18 +243,21 @@ _EIGHTH = [0] * 32 + [255] * 224
 
 
 @lru_cache(maxsize=64)
-def _ramp(ground: tuple[int, ...], ink: tuple[int, ...]) -> list[int] | None:
-    """For an ink on a ground the palette has in steps (``SHADES``): the palette index of
-    each coverage 0–255, the nearest step; None for a pair the palette has no steps of."""
-    flat = _PALETTE.getpalette() or []
+def ramp(palette: tuple[int, ...], ground: tuple[int, ...], ink: tuple[int, ...]
+         ) -> list[int] | None:
+    """For an ink on a ground a palette (flat RGB) has in steps (``SHADES``): the palette
+    index of each coverage 0–255, the nearest step; None for a pair it has no steps of."""
     index: dict[tuple[int, ...], int] = {}
-    for i in range(len(flat) // 3 - 1, -1, -1):  # the first of equal colours wins
-        index[tuple(flat[3 * i:3 * i + 3])] = i
+    for i in range(len(palette) // 3 - 1, -1, -1):  # the first of equal colours wins
+        index[tuple(palette[3 * i:3 * i + 3])] = i
     found = [index.get(_mix(ground, ink, i / (SHADES - 1))) for i in range(SHADES)]
     steps = [i for i in found if i is not None]
     if len(steps) < SHADES:
         return None
     return [steps[round(a * (SHADES - 1) / 255)] for a in range(256)]
+
+
+_FLAT = tuple(_PALETTE.getpalette() or ())
 
 
 def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
@@ -605,9 +608,9 @@ def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = 
     # each table's 256 entries again, which costs more than the mapping.
     coverage = mask.im
     shape = coverage.point(_EIGHTH, None)
-    ramp = _ramp(FELT, ink)
-    if ramp is not None:  # the letters' coverage is their colour's step: no quantizing
-        return coverage.point(ramp, None), shape, 0, 0, width, height
+    steps = ramp(_FLAT, FELT, ink)
+    if steps is not None:  # the letters' coverage is their colour's step: no quantizing
+        return coverage.point(steps, None), shape, 0, 0, width, height
     line = Image.new("RGB", mask.size, FELT)
     line.paste(ink, (0, 0, *mask.size), mask)
     return (line.quantize(palette=_PALETTE, dither=Image.Dither.NONE).im, shape, 0, 0, width,
