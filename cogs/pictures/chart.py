@@ -158,7 +158,7 @@ def draw_chart(ratings: list[float], provisional_label: str, lang: Lang,
         dot = 3 * r
         pen.ellipse((last[0] - dot, last[1] - dot, last[0] + dot, last[1] + dot),
                     fill=_index(GOLD if len(points) - 1 > PROVISIONAL_HANDS else GREY))
-    return png(image, once=True)
+    return png(image, lines=True)
 
 
 def _index(colour: tuple[int, ...]) -> int:
