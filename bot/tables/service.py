@@ -77,6 +77,8 @@ class TableService:
         # How a new hand is dealt; tests may swap these.
         self.shuffle: Callable[[int, str], list[Card]] = shuffled_deck
         self.choose_dealer: Callable[[int], int] = secrets.randbelow
+        # A hand's secret seed: its deck and its AI players' and stand-ins' choices.
+        self.new_seed: Callable[[], str] = lambda: secrets.token_hex(16)
 
     # --- what the store holds, read through the service ----------------------------------
 
@@ -451,7 +453,7 @@ class TableService:
         table.revision = next_revision()
 
     async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
-        seed = secrets.token_hex(16)
+        seed = self.new_seed()
         number = table.hand_number + 1
         names = [s.name for s in seats]
         deck = self.shuffle(len(seats), seed)

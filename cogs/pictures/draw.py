@@ -22,8 +22,11 @@ from __future__ import annotations
 import io
 import struct
 import threading
+import time
 import unicodedata
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -188,7 +191,46 @@ class Drawn:
     format: str = PNG
 
 
-_lock = threading.Lock()  # FreeType faces are not safe to share between threads
+class FontLock:
+    """The lock every drawing holds (FreeType faces are not safe to share between threads).
+    A picture takes it before the start-up drawing of the card faces' parts does: that
+    takes it a few parts at a time (``after_waiting``), and lets a picture waiting for it go
+    first, which a plain lock does not promise (the thread that lets it go may take it again
+    at once, and again, while the picture's thread waits to be woken)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = threading.Lock()  # guards ``_waiting``
+        self._waiting = 0  # pictures waiting for the lock
+
+    def __enter__(self) -> None:
+        with self._count:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._count:
+                self._waiting -= 1
+
+    def __exit__(self, *_exc: object) -> None:
+        self._lock.release()
+
+    @contextmanager
+    def after_waiting(self) -> Iterator[None]:
+        """Hold the lock once no picture waits for it."""
+        while True:
+            self._lock.acquire()
+            if not self._waiting:
+                break
+            self._lock.release()
+            time.sleep(0.001)  # the picture's thread takes it meanwhile
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+
+_lock = FontLock()
 
 
 def check_fonts(folder: Path = FONTS) -> None:
@@ -474,24 +516,31 @@ def prepare(folder: Path = FONTS, frame: Frame = FRAME,
     for width in SIZES:
         if width > frame.pixels[0] / 4:
             break
-        with _lock:  # a size at a time: a picture asked for meanwhile waits 0.1 s at most
-            _prepare(width, ranks, folder)
+        _prepare(width, ranks, folder)
 
 
 def _prepare(width: int, ranks: tuple[tuple[str, ...], ...], folder: Path) -> None:
+    # The font lock is taken for one suit's faces at a time (a few milliseconds), not for a
+    # whole size, and a picture waiting for it goes first: a picture asked for meanwhile (the
+    # first move after a start) waits for those few parts only, not for seconds when the
+    # machine is busy.
     for shown in ranks:
         for four in (False, True):
             for state in (PLAIN, PLAYABLE, MUTED):
                 for suit in range(4):
-                    for value, rank in zip(range(2, 15), shown, strict=True):
-                        _marks(rank, suit, state, four, width, value, folder)
+                    with _lock.after_waiting():
+                        for value, rank in zip(range(2, 15), shown, strict=True):
+                            _marks(rank, suit, state, four, width, value, folder)
     for units in TEXT_SIZES:  # the labels' letters at this card size
-        glyphs.prepare(_font(REGULAR, max(6, round(units * width / CARD_W)), folder), LETTERS)
+        with _lock.after_waiting():
+            glyphs.prepare(_font(REGULAR, max(6, round(units * width / CARD_W)), folder),
+                           LETTERS)
     for mark in (False, True):
         for kind in Special:
             for suit in range(4) if kind is Special.SUIT else (0,):
                 for four in (False, True) if kind is Special.SUIT else (False,):
-                    _special(kind, suit, four, mark, width, folder)
+                    with _lock.after_waiting():
+                        _special(kind, suit, four, mark, width, folder)
 
 
 class Special(StrEnum):

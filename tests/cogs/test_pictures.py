@@ -7,11 +7,12 @@ import io
 import itertools
 import logging
 import random
+import threading
 import time
 
 from PIL import Image
 
-from cogs.pictures import ANSWER_WAIT, Pictures
+from cogs.pictures import ANSWER_WAIT, Pictures, draw
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     BLUE,
@@ -140,6 +141,42 @@ async def test_a_picture_an_answer_waits_for_is_drawn_before_background_redraws(
     assert order == ["first", "answer", "redraw 1"]
     async with turns.turn(False):  # and the turn is free again
         pass
+
+
+async def test_a_picture_asked_for_while_the_card_parts_are_drawn_waits_for_a_few_only(
+        monkeypatch):
+    """At start-up the parts of the card faces are drawn in a thread (``Pictures.warm``)
+    under the font lock. The first picture asked for meanwhile (a move right after a
+    restart) waits for a few of those parts, not for a whole size of them, however slowly
+    a starved machine draws them: here each part takes 3 ms longer, and a size of them
+    (936 faces' parts) takes 2.8 s."""
+    parts = draw._marks
+    begun, over = threading.Event(), threading.Event()
+
+    class Over(Exception):
+        """The test is done: the warming stops."""
+
+    def slow_parts(*args):
+        if over.is_set():
+            raise Over
+        begun.set()
+        time.sleep(0.003)
+        return parts(*args)
+
+    monkeypatch.setattr(draw, "_marks", slow_parts)
+    pictures = Pictures()
+    warming = asyncio.create_task(asyncio.to_thread(pictures.warm))
+    try:
+        assert await asyncio.to_thread(begun.wait, 10)
+        row = tuple(Shown(Card.parse(c), c[0], PLAYABLE) for c in ("7S", "9S", "JS", "QS"))
+        start = time.perf_counter()
+        picture = await pictures._picture(HandScene((row,), False), "spades", "hand.png")
+        waited = time.perf_counter() - start
+    finally:
+        over.set()
+        await warming
+    assert picture is not None
+    assert waited < 1.0, f"the picture waited {waited:.2f} s for the card parts"
 
 
 def test_a_kept_picture_gives_the_garbage_collector_one_object_to_scan():
