@@ -112,7 +112,16 @@ class TableService:
         return await self.store.in_channel(channel_id)
 
     async def open_tables(self) -> list[Table]:
-        return await self.store.open_tables()
+        """Every open table this process owns, loaded; a move with no choice that a stopped
+        process left unplayed (it stopped between a move and the moves that follow it by
+        themselves) is played first, as it would have been, before anything is shown."""
+        tables = await self.store.open_tables()
+        for i, table in enumerate(tables):
+            if self._forced(table) is not None:
+                async with self.store.locked(table.id, None) as live:
+                    await self._play_forced(live)
+                tables[i] = await self.store.get(table.id)
+        return tables
 
     async def owned(self, table_ids: Iterable[int]) -> set[int]:
         return await self.store.owned(table_ids)
@@ -389,23 +398,27 @@ class TableService:
         give is possible, the keep of a drawn card that fits nowhere. Everything in phase
         one is public, so this tells nobody anything. Phase two is hidden (an instant take
         would tell everyone a hand has nothing that beats), so nothing plays itself there."""
-        while True:
-            game = table.game
-            if game is None or game.is_over or game.to_act is None or \
-                    game.phase is not Phase.COLLECT or table.ai_to_act():
-                return
-            legal = game.legal_actions()
-            if len(legal) != 1:
-                return
-            seat = game.to_act
+        while (action := self._forced(table)) is not None:
+            assert table.game is not None and table.game.to_act is not None
+            seat = table.game.to_act
             try:
-                await self._commit(table, seat, table.seats[seat].user_id, legal[0],
+                await self._commit(table, seat, table.seats[seat].user_id, action,
                                    By.PLAYER, forced=True)
             except Outdated:
                 # Another process played it already (a hand-over): the move asked for is
                 # stored; the next change reloads the table from the database.
                 self.store.forget(table.id)
                 return
+
+    @staticmethod
+    def _forced(table: Table) -> Action | None:
+        """The move that plays itself now, if any (see ``_play_forced``)."""
+        game = table.game
+        if game is None or game.is_over or game.to_act is None or \
+                game.phase is not Phase.COLLECT or table.ai_to_act():
+            return None
+        legal = game.legal_actions()
+        return legal[0] if len(legal) == 1 else None
 
     async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
                       *, forced: bool = False) -> None:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from bot.db.records import TableStatus
+from bot.db.records import Mark, TableStatus
 from bot.errors import (
     AgainstTheRules,
     AlreadySeated,
@@ -99,6 +99,38 @@ async def test_a_table_is_rebuilt_from_the_database_exactly(service, tmp_path):
     assert state_json(again.game) == state_json(table.game)
     assert [s.user_id for s in again.seats] == [s.user_id for s in table.seats]
     assert again.status == table.status
+
+
+async def test_a_move_with_no_choice_left_unplayed_by_a_stop_is_played_at_the_start(
+        service, monkeypatch):
+    """A process that stopped between a move and the move with no choice that follows it
+    (a draw when no stack takes the top card) left it unplayed: the next start plays it,
+    marked as playing itself, before the table is shown."""
+    table_id = await lobby(service, 4)
+    table = (await service.start(table_id, 10)).table
+
+    async def stopped(_table):  # the process stops right after writing each move
+        return None
+
+    monkeypatch.setattr(service, "_play_forced", stopped)
+    rng = random.Random(3)
+    for _ in range(200):
+        if TableService._forced(table) is not None:
+            break
+        game = table.game
+        legal = game.legal_actions()
+        table = (await service.act(table_id, table.seats[game.to_act].user_id, game.version,
+                                   legal[rng.randrange(len(legal))])).table
+    assert TableService._forced(table) is not None, "no move with no choice came up"
+    left = table.game.version
+
+    fresh = TableService(service.repo)  # the next start: nothing cached
+    [resumed] = [t for t in await fresh.open_tables() if t.id == table_id]
+    assert resumed.game.version > left
+    assert TableService._forced(resumed) is None
+    assert Mark.FORCED in resumed.marks.values()
+    again = await TableService(service.repo).get(table_id)  # and it was written first
+    assert state_json(again.game) == state_json(resumed.game)
 
 
 async def test_a_finished_hand_is_recorded_and_the_loser_deals_next(service):
