@@ -285,10 +285,10 @@ class Pictures:
 
     def warm(self) -> None:
         """Load the font and draw, in this thread, the parts every card face is put together
-        from (its ground, each letter and pip where it goes, the court emblems, the back) at
-        every size a layout of the frame picks up to a quarter of the frame: a face not drawn
-        before then costs a few pastes, not a drawing, and no picture waits for a font (about
-        1 s, once, at start-up)."""
+        from (its ground, each letter and pip where it goes, the court emblems, the back) and
+        the letters labels are put together from, at every size a layout of the frame picks
+        up to a quarter of the frame: a face not drawn before then costs a few pastes, not a
+        drawing, and no picture waits for a font (about 1 s, once, at start-up)."""
         if self.ready():
             try:
                 prepare(self.fonts, self.frame)

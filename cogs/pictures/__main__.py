@@ -174,8 +174,8 @@ async def bench(rounds: int) -> None:
     first = (time.perf_counter() - start) * 1000
     print(f"frame: {FRAME.width}×{FRAME.height} CSS pixels at {FRAME.ratio:g} device pixels "
           f"each: pictures of up to {FRAME.pixels[0]}×{FRAME.pixels[1]}, one side whole")
-    print(f"start-up: the parts of the card faces drawn in {warm:.0f} ms; the first picture "
-          f"after that: {first:.1f} ms")
+    print(f"start-up: the parts of the card faces and the labels' letters drawn in "
+          f"{warm:.0f} ms; the first picture after that: {first:.1f} ms")
     print(f"{'picture':<14}{'p50 ms':>8}{'p99 ms':>8}{'new faces':>10}{'CPU p99':>8}"
           f"{'cached':>8}{'PNG B':>8}{'WebP B':>8}{'sent':>6}{'density':>9}{'filled':>8}")
     for kind in ("hand10", "hand20", "hand40", "table-collect", "table-shed", "replay-step",
