@@ -510,9 +510,13 @@ def prepare(folder: Path = FONTS, frame: Frame = FRAME,
     """Draw the parts of every card face (both decks, every state, each rank in each of
     ``letters`` or the ranks' usual letters) and the places without a face, at each card
     size up to a quarter of ``frame``'s width: the sizes hands of four or more cards and
-    tables use. Larger sizes (a hand of one to three cards) are drawn on first use."""
+    tables use, and the labels' ``LETTERS`` at those sizes (found drawable first). Larger
+    sizes (a hand of one to three cards) are drawn on first use."""
     from rules.i18n import Lang, rank_text
     ranks = letters or tuple(tuple(rank_text(r, lang) for r in range(2, 15)) for lang in Lang)
+    with _lock.after_waiting():
+        for char in LETTERS:
+            _drawable(char, folder)
     for width in SIZES:
         if width > frame.pixels[0] / 4:
             break
