@@ -822,8 +822,11 @@ Plan = tuple[tuple[tuple[int, int, int], ...], ...]  # lines of (group, first, e
 def _width(line: tuple[tuple[int, int, int], ...], step: float) -> float:
     """A line's width in card units: its runs of overlapping (or spread) cards, side by
     side with a gap between runs."""
-    cards = sum(end - first for _g, first, end in line)
-    return CARD_W * len(line) + step * (cards - len(line)) + GROUP_GAP * (len(line) - 1)
+    return _runs_width(sum(end - first for _g, first, end in line), len(line), step)
+
+
+def _runs_width(cards: int, runs: int, step: float) -> float:
+    return CARD_W * runs + step * (cards - runs) + GROUP_GAP * (runs - 1)
 
 
 def _pack(lengths: tuple[int, ...], most: int, share: bool) -> Plan:
@@ -852,18 +855,41 @@ def hand_plan(lengths: tuple[int, ...], raised: bool, frame: Frame = FRAME
     lengths, so it is worked out once for each shape of hand."""
     raise_ = RAISE if raised else 0
     pw, ph = frame.pixels
-    best: tuple[tuple[float, int, int], Plan, float, float, float] | None = None
+    best: tuple[tuple[float, int, int], tuple[int, bool], float, float, float] | None = None
+    longest, total = max((*lengths, 1)), max(sum(lengths), 1)
     for step in (SPREAD, STEP):
         for share in (False, True):
-            for most in range(1, max(sum(lengths), 1) + 1):
-                plan = _pack(lengths, most, share)
-                width = 2 * MARGIN + max(_width(line, step) for line in plan)
-                height = 2 * MARGIN + len(plan) * (CARD_H + raise_ + ROW_GAP) - ROW_GAP
+            # Unshared, runs longer than the longest group change nothing: one line a group.
+            for most in range(1, (total if share else longest) + 1):
+                lines, widest = _measure(lengths, most, share, step)
+                width = 2 * MARGIN + widest
+                height = 2 * MARGIN + lines * (CARD_H + raise_ + ROW_GAP) - ROW_GAP
                 rank = (round(min(pw / width, ph / height), 3), step, -share)
                 if best is None or rank > best[0]:
-                    best = (rank, plan, step, width, height)
+                    best = (rank, (most, share), step, width, height)
     assert best is not None
-    return best[1], best[2], best[3], best[4]
+    (most, share), spacing, width, height = best[1:]
+    return _pack(lengths, most, share), spacing, width, height
+
+
+def _measure(lengths: tuple[int, ...], most: int, share: bool, step: float
+             ) -> tuple[int, float]:
+    """How many lines ``_pack`` makes, and the widest's width (``_width``), without making
+    them: the layout search tries every packing, and keeps one."""
+    lines, widest, count, runs = 0, float("-inf"), 0, 0
+    for n in lengths:
+        for first in range(0, n, most):
+            size = min(most, n - first)
+            if lines and share and count + size <= most:
+                count += size
+                runs += 1
+                continue
+            if lines:
+                widest = max(widest, _runs_width(count, runs, step))
+            lines, count, runs = lines + 1, size, 1
+    if not lines:  # no cards: one empty line
+        return 1, _runs_width(0, 0, step)
+    return lines, max(widest, _runs_width(count, runs, step))
 
 
 def draw_hand(scene: HandScene, folder: Path = FONTS, frame: Frame = FRAME) -> Drawn:
