@@ -868,8 +868,8 @@ def hand_plan(lengths: tuple[int, ...], raised: bool, frame: Frame = FRAME
                 if best is None or rank > best[0]:
                     best = (rank, (most, share), step, width, height)
     assert best is not None
-    (most, share), spacing, width, height = best[1:]
-    return _pack(lengths, most, share), spacing, width, height
+    (most, share), spacing, content_w, content_h = best[1:]
+    return _pack(lengths, most, share), spacing, content_w, content_h
 
 
 def _measure(lengths: tuple[int, ...], most: int, share: bool, step: float
