@@ -20,10 +20,15 @@ from cogs.pictures.draw import (
     MUTED,
     PLAYABLE,
     PNG,
+    SPREAD,
+    STEP,
     WEBP,
     Frame,
     HandScene,
     Shown,
+    _measure,
+    _pack,
+    _width,
     draw_hand,
     drawable,
     encode,
@@ -240,3 +245,15 @@ def test_the_animated_replay_has_a_frame_per_move_and_keeps_under_a_limit():
     assert cut.moves[0] == 0 and cut.moves[-1] == moves  # the deal and the end stay
     assert cut.note.startswith("Pour respecter")
     assert animated_replay(replay, Lang.EN, 100) is None
+
+
+def test_the_layout_search_measures_each_packing_as_it_would_be_made():
+    rng = random.Random(8)
+    for _ in range(400):
+        lengths = tuple(rng.randint(0, 13) for _ in range(rng.randint(1, 5)))
+        for most in range(1, max(sum(lengths), 1) + 1):
+            for share in (False, True):
+                for step in (SPREAD, STEP):
+                    plan = _pack(lengths, most, share)
+                    assert _measure(lengths, most, share, step) == (
+                        len(plan), max(_width(line, step) for line in plan)), (lengths, most)
