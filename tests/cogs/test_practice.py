@@ -9,55 +9,14 @@ import sqlite3
 import pytest
 
 from cogs.practice import ids
+from tests.learners import description, play_out
+from tests.learners import practice_moves as moves
+from tests.learners import practice_way as way
 from tests.nlk_driver import running_bot
 
-HINT = re.compile(r"^💡 .+\(R\d\.\d\)$", re.M)
 # Where the stats and the boards read: a practice hand writes none of it.
 RATED = ("tables", "seats", "hands", "actions", "results", "ratings", "size_ratings",
          "podiums_shown")
-
-
-def description(message):
-    return message.embeds[0]["description"]
-
-
-def moves(message):
-    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in ids.WAYS]
-
-
-def way(message, act):
-    found = [b for b in message.buttons() if b.custom_id.endswith(":" + act)]
-    return found[0] if found else None
-
-
-async def play_out(fake, user, message, rng, *, taps_left=400, stop_after=None):
-    """Tap through the hand: a hint every few turns, then the hinted (green) move, or a
-    move at random. Returns the message, the taps and the hints."""
-    taps = hints = 0
-    while way(message, "again") is None:
-        assert taps < taps_left, f"not over after {taps} taps"
-        if stop_after is not None and taps >= stop_after:
-            break
-        if rng.random() < 0.3:
-            ix = await fake.click(user, message, custom_id=way(message, "hint").custom_id)
-            assert (await ix.wait_response()).type == 7
-            assert HINT.search(description(message)), description(message)
-            hints += 1
-            green = [b for b in moves(message) if b.style == 3]
-            tap = green[0] if green else rng.choice(moves(message))
-        elif moves(message):
-            tap = rng.choice(moves(message))
-        else:  # more moves than buttons: a menu of cards
-            menu = message.selects()[0]
-            ix = await fake.select(user, message, menu.custom_id,
-                                   [rng.choice(menu.options)["value"]])
-            assert (await ix.wait_response()).type == 7
-            taps += 1
-            continue
-        ix = await fake.click(user, message, custom_id=tap.custom_id)
-        assert (await ix.wait_response()).type == 7
-        taps += 1
-    return message, taps, hints
 
 
 def rated_rows(path):
