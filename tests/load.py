@@ -1,7 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
-                         [--pictures on|four-colour|off]
+                         [--pictures on|four-colour|off] [--learners N]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -15,13 +15,37 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "first_response_ms": {"p50", "p90", "p99", "max"}, "first_response_ms_by_kind",
      "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "db_cpu_ms_per_interaction", "metrics", "seconds",
-     "rate_limited", "violations", "failed_tables",
-     "harness_lag_ms", "requests_per_interaction"}
+     "rate_limited", "violations", "failed_tables", "unanswered",
+     "harness_lag_ms", "requests_per_interaction", "learners", "learning"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
 ``INTERACTION_CREATE`` down the gateway to the fake receiving the bot's first answer
 (``POST /interactions/…/callback``), on the fake's clock. It includes both trips over
-loopback, discord.py's parsing, the bot's work and its SQLite commit.
+loopback, discord.py's parsing, the bot's work and its SQLite commit. Every interaction of
+the run counts, the warm-up's included. ``first_response_ms_by_kind`` splits the same samples
+by what was tapped (each with its ``count``): ``/nlk`` for a slash command, a table button's
+action (``play``, ``draw``, ``hand``, ``hint``…); with learners, ``/nlk learn`` and
+``/nlk practice``, ``coach`` (a tap on a lesson's message), ``practice`` (a move on a
+practice hand's) and ``practice hint``. ``unanswered`` counts the interactions the bot never
+answered.
+
+**Learners** (``--learners N``, default none): beside the tables and at the same time, N
+people take the lesson (``/nlk learn``, then each step's button the coach names, or now and
+then another, which is explained and plays nothing; then the lesson again), N play practice
+hands (``/nlk practice``, four players or 2 to 9 seats, tapping Hint before the first move
+and before some others), and N more people sit at ceil(N / ``--players``) tables of their
+own, played as the others but in a server of their own whose ``hints`` setting is on, where
+the player to act taps Hint now and then. One more lesson and practice hand are played
+during the warm-up. The other tables are played as without learners, but everything the bot
+does for the learners counts in the run's figures (latency, CPU and requests per
+interaction, memory). Each learner stops once the tables are done and they have finished a
+lesson or a hand. ``learning`` (null without learners) says what they did::
+
+    {"hint_tables", "lessons_finished", "practice_hands_finished", "failed_learners",
+     "coach_ms": {"count", "p50", "p90", "p99", "max"}, "hint_ms": {…}}
+
+``coach_ms`` is the kind ``coach``, ``hint_ms`` the kinds ``hint`` and ``practice hint``
+together: a coach step or a hint is to be answered within 50 ms at the 99th percentile.
 
 **Players** tap as soon as they see their turn, unless ``--think`` is given: then each tap
 waits a random time first (exponential with that mean), as people do. With ``--think 0`` the
@@ -29,7 +53,8 @@ run is a saturation test: it measures how the bot queues when offered more than 
 
 **Memory per active table** (``memory_per_table_kb``): the bot process's resident memory
 (``VmRSS``) with all N tables paused mid-hand, minus its resident memory with one warm-up
-table paused at the same point, divided by N. Everything counts: Python objects, discord.py's
+table paused at the same point, divided by N (with learners, the hint tables count among
+the N, and the learners pause too). Everything counts: Python objects, discord.py's
 caches, SQLite's page cache and allocator slack. Resident memory seldom shrinks, so with
 ``--think 0`` the figure also holds the peak of the queued work (hundreds of interactions
 parsed and waiting at once); ``--think`` shows what a table costs at a human pace. Linux only
@@ -620,6 +645,7 @@ COACH = "coach"  # a tap on a lesson's message: the coach's next step, or why no
 PRACTICE, PRACTICE_HINT = "practice", "practice hint"  # a tap on a practice hand's message
 TABLE_HINT = "hint"  # the Hint on one's hand at a real table (as the table's ids name it)
 LEARNING_COMMANDS = ("learn", "practice")  # ``/nlk learn``, ``/nlk practice``
+LEARNING_TARGET_MS = 50  # a coach step or a hint, answered at the 99th percentile (issue 34)
 
 
 def kind(data: dict[str, Any]) -> str:
@@ -973,7 +999,24 @@ def print_report(report: dict[str, Any], *, as_json: bool) -> None:
         print(f"the fake refused: {violation}", file=sys.stderr)
     if report["_bot_log"].strip() and not as_json:
         print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
+    if report.get("learning") and not as_json:
+        print(learning_summary(report["learning"]), file=sys.stderr)
     print(json.dumps(public(report), indent=None if as_json else 2))
+
+
+def learning_summary(learning: dict[str, Any]) -> str:
+    """The coach steps' and the hints' first answers in one line each, against the target."""
+    lines = []
+    for name, key in (("coach steps", "coach_ms"), ("hints", "hint_ms")):
+        ms = learning[key]
+        if not ms["count"]:
+            lines.append(f"{name}: none answered")
+            continue
+        verdict = "under" if ms["p99"] < LEARNING_TARGET_MS else "NOT under"
+        lines.append(f"{name}: {ms['count']} answered, p50 / p90 / p99 / max "
+                     f"{ms['p50']} / {ms['p90']} / {ms['p99']} / {ms['max']} ms "
+                     f"(p99 {verdict} the target of {LEARNING_TARGET_MS} ms)")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
