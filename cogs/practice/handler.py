@@ -55,7 +55,7 @@ LEVEL_CHOICES = [
     app_commands.Choice(name=L_("strong — thinks ahead"), value="strong"),
 ]
 LEVEL_WORDS = N_("Practice · {players} players · AI {level}")
-GAMES_KEPT = 256  # the latest hands' games (a few kilobytes each)
+GAMES_KEPT = 128  # the latest hands' games (tens of kilobytes each: a few megabytes in all)
 
 
 class Games:
