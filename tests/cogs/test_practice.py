@@ -104,3 +104,30 @@ def test_every_practice_button_has_an_id_its_family_reads():
     for damaged in ("nlkp:1:3:give.ZZ.1", "nlkp:1:x:draw", "nlkp:1:3:fly"):
         assert unknown.fullmatch(damaged) and not template.fullmatch(damaged)
         assert menus.__discord_ui_compiled_template__.fullmatch(damaged)
+
+
+def test_kept_games_are_copies_and_a_hand_not_kept_is_replayed():
+    """A tap's answer reads its hand's game from the latest ones kept: always the hand's
+    own replay, a copy the caller may play on, and replayed again once no longer kept."""
+    from cogs.practice.handler import Games
+    from rules import practice
+
+    games = Games(size=2)
+    hand = practice.deal(4, "heuristic", "kept")
+    game = games.game(hand)
+    moved, _made = practice.advance(hand, game)
+    games.keep(moved, game)
+
+    def same(one, other):
+        return one.actions == other.actions and one.history() == other.history() and \
+            one.stacks == other.stacks and one.to_act == other.to_act
+
+    assert same(games.game(moved), practice.replay(moved))
+    mine = games.game(moved, ("pia", "a", "b", "c"))
+    assert mine.names == ("pia", "a", "b", "c")
+    mine.apply(mine.legal_actions()[0])  # played on: what is kept is not
+    assert games.game(moved).version == len(moved.moves) < mine.version
+    assert games.game(moved).names == moved.names
+    for seed in ("x", "y", "z"):  # pushes it out
+        games.game(practice.deal(3, "heuristic", seed))
+    assert same(games.game(moved), practice.replay(moved))
