@@ -71,17 +71,21 @@ def replay(hand: Practice, names: tuple[str, ...] | None = None) -> Game:
     return game
 
 
-def play(hand: Practice, action: Action) -> Practice:
+def play(hand: Practice, action: Action, game: Game | None = None) -> Practice:
     """The player's move, refused by the engine (``IllegalAction``, with its rule) if the
-    rules forbid it or it is not their turn."""
-    replay(hand).apply(action, PLAYER)
+    rules forbid it or it is not their turn. ``game``: the hand's game, if the caller has
+    it (it is played on, unless refused); else the hand is replayed."""
+    (replay(hand) if game is None else game).apply(action, PLAYER)
     return replace(hand, moves=(*hand.moves, action))
 
 
-def advance(hand: Practice) -> tuple[Practice, tuple[tuple[int, Action], ...]]:
+def advance(hand: Practice, game: Game | None = None
+            ) -> tuple[Practice, tuple[tuple[int, Action], ...]]:
     """Play the AI seats, and the player's collect moves that leave no choice, up to the
-    player's next choice or the end of the hand; returns the hand and those moves."""
-    game = replay(hand)
+    player's next choice or the end of the hand; returns the hand and those moves.
+    ``game``: the hand's game, if the caller has it (it is played on to the hand
+    returned); else the hand is replayed."""
+    game = replay(hand) if game is None else game
     made: list[tuple[int, Action]] = []
     while not game.is_over and game.to_act is not None:
         seat = game.to_act

@@ -1,7 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
-                         [--pictures on|four-colour|off]
+                         [--pictures on|four-colour|off] [--learners N]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -15,13 +15,37 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "first_response_ms": {"p50", "p90", "p99", "max"}, "first_response_ms_by_kind",
      "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "db_cpu_ms_per_interaction", "metrics", "seconds",
-     "rate_limited", "violations", "failed_tables",
-     "harness_lag_ms", "requests_per_interaction"}
+     "rate_limited", "violations", "failed_tables", "unanswered",
+     "harness_lag_ms", "requests_per_interaction", "learners", "learning"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
 ``INTERACTION_CREATE`` down the gateway to the fake receiving the bot's first answer
 (``POST /interactions/…/callback``), on the fake's clock. It includes both trips over
-loopback, discord.py's parsing, the bot's work and its SQLite commit.
+loopback, discord.py's parsing, the bot's work and its SQLite commit. Every interaction of
+the run counts, the warm-up's included. ``first_response_ms_by_kind`` splits the same samples
+by what was tapped (each with its ``count``): ``/nlk`` for a slash command, a table button's
+action (``play``, ``draw``, ``hand``, ``hint``…); with learners, ``/nlk learn`` and
+``/nlk practice``, ``coach`` (a tap on a lesson's message), ``practice`` (a move on a
+practice hand's) and ``practice hint``. ``unanswered`` counts the interactions the bot never
+answered.
+
+**Learners** (``--learners N``, default none): beside the tables and at the same time, N
+people take the lesson (``/nlk learn``, then each step's button the coach names, or now and
+then another, which is explained and plays nothing; then the lesson again), N play practice
+hands (``/nlk practice``, four players or 2 to 9 seats, tapping Hint before the first move
+and before some others), and N more people sit at ceil(N / ``--players``) tables of their
+own, played as the others but in a server of their own whose ``hints`` setting is on, where
+the player to act taps Hint now and then. One more lesson and practice hand are played
+during the warm-up. The other tables are played as without learners, but everything the bot
+does for the learners counts in the run's figures (latency, CPU and requests per
+interaction, memory). Each learner stops once the tables are done and they have finished a
+lesson or a hand. ``learning`` (null without learners) says what they did::
+
+    {"hint_tables", "lessons_finished", "practice_hands_finished", "failed_learners",
+     "coach_ms": {"count", "p50", "p90", "p99", "max"}, "hint_ms": {…}}
+
+``coach_ms`` is the kind ``coach``, ``hint_ms`` the kinds ``hint`` and ``practice hint``
+together: a coach step or a hint is to be answered within 50 ms at the 99th percentile.
 
 **Players** tap as soon as they see their turn, unless ``--think`` is given: then each tap
 waits a random time first (exponential with that mean), as people do. With ``--think 0`` the
@@ -29,7 +53,8 @@ run is a saturation test: it measures how the bot queues when offered more than 
 
 **Memory per active table** (``memory_per_table_kb``): the bot process's resident memory
 (``VmRSS``) with all N tables paused mid-hand, minus its resident memory with one warm-up
-table paused at the same point, divided by N. Everything counts: Python objects, discord.py's
+table paused at the same point, divided by N (with learners, the hint tables count among
+the N, and the learners pause too). Everything counts: Python objects, discord.py's
 caches, SQLite's page cache and allocator slack. Resident memory seldom shrinks, so with
 ``--think 0`` the figure also holds the peak of the queued work (hundreds of interactions
 parsed and waiting at once); ``--think`` shows what a table costs at a human pace. Linux only
@@ -92,21 +117,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cogs.lesson import ids as lesson_ids
+from cogs.practice import ids as practice_ids
 from tests.backends import postgres_schema
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.models import Message, Perm
+from tests.learners import coach_through, lesson_way, play_out, practice_way
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 # --- scripted players, one channel per table ---------------------------------------------
 
 
 class Fingers:
-    """The fake as one table's players use it, pausing to think before each tap."""
+    """The fake as one table's players (or one learner) use it, pausing to think before each
+    tap; while ``gate`` is cleared, they wait for it before tapping."""
 
-    def __init__(self, fake: FakeDiscord, think: float, rng: random.Random) -> None:
+    def __init__(self, fake: FakeDiscord, think: float, rng: random.Random,
+                 gate: asyncio.Event | None = None) -> None:
         self._fake = fake
         self._think = think
         self._rng = rng
+        self._gate = gate
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._fake, name)
@@ -114,6 +145,8 @@ class Fingers:
     async def _pause(self) -> None:
         if self._think > 0:
             await asyncio.sleep(self._rng.expovariate(1.0 / self._think))
+        if self._gate is not None:
+            await self._gate.wait()
 
     async def slash(self, *args: Any, **kwargs: Any) -> Any:
         await self._pause()
@@ -195,6 +228,36 @@ class ChannelDriver(Driver):
             raise AssertionError(f"hand not over after {self.actions} actions")
 
 
+@dataclass
+class HintDriver(ChannelDriver):
+    """A table in a server whose ``hints`` setting is on: before a move, now and then, the
+    player to act taps **Hint** on their own hand (in the collect phase, on their stack
+    opened for it) and reads the answer, then plays as any other table's players."""
+
+    hint_chance: float = 0.2
+    hints: int = 0
+
+    async def _collect_step(self, table: Message) -> None:
+        name = actor(table)
+        if name is not None and self.rng.random() < self.hint_chance:
+            await self._hint(name, await self.open_hand(name, table))
+        await super()._collect_step(table)
+
+    async def _choose(self, name: str, hand: Message) -> Any:
+        if self.rng.random() < self.hint_chance:
+            await self._hint(name, hand)
+        return await super()._choose(name, hand)
+
+    async def _hint(self, name: str, hand: Message) -> None:
+        found = [b for b in hand.buttons() if (b.custom_id or "").endswith(":hint")]
+        assert found, f"no Hint on {name}'s hand where the server allows hints: {hand.text()}"
+        ix = await self.fake.click(name, hand, custom_id=found[0].custom_id)
+        response = await ix.wait_response()
+        said = (response.data or {}).get("content") or ""
+        assert response.type == 4 and response.ephemeral and said.startswith("💡"), said
+        self.hints += 1
+
+
 async def play_table(driver: ChannelDriver, names: list[str], hands: int) -> None:
     # No turn timer: a stand-in moving while a table is paused for measuring would confuse
     # its scripted players.
@@ -216,14 +279,87 @@ def _names(index: int, players: int) -> list[str]:
 
 
 def _driver(fake: FakeDiscord, index: int, seed: int, think: float,
-            midpoint: Midpoint, guilds: list[int] | None = None) -> ChannelDriver:
+            midpoint: Midpoint, guilds: list[int] | None = None, *,
+            hints: int | None = None) -> ChannelDriver:
     """Table ``index``'s players, in a channel of their own (in ``guilds`` in turn: one
-    server per shard when the bot runs as several processes)."""
+    server per shard when the bot runs as several processes). With ``hints`` (a server
+    whose hints setting is on), the table is there and its players tap Hint now and then."""
     fingers = Fingers(fake, think, random.Random(seed * 7919 + index))
-    guild = guilds[index % len(guilds)] if guilds else None
-    return ChannelDriver(fingers, random.Random(seed * 100_003 + index),  # type: ignore[arg-type]
-                         channel=fake.add_channel(f"nlk-{index:03d}", guild=guild),
-                         midpoint=midpoint)
+    guild = hints if hints is not None else guilds[index % len(guilds)] if guilds else None
+    kind = HintDriver if hints is not None else ChannelDriver
+    return kind(fingers, random.Random(seed * 100_003 + index),  # type: ignore[arg-type]
+                channel=fake.add_channel(f"nlk-{index:03d}", guild=guild), midpoint=midpoint)
+
+
+# --- learners: the lesson and practice hands, beside the tables ---------------------------
+
+LESSON_WRONG = 0.2  # a learner taps a button the coach did not name, now and then
+PRACTICE_HINTS = 0.3  # a practice player taps Hint before a move, now and then
+
+
+@dataclass
+class Learner:
+    """One person taking the lesson (``lesson``) or playing practice hands, round after
+    round (a lesson, or a hand), until ``stop`` is set once they have finished one round."""
+
+    fingers: Fingers
+    name: str
+    rng: random.Random
+    channel: int
+    lesson: bool
+    rounds: int = 0
+    finished_one: asyncio.Event = field(default_factory=asyncio.Event)
+    message: Any = None  # the lesson's message, tapped through round after round
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not (stop.is_set() and self.rounds):
+            if self.lesson:
+                await self._lesson()
+            else:
+                await self._practice()
+            self.rounds += 1
+            self.finished_one.set()
+
+    async def _lesson(self) -> None:
+        """``/nlk learn`` the first time, **Play the lesson again** after; then each step:
+        the button the coach names, or now and then another (explained, nothing played)."""
+        if not self.rounds:
+            ix = await self.fingers.slash(self.name, self.channel, "nlk", "learn")
+            self.message = await ix.wait_message()
+        else:
+            again = lesson_way(self.message, "again")
+            assert again is not None, "a finished lesson offers it again"
+            ix = await self.fingers.click(self.name, self.message, custom_id=again.custom_id)
+            assert (await ix.wait_response()).type == 7
+        await coach_through(self.fingers, self.name, self.message, self.rng,
+                            wrong_chance=LESSON_WRONG)
+
+    async def _practice(self) -> None:
+        """A new practice hand (the default four players, or 2 to 9 seats), a Hint before
+        the first move (not knowing where to start), then a Hint before some moves."""
+        options = None if self.rng.random() < 0.5 else {"ai_players": self.rng.randint(1, 8)}
+        ix = await self.fingers.slash(self.name, self.channel, "nlk", "practice", options)
+        message = await ix.wait_message()
+        hint = practice_way(message, "hint")
+        if hint is not None:
+            ix = await self.fingers.click(self.name, message, custom_id=hint.custom_id)
+            assert (await ix.wait_response()).type == 7
+        await play_out(self.fingers, self.name, message, self.rng, hint_chance=PRACTICE_HINTS)
+
+
+def _learners(fake: FakeDiscord, count: int, seed: int, think: float, gate: asyncio.Event,
+              channel: int, tag: str = "") -> list[Learner]:
+    """``count`` people taking the lesson and ``count`` playing practice hands, in
+    ``channel`` (their messages are their own: nobody else sees them)."""
+    found = []
+    for index in range(count):
+        for lesson in (True, False):
+            name = f"{tag}{'l' if lesson else 'r'}{index:03d}"
+            number = 2 * index + (0 if lesson else 1)
+            fingers = Fingers(fake, think, random.Random(seed * 6007 + number), gate)
+            found.append(Learner(fingers, name, random.Random(seed * 104_729 + number),
+                                 channel, lesson))
+    return found
 
 
 async def _until(event: asyncio.Event, jobs: list[asyncio.Task[None]], timeout: float) -> None:
@@ -242,6 +378,20 @@ async def set_pictures(fake: FakeDiscord, setting: str) -> None:
     fake.add_user("load-owner", permissions=Perm.MANAGE_GUILD)
     ix = await fake.slash("load-owner", None, "nlk", "settings", {"pictures": setting})
     await ix.wait_response()
+
+
+async def hints_server(fake: FakeDiscord, pictures: str, shard: int | None) -> int:
+    """A server of its own whose ``hints`` setting is on (and its pictures as the others'),
+    so that the other tables are played exactly as without learners; its id."""
+    guild = fake.add_guild("Hints", shard=shard)
+    # Its members get the commands as every server does (a global sync).
+    fake.state.commands.setdefault(None, dict(fake.state.commands[fake.guild_id]))
+    fake.add_user("load-hints-owner", guild=guild, permissions=Perm.MANAGE_GUILD)
+    ix = await fake.slash("load-hints-owner", fake.add_channel("nlk-settings", guild=guild),
+                          "nlk", "settings", {"pictures": pictures, "hints": True})
+    response = await ix.wait_response()
+    assert response.ephemeral, response.data
+    return guild
 
 
 # --- the bot, as a process of its own ------------------------------------------------------
@@ -491,13 +641,30 @@ class Housekeeper:
             self.sweep()
 
 
+COACH = "coach"  # a tap on a lesson's message: the coach's next step, or why not
+PRACTICE, PRACTICE_HINT = "practice", "practice hint"  # a tap on a practice hand's message
+TABLE_HINT = "hint"  # the Hint on one's hand at a real table (as the table's ids name it)
+LEARNING_COMMANDS = ("learn", "practice")  # ``/nlk learn``, ``/nlk practice``
+LEARNING_TARGET_MS = 50  # a coach step or a hint, answered at the 99th percentile (issue 34)
+
+
 def kind(data: dict[str, Any]) -> str:
-    """What an interaction was: ``/`` and a command's name, or a component's action
-    (``play``, ``draw``, ``hand``…)."""
+    """What an interaction was: ``/`` and a command's name (and for ``/nlk learn`` and
+    ``/nlk practice``, the subcommand's), a component's action at a table (``play``,
+    ``draw``, ``hand``, ``hint``…), ``coach`` for a lesson's button, ``practice`` or
+    ``practice hint`` for a practice hand's."""
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str):
-        return "/" + str(data.get("name", "?"))
+        name = "/" + str(data.get("name", "?"))
+        sub = (data.get("options") or [{}])[0]
+        if sub.get("type") == 1 and sub.get("name") in LEARNING_COMMANDS:
+            return f"{name} {sub['name']}"
+        return name
     parts = custom_id.split(":")
+    if parts[0] == lesson_ids.PREFIX:
+        return COACH
+    if parts[0] == practice_ids.PREFIX:
+        return PRACTICE_HINT if parts[-1] == "hint" else PRACTICE
     return parts[3].split(".")[0] if len(parts) > 3 else parts[0]
 
 
@@ -527,17 +694,22 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: int = 1, *,
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
                    processes: int = 1, pictures: str = "on",
-                   profile: Path | None = None, metrics: bool = False) -> dict[str, Any]:
+                   profile: Path | None = None, metrics: bool = False,
+                   learners: int = 0) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
     afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures;
     ``profile``: where the bot's cProfile statistics go (it runs without a profiler if None);
-    ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds."""
+    ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds; ``learners``: that
+    many people take the lesson, as many play practice hands and as many sit at tables whose
+    server allows hints, beside the tables."""
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
         raise ValueError("need at least one table and one hand")
+    if learners < 0:
+        raise ValueError("learners: none or more")
     if processes > 1 and not database:
         raise ValueError("several processes share a PostgreSQL database: give --database")
     think = think_ms / 1000.0
@@ -547,13 +719,13 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         if database:
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
-                               processes, pictures, profile, metrics, database)
+                               processes, pictures, profile, metrics, database, learners)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
                     pictures: str, profile: Path | None, metrics: bool = False,
-                    server: str | None = None) -> dict[str, Any]:
+                    server: str | None = None, learners: int = 0) -> dict[str, Any]:
     sharded = processes > 1
     port = _free_port(processes) if metrics else None
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
@@ -564,7 +736,8 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
             with no_full_collections():
                 report = await _play_tables(fake, pids, tables, players, seed, hands, think,
                                             timeout, processes, pictures, folder,
-                                            ServerCPU(server, pids) if server else None)
+                                            ServerCPU(server, pids) if server else None,
+                                            learners)
         finally:
             if scraper is not None:
                 scraper.cancel()
@@ -593,20 +766,35 @@ def _free_port(count: int) -> int:
 async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players: int,
                        seed: int, hands: int, think: float, timeout: float, processes: int,
                        pictures: str, folder: Path,
-                       server_cpu: ServerCPU | None = None) -> dict[str, Any]:
+                       server_cpu: ServerCPU | None = None, learners: int = 0
+                       ) -> dict[str, Any]:
     sharded = processes > 1
     await set_pictures(fake, pictures)
     guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
                                 for n in range(1, processes)] if sharded else None
+    # Learners: as many at tables whose server allows hints as in the lesson and in practice.
+    hint_tables = math.ceil(learners / players)
+    hints = await hints_server(fake, pictures, 0 if sharded else None) if learners else None
     housekeeper, lags = Housekeeper(fake), list[float]()
     sweeper = asyncio.create_task(housekeeper.run())
     ticker = asyncio.create_task(lag_ticker(lags))
     # One warm-up table pays for one-time costs (imports, caches, first queries)
-    # before the baseline, and stays paused mid-hand while memory is measured.
-    warm_up, midpoint = Midpoint(1), Midpoint(tables)
+    # before the baseline, and stays paused mid-hand while memory is measured; with
+    # learners, one lesson and one practice hand too, played through.
+    warm_up, midpoint = Midpoint(1), Midpoint(tables + hint_tables)
     warm = _driver(fake, tables, seed, 0.0, warm_up, guilds)  # numbered after the others
     jobs = [asyncio.create_task(play_table(warm, _names(tables, players), 1))]
+    gate, stop = asyncio.Event(), asyncio.Event()
+    gate.set()
+    learning = fake.add_channel("nlk-learn", guild=hints) if learners else 0
+    warm_learners = _learners(fake, 1 if learners else 0, seed + 1, 0.0, gate, learning,
+                              "warm")
+    stop.set()  # the warm-up learners play one round each
+    learner_jobs = [asyncio.create_task(learner.run(stop)) for learner in warm_learners]
     await _until(warm_up.all_reached, jobs, timeout)
+    if learner_jobs:
+        await asyncio.wait(learner_jobs, timeout=timeout)
+    stop.clear()
     await asyncio.sleep(1.0)  # let its table edits and pings land
     base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(tree_cpu_seconds, pids), \
         housekeeper.seen()
@@ -617,12 +805,25 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, guilds),
                                             _names(i, players), hands))
              for i in range(tables)]
+    jobs += [asyncio.create_task(play_table(_driver(fake, i, seed, think, midpoint, hints=hints),
+                                            _names(i, players), hands))
+             for i in range(tables + 1, tables + 1 + hint_tables)]  # after the warm-up table
+    people = _learners(fake, learners, seed, think, gate, learning)
+    learner_jobs += [asyncio.create_task(learner.run(stop)) for learner in people]
     await _until(midpoint.all_reached, jobs, timeout)
+    gate.clear()  # the learners pause too while memory is measured
     await asyncio.sleep(1.0)
     mid_rss = _total(rss_bytes, pids)
+    gate.set()
     warm_up.resume.set()
     midpoint.resume.set()
     results = await asyncio.gather(*jobs, return_exceptions=True)
+    # The tables are done: each learner stops once they have finished a lesson or a hand.
+    stop.set()
+    for learner, job in zip(people, learner_jobs[len(warm_learners):], strict=True):
+        await _until(learner.finished_one, [job], timeout)
+        job.cancel()
+    learned = await asyncio.gather(*learner_jobs, return_exceptions=True)
     seconds = time.perf_counter() - started
     # The last taps' follow-ups (turn pings, the end of a hand) may still be on their
     # way: let them land before the interactions are swept away for good.
@@ -635,10 +836,12 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     ticker.cancel()
     housekeeper.sweep(everything=True)
     failures = [r for r in results if isinstance(r, BaseException)]
+    learner_failures = [r for r in learned if isinstance(r, BaseException)
+                        and not isinstance(r, asyncio.CancelledError)]
     bot_log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     counted = housekeeper.interactions - base_count
     memory = None if base_rss is None or mid_rss is None else \
-        round((mid_rss - base_rss) / tables / 1024, 1)
+        round((mid_rss - base_rss) / (tables + hint_tables) / 1024, 1)
     cpu = None if base_cpu is None or end_cpu is None or counted <= 0 else \
         round((end_cpu - base_cpu) * 1000 / counted, 2)
     return {
@@ -666,9 +869,27 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
         "requests_per_interaction": {
             route: round(count / counted, 3) for route, count in sorted(requests.items())
             if count > 0 and counted > 0},
-        "_failures": failures,
+        "learners": learners,
+        "learning": _learning(housekeeper.by_kind, people, hint_tables,
+                              len(learner_failures)) if learners else None,
+        "_failures": failures + learner_failures,
         "_violations": [str(v) for v in fake.violations],
         "_bot_log": bot_log,
+    }
+
+
+def _learning(by_kind: dict[str, list[float]], people: list[Learner], hint_tables: int,
+              failed: int) -> dict[str, Any]:
+    """What the learners did, and how fast their coach steps and hints were answered."""
+    hints = by_kind.get(TABLE_HINT, []) + by_kind.get(PRACTICE_HINT, [])
+    return {
+        "hint_tables": hint_tables,
+        "lessons_finished": sum(p.rounds for p in people if p.lesson),
+        "practice_hands_finished": sum(p.rounds for p in people if not p.lesson),
+        "failed_learners": failed,
+        "coach_ms": {"count": len(by_kind.get(COACH, [])),
+                     **percentiles(by_kind.get(COACH, []))},
+        "hint_ms": {"count": len(hints), **percentiles(hints)},
     }
 
 
@@ -778,7 +999,24 @@ def print_report(report: dict[str, Any], *, as_json: bool) -> None:
         print(f"the fake refused: {violation}", file=sys.stderr)
     if report["_bot_log"].strip() and not as_json:
         print("the bot logged:\n" + report["_bot_log"][-4000:], file=sys.stderr)
+    if report.get("learning") and not as_json:
+        print(learning_summary(report["learning"]), file=sys.stderr)
     print(json.dumps(public(report), indent=None if as_json else 2))
+
+
+def learning_summary(learning: dict[str, Any]) -> str:
+    """The coach steps' and the hints' first answers in one line each, against the target."""
+    lines = []
+    for name, key in (("coach steps", "coach_ms"), ("hints", "hint_ms")):
+        ms = learning[key]
+        if not ms["count"]:
+            lines.append(f"{name}: none answered")
+            continue
+        verdict = "under" if ms["p99"] < LEARNING_TARGET_MS else "NOT under"
+        lines.append(f"{name}: {ms['count']} answered, p50 / p90 / p99 / max "
+                     f"{ms['p50']} / {ms['p90']} / {ms['p99']} / {ms['max']} ms "
+                     f"(p99 {verdict} the target of {LEARNING_TARGET_MS} ms)")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -807,6 +1045,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", action="store_true",
                         help="the bot serves NLK_METRICS, scraped every 5 s (to measure "
                              "what metrics cost)")
+    parser.add_argument("--learners", type=int, default=0, metavar="N",
+                        help="beside the tables, N people take the lesson, N play practice "
+                             "hands and N sit at tables whose server allows hints, tapping "
+                             "Hint now and then (default 0: the tables alone)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
     args = parser.parse_args(argv)
@@ -820,11 +1062,12 @@ def main(argv: list[str] | None = None) -> int:
                                       think_ms=args.think, timeout=args.timeout,
                                       database=args.database, processes=args.processes,
                                       pictures=args.pictures, profile=args.profile,
-                                      metrics=args.metrics))
+                                      metrics=args.metrics, learners=args.learners))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)
-    clean = not (report["violations"] or report["rate_limited"] or report["failed_tables"])
+    clean = not (report["violations"] or report["rate_limited"] or report["failed_tables"]
+                 or (report.get("learning") or {}).get("failed_learners"))
     return 0 if clean else 1
 
 

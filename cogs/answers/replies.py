@@ -198,9 +198,3 @@ def describe(error: BaseException, lang: Lang = DEFAULT) -> tuple[str, bool]:
               "it keeps happening, give that code to the bot's admin.").format(code=code),
             False)
 
-
-async def reply_error(interaction: Interaction, error: BaseException) -> None:
-    """The command tree's error handler: the reply for whatever a command raised, in the
-    language of whoever sent the command."""
-    text, _expected = describe(getattr(error, "original", error), lang_of(interaction))
-    await say(interaction, text)

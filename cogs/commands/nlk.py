@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.db.records import TableRecord, TableStatus
-from bot.errors import BotLacksPermissions, InputError, NoTable, TableExists
+from bot.errors import BotLacksPermissions, InputError, NoTable, Refusal, TableExists
 from bot.tables.service import Change, Table
 from cogs import render
 from cogs.answers.interaction import (
@@ -23,7 +23,7 @@ from cogs.answers.interaction import (
     server_of,
     tell_refusal,
 )
-from cogs.answers.replies import describe, reply_error, say
+from cogs.answers.replies import describe, say
 from cogs.client import Interaction, NLKClient
 from cogs.commands.chart import send_player
 from cogs.commands.choices import LANGUAGE_CHOICES, LANGUAGE_NAMES, LAST_CARD_CHOICES, TIMER_CHOICES
@@ -31,6 +31,7 @@ from cogs.commands.seasons import SEASON_CHOICES, seasons_value
 from cogs.compose import Parts
 from cogs.i18n.mentions import link_commands, linked
 from cogs.i18n.translator import L_, NC_, lang_of, t
+from cogs.lesson.handler import FIRST_REFUSAL
 from cogs.pictures.animation import EXPORT_ANIMATION, EXPORT_CHOICES, send_animation
 from cogs.pictures.settings import CARDS_CHOICES, PICTURES_CHOICES, cards_command, pictures_value
 from cogs.practice.handler import LEVEL_CHOICES
@@ -41,7 +42,8 @@ from rules import Variant
 from rules.i18n import Lang, translator
 
 log = logging.getLogger(__name__)
-
+# The commands that act on this channel's table: a refusal of one is a refusal at a table.
+AT_THE_TABLE = ("nlk hand", "nlk table", "nlk leave", "nlk end", "nlk remove")
 
 
 class NLK(commands.Cog):
@@ -83,10 +85,25 @@ class NLK(commands.Cog):
         """Register the buttons and the error replies; shutting down closes the tables'
         owners."""
         self.bot.add_dynamic_items(*self.families)
-        self.bot.tree.error(reply_error)
+        self.bot.tree.error(self.reply_error)
         self.client.on_stop(self.publisher.close)
         # Load the pictures' font in a thread now rather than in the first player's tap.
         self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
+
+    async def reply_error(self, interaction: Interaction, error: BaseException) -> None:
+        """The command tree's error handler: the reply for whatever a command raised, in the
+        language of whoever sent it; under a player's first refusal about the game from a
+        command at this channel's table, the lesson's link, once ever, as under a button's
+        (``Lessons.link_once``)."""
+        original = getattr(error, "original", error)
+        lang = lang_of(interaction)
+        text, _expected = describe(original, lang)
+        command = interaction.command
+        if isinstance(original, Refusal) and not isinstance(original, NoTable) and \
+                command is not None and command.qualified_name in AT_THE_TABLE and \
+                await self.lessons.link_once(interaction.user.id, original):
+            text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
+        await say(interaction, text)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*self.families)

@@ -9,8 +9,8 @@ the live tables' owner as a kind of message of its own.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from functools import lru_cache
 
 import discord
 
@@ -155,7 +155,7 @@ class Lessons:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         names = (display_name(interaction.user), *lesson.AI_NAMES)
-        here = await asyncio.to_thread(lesson.situation, step, names)
+        here = situation(step, names)
         chapter = _(lesson.CHAPTERS[here.chapter])
         embed = discord.Embed(colour=COLOUR, title=_("Learn NLK · {chapter} ({number}/2)").format(
             chapter=chapter, number=here.chapter + 1))
@@ -184,6 +184,14 @@ class Lessons:
     async def _style(self, interaction: Interaction) -> str:
         return await self.pictures.styles.private_or_known(interaction.user.id,
                                                            place_of(interaction))
+
+
+@lru_cache(maxsize=1024)
+def situation(step: int, names: tuple[str, ...]) -> lesson.Situation:
+    """``lesson.situation``, worked out once for each step and learner's name: it is the same
+    every time (a step's answer only reads it), and the latest learners' steps are answered
+    without replaying the lesson's script or waiting for a thread to do it."""
+    return lesson.situation(step, names)
 
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:

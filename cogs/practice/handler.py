@@ -12,6 +12,8 @@ import asyncio
 import logging
 import re
 import secrets
+from collections import OrderedDict
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -53,6 +55,62 @@ LEVEL_CHOICES = [
     app_commands.Choice(name=L_("strong — thinks ahead"), value="strong"),
 ]
 LEVEL_WORDS = N_("Practice · {players} players · AI {level}")
+GAMES_KEPT = 128  # the latest hands' games (tens of kilobytes each: a few megabytes in all)
+
+
+class Games:
+    """The latest practice hands' games, kept by what makes them (seats, level, seed and
+    moves), so that a tap replays its hand from the deal at most once instead of at each
+    step of its answer (a hand is hundreds of moves, a replay milliseconds of the event
+    loop). Each caller gets a copy of its own. Nothing here is needed to answer: a hand not
+    kept is replayed, so an answer after a restart is the same."""
+
+    def __init__(self, size: int = GAMES_KEPT) -> None:
+        self.size = size
+        self._games: OrderedDict[tuple[object, ...], Game] = OrderedDict()
+        self._hands: OrderedDict[StoredPractice, practice.Practice] = OrderedDict()
+
+    def hand(self, stored: StoredPractice) -> practice.Practice:
+        """The stored hand, its moves read back (``IllegalAction`` and the like if they
+        don't replay)."""
+        found = self._hands.get(stored)
+        if found is None:
+            found = practice.Practice(stored.players, stored.level, stored.seed,
+                                      practice.moves_of(stored.moves), stored.hints)
+            self.game(found)  # it replays
+            _keep(self._hands, stored, found, self.size)
+        else:
+            self._hands.move_to_end(stored)
+        return found
+
+    def game(self, hand: practice.Practice, names: tuple[str, ...] | None = None) -> Game:
+        """The hand's game now (a copy of its own), with ``names`` if given."""
+        key = _key(hand)
+        found = self._games.get(key)
+        if found is None:
+            found = practice.replay(hand)
+            _keep(self._games, key, found, self.size)
+        else:
+            self._games.move_to_end(key)
+        game = found.copy()
+        if names is not None:
+            game.names = tuple(names)
+        return game
+
+    def keep(self, hand: practice.Practice, game: Game) -> None:
+        """``game`` is ``hand``'s now, and nobody changes it any more."""
+        _keep(self._games, _key(hand), game, self.size)
+
+
+def _key(hand: practice.Practice) -> tuple[object, ...]:
+    return (hand.players, hand.level, hand.seed, hand.moves)
+
+
+def _keep(kept: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+    kept[key] = value
+    kept.move_to_end(key)
+    while len(kept) > size:
+        kept.popitem(last=False)
 
 
 class Practices:
@@ -62,6 +120,7 @@ class Practices:
     def __init__(self, store: PracticeQueries, pictures: Pictures) -> None:
         self.store = store
         self.pictures = pictures
+        self.games = Games()
 
     # --- the command -----------------------------------------------------------------------
 
@@ -71,9 +130,9 @@ class Practices:
         the last one is over)."""
         try:
             stored = await self.store.practice(interaction.user.id)
-            hand = _hand(stored) if stored is not None else None
+            hand = self._hand(stored) if stored is not None else None
             if stored is None or hand is None or ai_seats is not None or level is not None \
-                    or practice.replay(hand).is_over:
+                    or self.games.game(hand).is_over:
                 number = (stored.number if stored is not None else 0) + 1
                 seats = ai_seats or (hand.players - 1 if hand is not None else AI_SEATS)
                 chosen = level or (hand.level if hand is not None else practice.LEVEL)
@@ -92,7 +151,7 @@ class Practices:
         _ = translator(lang).gettext
         try:
             stored = await self.store.practice(interaction.user.id)
-            hand = _hand(stored) if stored is not None else None
+            hand = self._hand(stored) if stored is not None else None
             if stored is None or hand is None:
                 await self.unknown(interaction)
                 return
@@ -108,7 +167,7 @@ class Practices:
             if number != stored.number or version != len(hand.moves):
                 await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
                 return
-            game = practice.replay(hand)
+            game = self.games.game(hand)
             if game.to_act != practice.PLAYER:  # the hand is over
                 await self._answer(interaction, stored.number, hand, edit=True)
                 return
@@ -123,13 +182,14 @@ class Practices:
                 await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
                 return
             try:
-                played = practice.play(hand, action)
+                played = practice.play(hand, action, game)
             except IllegalAction as refused:
                 await self._answer(interaction, stored.number, hand, edit=True, note="❌ " + _(
                     "That move isn't allowed: {why}. Try again.").format(
                         why=explain(refused, lang)))
                 return
-            moved, made = await asyncio.to_thread(practice.advance, played)
+            moved, made = await asyncio.to_thread(practice.advance, played, game)
+            self.games.keep(moved, game)
             await self._save(interaction.user.id, stored.number, moved)
             await self._answer(interaction, stored.number, moved, edit=True,
                                told_moves=len(made) + 1)
@@ -147,7 +207,9 @@ class Practices:
     async def _start(self, interaction: Interaction, number: int, players: int, level: str,
                      *, edit: bool) -> None:
         hand = practice.deal(players, level, secrets.token_hex(8))
-        hand, made = await asyncio.to_thread(practice.advance, hand)
+        game = practice.replay(hand)
+        hand, made = await asyncio.to_thread(practice.advance, hand, game)
+        self.games.keep(hand, game)
         await self._save(interaction.user.id, number, hand)
         await self._answer(interaction, number, hand, edit=edit, told_moves=len(made))
 
@@ -165,10 +227,10 @@ class Practices:
         _ = translator(lang).gettext
         names = (display_name(interaction.user),
                  *(shown_name(name, lang) for name in hand.names[1:]))
-        game = practice.replay(hand, names)
+        game = self.games.game(hand, names)
         embed = discord.Embed(colour=COLOUR, title=_(LEVEL_WORDS).format(
             players=hand.players, level=level_name(hand.level, lang)))
-        lines = _told(hand, game, told_moves, names, lang)
+        lines = self._told(hand, game, told_moves, names, lang)
         if note:
             lines = [note, "", *lines]
         lines += ["", _status(game, hand, lang)]
@@ -215,29 +277,26 @@ class Practices:
         return picture
 
 
-def _hand(stored: StoredPractice) -> practice.Practice | None:
-    """The stored hand, or None if it no longer replays (then a new one is dealt)."""
-    try:
-        hand = practice.Practice(stored.players, stored.level, stored.seed,
-                                 practice.moves_of(stored.moves), stored.hints)
-        practice.replay(hand)
-        return hand
-    except Exception:
-        log.warning("a stored practice hand did not replay; dealing a new one", exc_info=True)
-        return None
+    def _hand(self, stored: StoredPractice) -> practice.Practice | None:
+        """The stored hand, or None if it no longer replays (then a new one is dealt)."""
+        try:
+            return self.games.hand(stored)
+        except Exception:
+            log.warning("a stored practice hand did not replay; dealing a new one",
+                        exc_info=True)
+            return None
 
-
-def _told(hand: practice.Practice, game: Game, moves: int, names: tuple[str, ...],
-          lang: Lang) -> list[str]:
-    """The events of the hand's latest ``moves`` moves, in words (the latest lines)."""
-    if moves <= 0:
-        return []
-    before = practice.replay(practice.Practice(hand.players, hand.level, hand.seed,
-                                               hand.moves[:len(hand.moves) - moves]))
-    words = Words(lang)
-    lines = [told(event, names, practice.PLAYER, words) + "."
-             for event in game.history()[len(before.history()):]]
-    return lines[-TOLD_LINES:]
+    def _told(self, hand: practice.Practice, game: Game, moves: int, names: tuple[str, ...],
+              lang: Lang) -> list[str]:
+        """The events of the hand's latest ``moves`` moves, in words (the latest lines)."""
+        if moves <= 0:
+            return []
+        before = self.games.game(practice.Practice(hand.players, hand.level, hand.seed,
+                                                   hand.moves[:len(hand.moves) - moves]))
+        words = Words(lang)
+        lines = [told(event, names, practice.PLAYER, words) + "."
+                 for event in game.history()[len(before.events):]]
+        return lines[-TOLD_LINES:]
 
 
 def _status(game: Game, hand: practice.Practice, lang: Lang) -> str:

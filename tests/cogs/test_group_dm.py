@@ -199,7 +199,7 @@ async def test_a_restart_mid_hand_is_caught_up_by_the_next_tap(fake_discord, tmp
 
 
 async def test_the_lesson_works_in_a_group_dm_and_posts_nothing(fake_discord, tmp_path):
-    from tests.cogs.test_lesson import learn
+    from tests.learners import learn
 
     fake = fake_discord
     people = group_dm(fake, ["alice", "bob"], installed=["alice"])

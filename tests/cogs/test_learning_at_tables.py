@@ -1,8 +1,8 @@
 """Newcomers meet the lesson where they are (issue 34, item 3), through the fake Discord: the
 lobby's "New to NLK?" button opens the lesson privately, and a player's first refusal at a
-real table links it, once, even across a restart. A server's ``hints`` setting puts a Hint
-on players' hands; a hand where one was used is marked assisted in its moves log and its
-export (English, Hungarian and French)."""
+real table (a button's, or a command's about that table) links it, once, even across a
+restart. A server's ``hints`` setting puts a Hint on players' hands; a hand where one was
+used is marked assisted in its moves log and its export (English, Hungarian and French)."""
 
 import json
 import random
@@ -43,6 +43,44 @@ async def test_the_lobby_opens_the_lesson_and_the_first_refusal_links_it_once(fa
         ix, after = await driver.click("bob", table, "Start (host)", expect=4)
         assert "Only the host" in after.data["content"] and LINK not in after.data["content"]
     assert not [m for m in fake.public_messages() if m.id != table.id]
+
+
+async def refused(fake, user, subcommand):
+    """``/nlk <subcommand>`` in the fake's channel, answered privately: its words."""
+    ix = await fake.slash(user, None, "nlk", subcommand)
+    response = await ix.wait_response()
+    assert response.type == 4 and response.ephemeral, response.data
+    return response.data["content"]
+
+
+async def test_a_first_refused_command_at_a_table_links_the_lesson_once(fake_discord,
+                                                                         tmp_path):
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    for name in ("ann", "bob", "cy"):
+        fake.add_user(name)
+    async with running_bot(fake, path):
+        driver = Driver(fake, random.Random(5))
+        # No table in the channel: not a refusal at a table, and no link.
+        said = await refused(fake, "bob", "hand")
+        assert "no NLK table" in said and LINK not in said
+        table = await driver.new_table("ann", seats=3)
+        # bob's first refusal at a table, from a command, links the lesson …
+        said = await refused(fake, "bob", "end")
+        assert said.startswith("Only the host") and LINK in said and "</nlk learn:" in said
+        # … once, whether the next refusal is a command's or a button's.
+        said = await refused(fake, "bob", "leave")
+        assert "not playing at this table" in said and LINK not in said
+        ix, answer = await driver.click("bob", table, "Start (host)", expect=4)
+        assert "Only the host" in answer.data["content"] and LINK not in answer.data["content"]
+        # Someone first refused by a button is not linked again by a command.
+        ix, answer = await driver.click("cy", table, "Start (host)", expect=4)
+        assert LINK in answer.data["content"]
+        said = await refused(fake, "cy", "end")
+        assert said.startswith("Only the host") and LINK not in said
+    async with running_bot(fake, path):  # remembered across a restart
+        said = await refused(fake, "bob", "end")
+        assert said.startswith("Only the host") and LINK not in said
+    assert [m.id for m in fake.public_messages()] == [table.id]
 
 
 HINT = {"en-GB": "Hint", "hu": "Tipp", "fr": "Conseil"}

@@ -10,81 +10,15 @@ import re
 import pytest
 
 from rules import lesson
+from tests.learners import coach_line, description, learn, move_buttons, pointed_at
 from tests.nlk_driver import running_bot
 
-RULE = re.compile(r"\(R(\d\.\d)\)|R(\d\.\d)")
-BOLD = re.compile(r"\*\*(.+?)\*\*")
 # The rules a first-timer needs (issue 34): drawing, giving, keeping and a move that plays
 # itself (R3.2, R3.3), the last talon card (R3.4), beating in suit and trumping (R4.2),
 # taking (R4.5), going out (R4.8), who loses (R4.9).
 NEEDED = {"R3.2", "R3.3", "R3.4", "R4.2", "R4.5", "R4.8", "R4.9"}
 WRONG = {"en": "❌", "hu": "❌", "fr": "❌"}
 AGAIN = {"en": "Play the lesson again", "hu": "A lecke újra", "fr": "Refaire la leçon"}
-
-
-def description(message):
-    return message.embeds[0]["description"]
-
-
-def coach_line(message):
-    return [line for line in description(message).splitlines() if line.startswith("💬")][-1]
-
-
-def rules_named(text):
-    return {"R" + (a or b) for a, b in RULE.findall(text)}
-
-
-def move_buttons(message):
-    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in lesson_ways()]
-
-
-def lesson_ways():
-    return ("skip", "back", "again")
-
-
-def pointed_at(message):
-    """The button whose label the coach's line names in bold, if any."""
-    named = set(BOLD.findall(coach_line(message)))
-    found = [b for b in move_buttons(message) if b.label in named]
-    return found[0] if found else None
-
-
-async def learn(fake, user, rng, *, taps_left=60, stop_after=None, channel=None):
-    """Play the lesson as a newcomer: a wrong tap now and then, then what the coach says
-    (in ``channel``: default, the server's). Returns the message, the taps, the wrong taps
-    and the rule numbers the coach named."""
-    ix = await fake.slash(user, channel, "nlk", "learn")
-    message = await ix.wait_message()
-    assert message.ephemeral
-    taps = wrong = 0
-    named = rules_named(description(message))
-    right = 0
-    while not any(b.custom_id.endswith(":again") for b in message.buttons()):
-        assert taps < taps_left, f"not finished after {taps} taps"
-        wanted = pointed_at(message)
-        others = [b for b in move_buttons(message) if wanted is None or b.custom_id !=
-                  wanted.custom_id]
-        if wanted is None or (others and rng.random() < 0.5):
-            tap = rng.choice(others or move_buttons(message))
-        else:
-            tap = wanted
-        before = coach_line(message)
-        ix = await fake.click(user, message, custom_id=tap.custom_id)
-        assert (await ix.wait_response()).type == 7  # the lesson's message, edited
-        taps += 1
-        text = description(message)
-        if wanted is not None and tap.custom_id != wanted.custom_id:
-            wrong += 1
-            first = text.splitlines()[0]
-            assert first.startswith("❌") and len(first) > 30, first  # explained
-            assert coach_line(message) == before  # nothing played: the same step
-        else:
-            right += 1
-            named |= rules_named("\n".join(line for line in text.splitlines()
-                                            if not line.startswith("❌")))
-        if stop_after is not None and right >= stop_after:
-            break
-    return message, taps, wrong, named
 
 
 @pytest.mark.parametrize("locale", ["en-GB", "hu", "fr"])

@@ -1,10 +1,21 @@
-"""The load benchmark (``python -m tests.load``) runs, and at a tiny size the bot stays clean."""
+"""The load benchmark (``python -m tests.load``) runs, and at a tiny size the bot stays clean;
+with ``--learners`` it reports the coach steps and the hints as kinds of their own."""
 
 import json
 
 import pytest
 
-from tests.load import public, run_load
+from rules import lesson
+from tests.load import LEARNING_COMMANDS, public, run_load
+
+LEARNER_KINDS = {"coach", "practice", "practice hint", "hint",
+                 *(f"/nlk {name}" for name in LEARNING_COMMANDS)}
+
+
+def told(report):
+    """What went wrong, said in full if anything did: the tables' and learners' errors, the
+    fake's refusals, the bot's log."""
+    return f"{report['_failures']!r}\n{report['_violations']}\n{report['_bot_log'][-3000:]}"
 
 
 @pytest.mark.e2e  # the bot in its own process, seconds of play
@@ -18,16 +29,50 @@ async def test_three_small_tables_play_through_cleanly():
         assert key in figures, key
     assert set(figures["first_response_ms"]) == {"p50", "p90", "p99", "max"}
     assert figures["tables"] == 3 and figures["players"] == 2
-    # What went wrong, said in full if anything did: the tables' errors, the bot's log.
-    told = f"{report['_failures']!r}\n{report['_violations']}\n{report['_bot_log'][-3000:]}"
-    assert report["_failures"] == [] and figures["failed_tables"] == 0, told
-    assert figures["violations"] == 0, told
+    assert report["_failures"] == [] and figures["failed_tables"] == 0, told(report)
+    assert figures["violations"] == 0, told(report)
     assert figures["rate_limited"] == 0
-    assert figures["unanswered"] == 0, told
+    assert figures["unanswered"] == 0, told(report)
     # Three two-player hands take well over a hundred taps, each answered.
     assert figures["interactions"] > 100
     ms = figures["first_response_ms"]
-    assert 0 < ms["p50"] <= ms["p90"] <= ms["p99"] <= ms["max"] < 3000, (ms, told)
+    assert 0 < ms["p50"] <= ms["p90"] <= ms["p99"] <= ms["max"] < 3000, (ms, told(report))
     assert figures["memory_per_table_kb"] is not None
     assert figures["bot_cpu_ms_per_interaction"] is not None
     assert figures["bot_cpu_ms_per_interaction"] > 0
+    # Without learners: nobody learned, and the kinds are the tables' alone.
+    assert figures["learners"] == 0 and figures["learning"] is None
+    assert not LEARNER_KINDS & set(figures["first_response_ms_by_kind"])
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(90)
+async def test_learners_beside_a_table_report_coach_steps_and_hints():
+    report = await run_load(tables=1, players=2, seed=3, hands=1, think_ms=0, timeout=80,
+                            learners=2, pictures="off")
+    figures = public(report)
+    assert json.loads(json.dumps(figures)) == figures
+    assert report["_failures"] == [] and figures["failed_tables"] == 0, told(report)
+    assert figures["violations"] == 0 and figures["unanswered"] == 0, told(report)
+    kinds, learning = figures["first_response_ms_by_kind"], figures["learning"]
+    assert figures["learners"] == 2 and learning["failed_learners"] == 0, told(report)
+    assert learning["hint_tables"] == 1  # two learners at two-player tables
+    # Each learner finished a lesson or a hand at least (and the warm-up's one more).
+    assert learning["lessons_finished"] >= 2 and learning["practice_hands_finished"] >= 2
+    assert kinds["/nlk learn"]["count"] == 3  # opened once each, then played again
+    assert kinds["/nlk practice"]["count"] >= learning["practice_hands_finished"] + 1
+    # A whole lesson is a right tap a step, and maybe wrong ones.
+    finished = learning["lessons_finished"] + 1
+    assert kinds["coach"]["count"] >= finished * lesson.STEPS
+    # A practice player taps Hint before each hand's first move; at the hints table, the
+    # player to act taps it a fifth of the time (a two-player hand has dozens of moves).
+    assert kinds["practice hint"]["count"] >= learning["practice_hands_finished"] + 1
+    assert kinds["practice"]["count"] > 0 and kinds["hint"]["count"] >= 1
+    assert learning["coach_ms"] == kinds["coach"]
+    assert learning["hint_ms"]["count"] == kinds["hint"]["count"] + \
+        kinds["practice hint"]["count"]
+    for ms in (learning["coach_ms"], learning["hint_ms"]):
+        assert set(ms) == {"count", "p50", "p90", "p99", "max"}
+        assert 0 < ms["p50"] <= ms["p90"] <= ms["p99"] <= ms["max"] < 3000, (ms, told(report))
+    # Every interaction is counted under one kind.
+    assert sum(k["count"] for k in kinds.values()) == figures["interactions"]

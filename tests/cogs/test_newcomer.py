@@ -91,8 +91,9 @@ async def test_not_seated_in_the_lobby_between_hands_and_after_the_end(nlk):
     fake, bot, driver, path = nlk
     table = await driver.new_table("ann", seats=2)
     response = await answer(fake, "zed", "hand")  # the lobby: nobody is to act
-    assert response.ephemeral and response.data["content"] == \
-        "You're not playing at this table."
+    said, link = response.data["content"].split("\n")  # zed's first refusal at a table …
+    assert response.ephemeral and said == "You're not playing at this table."
+    assert link.startswith("New to NLK?")  # … links the lesson, once (the others: none)
     await driver.click("bob", table, "Join")
     await driver.click("ann", table, "Start (host)")
     response = await answer(fake, "zed", "hand")  # mid-hand: whose turn it is

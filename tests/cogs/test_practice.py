@@ -9,55 +9,14 @@ import sqlite3
 import pytest
 
 from cogs.practice import ids
+from tests.learners import description, play_out
+from tests.learners import practice_moves as moves
+from tests.learners import practice_way as way
 from tests.nlk_driver import running_bot
 
-HINT = re.compile(r"^💡 .+\(R\d\.\d\)$", re.M)
 # Where the stats and the boards read: a practice hand writes none of it.
 RATED = ("tables", "seats", "hands", "actions", "results", "ratings", "size_ratings",
          "podiums_shown")
-
-
-def description(message):
-    return message.embeds[0]["description"]
-
-
-def moves(message):
-    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in ids.WAYS]
-
-
-def way(message, act):
-    found = [b for b in message.buttons() if b.custom_id.endswith(":" + act)]
-    return found[0] if found else None
-
-
-async def play_out(fake, user, message, rng, *, taps_left=400, stop_after=None):
-    """Tap through the hand: a hint every few turns, then the hinted (green) move, or a
-    move at random. Returns the message, the taps and the hints."""
-    taps = hints = 0
-    while way(message, "again") is None:
-        assert taps < taps_left, f"not over after {taps} taps"
-        if stop_after is not None and taps >= stop_after:
-            break
-        if rng.random() < 0.3:
-            ix = await fake.click(user, message, custom_id=way(message, "hint").custom_id)
-            assert (await ix.wait_response()).type == 7
-            assert HINT.search(description(message)), description(message)
-            hints += 1
-            green = [b for b in moves(message) if b.style == 3]
-            tap = green[0] if green else rng.choice(moves(message))
-        elif moves(message):
-            tap = rng.choice(moves(message))
-        else:  # more moves than buttons: a menu of cards
-            menu = message.selects()[0]
-            ix = await fake.select(user, message, menu.custom_id,
-                                   [rng.choice(menu.options)["value"]])
-            assert (await ix.wait_response()).type == 7
-            taps += 1
-            continue
-        ix = await fake.click(user, message, custom_id=tap.custom_id)
-        assert (await ix.wait_response()).type == 7
-        taps += 1
-    return message, taps, hints
 
 
 def rated_rows(path):
@@ -145,3 +104,30 @@ def test_every_practice_button_has_an_id_its_family_reads():
     for damaged in ("nlkp:1:3:give.ZZ.1", "nlkp:1:x:draw", "nlkp:1:3:fly"):
         assert unknown.fullmatch(damaged) and not template.fullmatch(damaged)
         assert menus.__discord_ui_compiled_template__.fullmatch(damaged)
+
+
+def test_kept_games_are_copies_and_a_hand_not_kept_is_replayed():
+    """A tap's answer reads its hand's game from the latest ones kept: always the hand's
+    own replay, a copy the caller may play on, and replayed again once no longer kept."""
+    from cogs.practice.handler import Games
+    from rules import practice
+
+    games = Games(size=2)
+    hand = practice.deal(4, "heuristic", "kept")
+    game = games.game(hand)
+    moved, _made = practice.advance(hand, game)
+    games.keep(moved, game)
+
+    def same(one, other):
+        return one.actions == other.actions and one.history() == other.history() and \
+            one.stacks == other.stacks and one.to_act == other.to_act
+
+    assert same(games.game(moved), practice.replay(moved))
+    mine = games.game(moved, ("pia", "a", "b", "c"))
+    assert mine.names == ("pia", "a", "b", "c")
+    mine.apply(mine.legal_actions()[0])  # played on: what is kept is not
+    assert games.game(moved).version == len(moved.moves) < mine.version
+    assert games.game(moved).names == moved.names
+    for seed in ("x", "y", "z"):  # pushes it out
+        games.game(practice.deal(3, "heuristic", seed))
+    assert same(games.game(moved), practice.replay(moved))
