@@ -176,11 +176,7 @@ def _text(image: Image.Image, text: str, at: tuple[float, float], anchor: str,
     width = math.ceil(glyphs.length(font, text)) + 2
     height = round(font.size * 1.25)
     horizontal, vertical = anchor[0], anchor[1]
-    mask = glyphs.line(font, text, (width, height), horizontal)
-    if mask is None:  # letters that join or stack: laid out whole
-        mask = Image.new("L", (width, height), 0)
-        ImageDraw.Draw(mask).text((1 if horizontal == "l" else width - 1, height // 2), text,
-                                  font=font, fill=255, anchor=horizontal + "m")
+    mask = glyphs.mask(font, text, (width, height), horizontal)
     # Where the line's middle goes: a letter's top, anchored at ``vertical`` and at "m".
     middle = at[1] + font.getbbox("x", anchor="l" + vertical)[1] \
         - font.getbbox("x", anchor="lm")[1]

@@ -652,11 +652,7 @@ def _label(text: str, ink: tuple[int, ...], width: int, size: int, align: str = 
         font = _font(REGULAR, max(4, size * 3 // 4), folder)
         text = fit(text, font, width - 2)
     height = round(size * 1.25)
-    mask = glyphs.line(font, text, (width, height), align)
-    if mask is None:  # letters that join or stack: laid out whole
-        mask = Image.new("L", (width, height), 0)
-        anchor, x = {"l": ("lm", 1), "r": ("rm", width - 1)}.get(align, ("mm", width // 2))
-        ImageDraw.Draw(mask).text((x, height // 2), text, font=font, fill=255, anchor=anchor)
+    mask = glyphs.mask(font, text, (width, height), align)
     # Mapped through tables on Pillow's own pixel stores: ``Image.point`` would first round
     # each table's 256 entries again, which costs more than the mapping.
     coverage = mask.im

@@ -26,12 +26,11 @@ from __future__ import annotations
 import json
 import re
 import struct
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageChops, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 KERNS = 20_000  # pairs kept per face before they are forgotten and measured again
 LINES = 256  # lines kept laid out per face (a line is measured, then drawn)
@@ -207,19 +206,13 @@ class _Face:
         return placed, pen
 
 
-_faces: OrderedDict[tuple[str, int], _Face] = OrderedDict()
-
-
 def _face(font: ImageFont.FreeTypeFont) -> _Face:
-    key = (str(font.path), int(font.size))
-    face = _faces.get(key)
-    if face is None:
-        face = _faces[key] = _Face(font)
-        if len(_faces) > FACES:
-            _faces.popitem(last=False)
-    else:
-        _faces.move_to_end(key)
-    return face
+    return _face_of(str(font.path), int(font.size))
+
+
+@lru_cache(maxsize=FACES)
+def _face_of(path: str, size: int) -> _Face:
+    return _Face(ImageFont.truetype(path, size))
 
 
 def prepare(font: ImageFont.FreeTypeFont, letters: str) -> None:
@@ -271,3 +264,16 @@ def line(font: ImageFont.FreeTypeFont, text: str, size: tuple[int, int], align: 
             pixels.paste(bitmap, area)  # straight into the pixels: a few times faster
         right = max(right, area[2])
     return mask
+
+
+def mask(font: ImageFont.FreeTypeFont, text: str, size: tuple[int, int], align: str
+         ) -> Image.Image:
+    """``line``'s mask; for text whose letters do not stand alone, the line laid out whole by
+    FreeType and its shaping library, in the same place."""
+    found = line(font, text, size, align)
+    if found is None:
+        width, height = size
+        found = Image.new("L", size, 0)
+        anchor, x = {"l": ("lm", 1), "r": ("rm", width - 1)}.get(align, ("mm", width // 2))
+        ImageDraw.Draw(found).text((x, height // 2), text, font=font, fill=255, anchor=anchor)
+    return found
