@@ -14,8 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+import cogs.pictures.glyphs as glyphs
 from bot.guilds.ratings import PROVISIONAL_HANDS, TREND_HANDS
-from cogs.pictures import glyphs
 from cogs.pictures.draw import (
     _EIGHTH,
     FELT,

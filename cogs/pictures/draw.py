@@ -36,7 +36,7 @@ from typing import Any
 from isal import isal_zlib
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
-from cogs.pictures import glyphs
+import cogs.pictures.glyphs as glyphs
 from rules import Card
 
 FONTS = Path(__file__).parent / "fonts"
