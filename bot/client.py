@@ -52,7 +52,7 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, channel_edits: int = 5,
+                 ai_processes: int = 2, picture_processes: int = 1, channel_edits: int = 5,
                  clock: Callable[[], float] | None = None, db: Database | None = None,
                  **options: Any) -> None:
         intents = discord.Intents.none()
@@ -73,6 +73,7 @@ class NLKBot(commands.Bot):
         self.ai_budget_ms = ai_budget_ms
         self.idle_seconds = idle_seconds
         self.ai_processes = ai_processes
+        self.picture_processes = picture_processes  # card pictures are drawn there
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
         # The shards this process owns: it runs only their servers' tables, and takes their
@@ -139,7 +140,8 @@ class NLKBot(commands.Bot):
         # The composition root builds the cog's parts; the cog registers its buttons and
         # error replies, and tells the players what the clocks do.
         parts = compose(self, self.service, self.servers, self.clocks,
-                        channel_edits=self.channel_edits, rest_share=self.shard_range.share)
+                        channel_edits=self.channel_edits, rest_share=self.shard_range.share,
+                        picture_processes=0 if self.sync_only else self.picture_processes)
         self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
         self.clocks.notifier = self.nlk.publisher

@@ -48,12 +48,14 @@ class Parts:
 
 
 def compose(bot: commands.Bot, service: TableService, servers: GuildService, clocks: Clocks,
-            *, channel_edits: int, rest_share: float) -> Parts:
+            *, channel_edits: int, rest_share: float, picture_processes: int = 0) -> Parts:
     """Build the NLK cog's parts (``channel_edits``: channel posts and edits per 5 s;
-    ``rest_share``: this process's share of the bot's global request budget)."""
+    ``rest_share``: this process's share of the bot's global request budget;
+    ``picture_processes``: the card pictures' own processes, none: a thread)."""
     languages = Languages(servers, bot)
     publisher = Publisher(bot, service, clocks, languages, Notes(servers.repo.settings),
-                          edits_per_window=channel_edits, rest_share=rest_share)
+                          edits_per_window=channel_edits, rest_share=rest_share,
+                          picture_processes=picture_processes)
     lessons = Lessons(servers.repo.lessons, publisher.pictures)
     clicks = Clicks(service, servers, publisher, publisher.hands, publisher.messages,
                     languages, publisher.posts, lessons)

@@ -53,21 +53,21 @@ MOVE = re.compile(r"hand (\d+) · move (\d+)")
 @contextlib.asynccontextmanager
 async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *,
                       clock: TimeMachine | None = None, ai_processes: int = 0,
-                      dev_guild: int | bool | None = True,
+                      picture_processes: int = 0, dev_guild: int | bool | None = True,
                       **options: object) -> AsyncIterator[NLKBot]:
     """The NLK bot, in this process, connected to ``fake`` and using ``database``.
 
     ``seed`` makes the deals reproducible (None: the bot's own random, committed seeds);
-    AI moves are not paced, and think in threads unless ``ai_processes`` is set; the
-    commands are synced to the fake's server unless ``dev_guild`` names another or is None.
+    AI moves are not paced, and think in threads unless ``ai_processes`` is set (pictures
+    are drawn in a thread unless ``picture_processes`` is); the commands are synced to the fake's server unless ``dev_guild`` names another or is None.
     """
     previous = fake.sessions[-1] if fake.sessions else None
     settings = Settings(token=fake.token, database=str(database),
                         dev_guild=fake.guild_id if dev_guild is True else dev_guild or None,
                         api_base=fake.api_base, log_level="WARNING")
     options = {"ai_delay": 0.01, "ai_budget_ms": 50, **options}
-    bot = NLKBot(settings, guild_ready_timeout=0.05, ai_processes=ai_processes, clock=clock,
-                 **options)  # type: ignore[arg-type]
+    bot = NLKBot(settings, guild_ready_timeout=0.05, ai_processes=ai_processes,
+                 picture_processes=picture_processes, clock=clock, **options)  # type: ignore[arg-type]
     if clock is not None:
         clock.bots.append(bot)
     task = asyncio.create_task(bot.start(fake.token))

@@ -1,4 +1,4 @@
-"""One AI worker process (started by ``bot.ops.workers.WorkerPool``): reads pickled
+"""One worker process (started by ``bot.ops.workers.WorkerPool``): reads pickled
 callables on stdin, writes ``("ok", result)`` or ``("error", exception)`` on stdout, and
 exits when the bot is gone."""
 
@@ -31,7 +31,7 @@ def main() -> None:
         try:
             data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as error:
-            data = pickle.dumps(("error", RuntimeError(f"unpicklable AI answer: {error!r}")))
+            data = pickle.dumps(("error", RuntimeError(f"unpicklable answer: {error!r}")))
         try:
             answers.write(data)
             answers.flush()

@@ -1,4 +1,6 @@
-"""The AI players' worker processes, which die with the bot.
+"""Worker processes that die with the bot: the AI players' (``Clocks``, practice hands and
+hints) and the card pictures' (``cogs.pictures``), so that their work never holds the event
+loop's interpreter lock.
 
 Why not ``ProcessPoolExecutor``: when its parent is SIGKILLed, its workers and its resource
 tracker stay behind, and the tracker warns about leaked semaphores when they finally stop.
@@ -31,13 +33,18 @@ _Job = tuple[Future[Any], Callable[[], Any]]
 
 class WorkerPool(Executor):
     """``processes`` worker processes, each started on its first job (and again after a
-    crash); jobs are pickled callables, as with ``ProcessPoolExecutor``."""
+    crash); jobs are pickled callables, as with ``ProcessPoolExecutor``. ``warm``, if given,
+    is run in each process as it starts, before its first job (as ``ProcessPoolExecutor``'s
+    ``initializer``): loading what every job needs, once per process."""
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, *, warm: Callable[[], Any] | None = None,
+                 name: str = "ai") -> None:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self._serve, name=f"nlk-ai-{n}", daemon=True)
+        self._warm = warm
+        self._threads = [threading.Thread(target=self._serve, name=f"nlk-{name}-{n}",
+                                          daemon=True)
                          for n in range(1, processes + 1)]
         self.processes: list[subprocess.Popen[bytes]] = []
         for thread in self._threads:
@@ -78,14 +85,15 @@ class WorkerPool(Executor):
                 future, fn = job
                 if not future.set_running_or_notify_cancel():
                     continue
-                if process is None or process.poll() is not None:
-                    process = self._spawn()
                 try:
+                    if process is None or process.poll() is not None:
+                        process = self._spawn()
                     outcome, value = _ask(process, fn)
                 except (OSError, EOFError, pickle.PickleError) as error:
-                    future.set_exception(BrokenProcessPool(f"an AI worker died: {error!r}"))
-                    process.kill()
-                    process.wait()
+                    future.set_exception(BrokenProcessPool(f"a worker process died: {error!r}"))
+                    if process is not None:
+                        process.kill()
+                        process.wait()
                     process = None
                     continue
                 if outcome == "ok":
@@ -101,6 +109,10 @@ class WorkerPool(Executor):
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         with self._lock:
             self.processes = [p for p in self.processes if p.poll() is None] + [process]
+        if self._warm is not None:
+            outcome, value = _ask(process, self._warm)
+            if outcome != "ok":  # the jobs will tell what is wrong; the process serves on
+                log.warning("warming a worker process failed: %r", value)
         return process
 
 

@@ -45,7 +45,7 @@ class Publisher:
     def __init__(self, client: discord.Client, service: TableService, clocks: Clocks,
                  languages: Languages, notes: Notes, *,
                  edits_per_window: int = EDITS_PER_WINDOW,
-                 rest_share: float = 1.0) -> None:
+                 rest_share: float = 1.0, picture_processes: int = 0) -> None:
         self.service = service
         self.clocks = clocks
         self.languages = languages
@@ -53,8 +53,9 @@ class Publisher:
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
-        # Card pictures (the servers' and players' styles come from the languages' store).
-        self.pictures = Pictures(languages.servers)
+        # Card pictures (the servers' and players' styles come from the languages' store),
+        # drawn in ``picture_processes`` processes of their own (none: in a thread).
+        self.pictures = Pictures(languages.servers, processes=picture_processes)
         self.posts = ChannelPosts(client, self.pacer)
         self.notes = notes  # what the messages show, written down
         # The kinds of message every live table has, each brought up to the newest snapshot
@@ -188,3 +189,4 @@ class Publisher:
         await self.tables.close()
         await self.messages.close()
         await self.notes.close()
+        self.pictures.close()

@@ -14,11 +14,12 @@ four-colour, text).
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import struct
 from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.db.records import TableStatus
+from bot.ops.workers import WorkerPool
 from bot.tables.service import Table
 from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
@@ -72,11 +74,15 @@ CACHE_BYTES = 4 * 1024 * 1024
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06
 
-# The thread pictures are drawn in: one, as they are drawn one at a time anyway (``Turns``),
-# so the large buffers of each picture (its pixels, their rows to deflate) reuse the same
-# freed memory instead of growing an allocator arena in each of the default pool's threads
-# (about 20 MB of resident memory over a few thousand pictures).
+# Where pictures are drawn. The bot draws them in a process of its own (``processes=1``):
+# drawing is most of what the bot computes, and in a thread of the bot's process it held
+# the interpreter lock that every answer needs. Without one (tests, the benchmark), in one
+# thread: one, as pictures are drawn one at a time anyway (``Turns``), so the large buffers
+# of each picture (its pixels, their rows to deflate) reuse the same freed memory instead of
+# growing an allocator arena in each of the default pool's threads (about 20 MB of resident
+# memory over a few thousand pictures).
 DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+WARM_WAIT = 120.0  # seconds start-up waits at most for the drawing process to be ready
 
 # Styles: what a server or a player chose, and what a picture is drawn in.
 OFF, TWO, FOUR = "off", "two", "four"
@@ -179,7 +185,8 @@ class Pictures:
     """Draws, caches and attaches the pictures; turns itself off once if it can't draw."""
 
     def __init__(self, servers: GuildService | None = None, *, fonts: Path = FONTS,
-                 cache_bytes: int = CACHE_BYTES, frame: Frame = FRAME) -> None:
+                 cache_bytes: int = CACHE_BYTES, frame: Frame = FRAME,
+                 processes: int = 0) -> None:
         self.fonts = fonts
         self.frame = frame  # the box pictures are shown in, and the pixel ratio
         self.cache: ByteLRU[Picture] = ByteLRU(cache_bytes)
@@ -189,6 +196,11 @@ class Pictures:
         self.turns = Turns()
         self._late = Tasks()  # drawings answers left behind
         self.answer_wait = ANSWER_WAIT
+        # ``processes``: drawn in that many processes of their own (each warmed as it
+        # starts), else in this process's drawing thread.
+        self.pool = WorkerPool(processes, warm=functools.partial(prepare, fonts, frame),
+                               name="pictures") if processes > 0 else None
+        self.drawer: Executor = self.pool or DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> PictureKey | None:
@@ -291,9 +303,18 @@ class Pictures:
         drawing, and no picture waits for a font (about 1 s, once, at start-up)."""
         if self.ready():
             try:
-                prepare(self.fonts, self.frame)
+                if self.pool is not None:  # the drawing process starts, and warms itself
+                    self.pool.submit(int).result(WARM_WAIT)
+                else:
+                    prepare(self.fonts, self.frame)
             except Exception:
                 log.debug("warming the card pictures failed", exc_info=True)
+
+    def close(self) -> None:
+        """Stop the drawing processes (a drawing under way is lost: its message has gone,
+        or goes, as text)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
     def ready(self) -> bool:
         """Whether pictures can be drawn (the font is there); checked once."""
@@ -325,7 +346,8 @@ class Pictures:
                 return cached
             try:
                 picture = await asyncio.get_running_loop().run_in_executor(
-                    DRAWER, self.draw, scene, alt, filename)
+                    self.drawer, functools.partial(draw_picture, scene, key, alt, filename,
+                                                   self.fonts, self.frame))
             except Exception as error:
                 self._failed_once(error)
                 return None
@@ -335,22 +357,29 @@ class Pictures:
     def draw(self, scene: HandScene | TableScene | ReplayScene, alt: str, filename: str
              ) -> Picture:
         """Draw a scene now (in this thread)."""
-        if isinstance(scene, ReplayScene):
-            drawn = draw_replay(scene, self.fonts, self.frame)
-        elif isinstance(scene, HandScene):
-            drawn = draw_hand(scene, self.fonts, self.frame)
-        else:
-            drawn = draw_table(scene, self.fonts, self.frame)
-        return Picture((*scene.key(), alt, *self._frame_key()), drawn.png, filename, alt,
-                       drawn.width, drawn.height, b"".join(
-                           BOX.pack(int(b.card), b.x0, b.y0, b.x1, b.y1, STATES.index(b.state))
-                           for b in drawn.boxes))
+        return draw_picture(scene, (*scene.key(), alt, *self._frame_key()), alt, filename,
+                            self.fonts, self.frame)
 
     def _frame_key(self) -> tuple[object, ...]:
         """The frame, as plain values in a picture's key (the default adds nothing)."""
         if self.frame == FRAME:
             return ()
         return (self.frame.width, self.frame.height, self.frame.ratio)
+
+
+def draw_picture(scene: HandScene | TableScene | ReplayScene, key: PictureKey, alt: str,
+                 filename: str, fonts: Path, frame: Frame) -> Picture:
+    """Draw a scene (in the drawing process, or in this thread) into the picture ``key``
+    names."""
+    if isinstance(scene, ReplayScene):
+        drawn = draw_replay(scene, fonts, frame)
+    elif isinstance(scene, HandScene):
+        drawn = draw_hand(scene, fonts, frame)
+    else:
+        drawn = draw_table(scene, fonts, frame)
+    return Picture(key, drawn.png, filename, alt, drawn.width, drawn.height, b"".join(
+        BOX.pack(int(b.card), b.x0, b.y0, b.x1, b.y1, STATES.index(b.state))
+        for b in drawn.boxes))
 
 
 def key_of(found: tuple[HandScene, str] | None) -> PictureKey | None:

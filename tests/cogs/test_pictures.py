@@ -12,6 +12,7 @@ import time
 
 from PIL import Image
 
+import cogs.pictures
 from cogs.pictures import ANSWER_WAIT, Pictures, draw
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
@@ -111,7 +112,7 @@ async def test_a_drawing_that_fails_gives_no_picture_and_one_warning(monkeypatch
     def broken(*_args):
         raise OSError("Pillow could not encode")
 
-    monkeypatch.setattr(pictures, "draw", broken)
+    monkeypatch.setattr(cogs.pictures, "draw_picture", broken)
     with caplog.at_level(logging.WARNING, logger="cogs.pictures"):
         assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
         assert await pictures._picture(scene, "9 of diamonds", "hand.png") is None
@@ -195,6 +196,31 @@ def test_a_kept_picture_gives_the_garbage_collector_one_object_to_scan():
     assert [b.state for b in picture.boxes].count(PLAYABLE) == 2
 
 
+async def test_a_drawing_process_draws_what_this_thread_draws_and_is_replaced_if_killed():
+    """The bot draws in a process of its own, warmed as it starts: the same picture, byte
+    for byte, as drawn here; a drawing process that died is replaced, warmed, by the next
+    picture, and the bot's own pictures never wait for it to come back."""
+    here, there = Pictures(), Pictures(processes=1)
+    try:
+        await asyncio.to_thread(there.warm)  # starts the process, which warms itself
+        [first] = there.pool.processes
+        scene = HandScene(tuple(tuple(Shown(Card.parse(r + s), r, PLAYABLE if r > "9" else
+                                            PLAIN) for r in "789TJ") for s in "DC"), True)
+        drawn = await there._picture(scene, "ten cards", "hand.png")
+        assert drawn == here.draw(scene, "ten cards", "hand.png")
+        assert first.poll() is None
+        first.kill()
+        await asyncio.to_thread(first.wait)
+        other = HandScene(scene.rows[:1], False)
+        again = await there._picture(other, "five cards", "hand.png")
+        assert again == here.draw(other, "five cards", "hand.png")
+        [second] = there.pool.processes
+        assert second.pid != first.pid and second.poll() is None
+    finally:
+        there.close()
+    assert await there._picture(HandScene(scene.rows[1:], False), "closed", "hand.png") is None
+
+
 class Blob:
     def __init__(self, size):
         self.size = size
@@ -240,7 +266,9 @@ def play_choices(hand) -> set[str]:
 async def test_hands_and_the_table_carry_pictures_with_their_cards_in_words(fake_discord,
                                                                            tmp_path):
     fake = fake_discord
-    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+    # Drawn as the bot draws them when it runs: in a process of their own.
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", picture_processes=1) as bot:
+        assert bot.get_cog("NLK").publisher.pictures.pool is not None
         driver = Driver(fake, random.Random(7))
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         # The table message: the collect phase's cards, sent with the interaction's answer.
@@ -418,13 +446,13 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs, not as the tests set it
-        real = pictures.draw
+        real = cogs.pictures.draw_picture
 
         def slow(*args):
             time.sleep(1.5)
             return real(*args)
 
-        monkeypatch.setattr(pictures, "draw", slow)
+        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
         before = table.attachments[0].id
         name = actor(table)
         move = next(b for b in table.buttons() if (b.label or "").startswith(f"{name}: "))
@@ -437,9 +465,9 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
         await fake.wait_until(lambda: table.attachments[0].id != before, timeout=10)
         assert table.versions[-1].via == "channel_edit"
 
-        monkeypatch.setattr(pictures, "draw", real)
+        monkeypatch.setattr(cogs.pictures, "draw_picture", real)
         await to_the_shed_phase(driver, table)
-        monkeypatch.setattr(pictures, "draw", slow)
+        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
         name = actor(table)
         ix = await fake.click(name, table, label="My hand")
         response = await ix.wait_response()
