@@ -62,7 +62,7 @@ def compose(bot: commands.Bot, service: TableService, servers: GuildService, clo
     replays = Replays(ReplaySource(servers.repo, servers), publisher.pictures,
                       publisher.posts, languages)
     boards = SeasonBoards(servers)
-    practices = Practices(servers.repo.practice, publisher.pictures)
+    practices = Practices(servers.repo.practice, publisher.pictures, clocks.pool)
     return Parts(service, servers, languages, publisher, clicks, replays, boards,
                  (*families(clicks), *replay_families(replays), *season_families(boards),
                   *lesson_families(lessons), *practice_families(practices)), lessons,

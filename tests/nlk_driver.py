@@ -59,7 +59,8 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
 
     ``seed`` makes the deals reproducible (None: the bot's own random, committed seeds);
     AI moves are not paced, and think in threads unless ``ai_processes`` is set (pictures
-    are drawn in a thread unless ``picture_processes`` is); the commands are synced to the fake's server unless ``dev_guild`` names another or is None.
+    are drawn in a thread unless ``picture_processes`` is); the commands are synced to the
+    fake's server unless ``dev_guild`` names another or is None.
     """
     previous = fake.sessions[-1] if fake.sessions else None
     settings = Settings(token=fake.token, database=str(database),

@@ -12,6 +12,7 @@ half second, so that one in the middle of a long think does not outlive the bot 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -114,6 +115,13 @@ class WorkerPool(Executor):
             if outcome != "ok":  # the jobs will tell what is wrong; the process serves on
                 log.warning("warming a worker process failed: %r", value)
         return process
+
+
+async def off_loop(pool: Executor | None, fn: Callable[[], T]) -> T:
+    """``fn()``, in ``pool``'s processes, or without one in a thread."""
+    if pool is None:
+        return await asyncio.to_thread(fn)
+    return await asyncio.get_running_loop().run_in_executor(pool, fn)
 
 
 def _ask(process: subprocess.Popen[bytes], fn: Callable[[], Any]) -> tuple[str, Any]:

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Protocol
 
 from bot.errors import Refusal
+from bot.ops.workers import off_loop
 from bot.tables.service import AILevel, Change, Table, TableService
 from bot.tasks import Tasks, backoff
 from rules.ai import DEFAULT_BUDGET_MS, choose
@@ -218,9 +219,7 @@ class Clocks:
             DEFAULT_BUDGET_MS[level]
         decide = functools.partial(choose, turn.table.seat_view(turn.seat), level,
                                    seed=f"{turn.table.seed}:{turn.version}", budget_ms=budget)
-        loop = asyncio.get_running_loop()
-        action = await (loop.run_in_executor(self.pool, decide) if self.pool else
-                        asyncio.to_thread(decide))
+        action = await off_loop(self.pool, decide)
         try:
             change = await self.service.act(table_id, turn.table.seats[turn.seat].user_id,
                                             turn.version, action, turn.by)

@@ -8,17 +8,19 @@ nothing is written where the stats and the boards read.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import logging
 import re
 import secrets
 from collections import OrderedDict
+from concurrent.futures import Executor
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.db.lesson_queries import PracticeQueries, StoredPractice
+from bot.ops.workers import off_loop
 from cogs.answers.interaction import display_name
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
@@ -117,10 +119,14 @@ class Practices:
     """Practice hands for any number of players; nothing is kept between answers but the
     stored hand, so a button answered after a restart is answered as before it."""
 
-    def __init__(self, store: PracticeQueries, pictures: Pictures) -> None:
+    def __init__(self, store: PracticeQueries, pictures: Pictures,
+                 pool: Executor | None = None) -> None:
         self.store = store
         self.pictures = pictures
         self.games = Games()
+        # The AI seats' moves and the hints think in the AI's processes (without them, in
+        # a thread), never holding the interpreter lock that every answer needs.
+        self.pool = pool
 
     # --- the command -----------------------------------------------------------------------
 
@@ -172,7 +178,8 @@ class Practices:
                 await self._answer(interaction, stored.number, hand, edit=True)
                 return
             if act == "hint":
-                hint = await asyncio.to_thread(suggest, game, seed=len(hand.moves))
+                hint = await off_loop(self.pool, functools.partial(
+                    suggest, game, seed=len(hand.moves)))
                 hand = practice.hinted(hand)
                 await self._save(interaction.user.id, stored.number, hand)
                 await self._answer(interaction, stored.number, hand, edit=True, hint=hint)
@@ -188,11 +195,10 @@ class Practices:
                     "That move isn't allowed: {why}. Try again.").format(
                         why=explain(refused, lang)))
                 return
-            moved, made = await asyncio.to_thread(practice.advance, played, game)
-            self.games.keep(moved, game)
+            moved = await self._advance(played, game)
             await self._save(interaction.user.id, stored.number, moved)
             await self._answer(interaction, stored.number, moved, edit=True,
-                               told_moves=len(made) + 1)
+                               told_moves=len(moved.moves) - len(hand.moves))
         except Exception as error:  # never a traceback for the player: a code, logged
             await say(interaction, describe(error, lang_of(interaction))[0])
 
@@ -208,10 +214,20 @@ class Practices:
                      *, edit: bool) -> None:
         hand = practice.deal(players, level, secrets.token_hex(8))
         game = practice.replay(hand)
-        hand, made = await asyncio.to_thread(practice.advance, hand, game)
-        self.games.keep(hand, game)
-        await self._save(interaction.user.id, number, hand)
-        await self._answer(interaction, number, hand, edit=edit, told_moves=len(made))
+        moved = await self._advance(hand, game)
+        await self._save(interaction.user.id, number, moved)
+        await self._answer(interaction, number, moved, edit=edit,
+                           told_moves=len(moved.moves) - len(hand.moves))
+
+    async def _advance(self, hand: practice.Practice, game: Game) -> practice.Practice:
+        """``practice.advance``, thought out in another process: its moves are then played
+        on ``game`` (``hand``'s), which is kept as the hand's."""
+        moved, made = await off_loop(self.pool, functools.partial(practice.advance, hand,
+                                                                  game.copy()))
+        for seat, action in made:
+            game.apply(action, seat)
+        self.games.keep(moved, game)
+        return moved
 
     async def _save(self, user_id: int, number: int, hand: practice.Practice) -> None:
         await self.store.save_practice(user_id, StoredPractice(

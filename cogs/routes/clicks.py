@@ -7,7 +7,7 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -15,6 +15,7 @@ import discord
 
 from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
 from bot.guilds.service import GuildService
+from bot.ops.workers import off_loop
 from bot.tables.service import Change, Table, TableService, check_end
 from bot.tables.table import Moment
 from cogs import render
@@ -258,7 +259,8 @@ class Clicks:
                                            channel_id=interaction.channel_id)
         game = change.table.game
         assert game is not None
-        hint = await asyncio.to_thread(suggest, game, seed=game.version)
+        hint = await off_loop(self.publisher.clocks.pool,
+                              functools.partial(suggest, game, seed=game.version))
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         await interaction.response.send_message(

@@ -28,14 +28,16 @@ def rated_rows(path):
         db.close()
 
 
-@pytest.mark.parametrize(("locale", "over"), [("en-GB", "Play again"), ("hu", "Újra"),
-                                              ("fr", "Rejouer")])
+@pytest.mark.parametrize(("locale", "over", "processes"), [
+    ("en-GB", "Play again", 1),  # the AI, the hints and the pictures in processes, as deployed
+    ("hu", "Újra", 0), ("fr", "Rejouer", 0)])
 async def test_a_whole_practice_hand_with_hints_is_never_rated(fake_discord, tmp_path, locale,
-                                                               over):
+                                                               over, processes):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     fake.add_user("pia")
     fake.set_locale("pia", locale)
-    async with running_bot(fake, path):
+    async with running_bot(fake, path, ai_processes=processes,
+                           picture_processes=processes) as bot:
         ix = await fake.slash("pia", None, "nlk", "practice", {"ai_players": 2,
                                                                "level": "heuristic"})
         message = await ix.wait_message()
@@ -43,6 +45,7 @@ async def test_a_whole_practice_hand_with_hints_is_never_rated(fake_discord, tmp
         message, taps, hints = await play_out(fake, "pia", message, random.Random(34))
         assert hints >= 1 and taps >= 5
         assert way(message, "again").label.startswith(over)
+        assert bool(bot.ai_pool and bot.ai_pool.processes) == bool(processes)
     assert not fake.public_messages()
     assert all(count == 0 for count in rated_rows(path).values()), rated_rows(path)
     fake.assert_clean()
