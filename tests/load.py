@@ -51,10 +51,10 @@ together: a coach step or a hint is to be answered within 50 ms at the 99th perc
 waits a random time first (exponential with that mean), as people do. With ``--think 0`` the
 run is a saturation test: it measures how the bot queues when offered more than it can do.
 
-**Memory per active table** (``memory_per_table_kb``): the bot process's resident memory
-(``VmRSS``) with all N tables paused mid-hand, minus its resident memory with one warm-up
-table paused at the same point, divided by N (with learners, the hint tables count among
-the N, and the learners pause too). Everything counts: Python objects, discord.py's
+**Memory per active table** (``memory_per_table_kb``): the bot's resident memory (``VmRSS``:
+its process's and its worker processes') with all N tables paused mid-hand, minus that with
+one warm-up table paused at the same point, divided by N (with learners, the hint tables
+count among the N, and the learners pause too). Everything counts: Python objects, discord.py's
 caches, SQLite's page cache and allocator slack. Resident memory seldom shrinks, so with
 ``--think 0`` the figure also holds the peak of the queued work (hundreds of interactions
 parsed and waiting at once); ``--think`` shows what a table costs at a human pace. Linux only
@@ -478,8 +478,8 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def tree_cpu_seconds(pid: int) -> float | None:
-    """``cpu_seconds`` of a process and every living process under it (its AI workers)."""
+def tree_of(pid: int) -> list[int]:
+    """A process and every living process under it (its workers: the AI's, the pictures')."""
     parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if entry.isdigit():
@@ -489,12 +489,24 @@ def tree_cpu_seconds(pid: int) -> float | None:
             except (OSError, ValueError, IndexError):
                 continue
             parents.setdefault(parent, []).append(int(entry))
-    total, todo = cpu_seconds(pid), list(parents.get(pid, []))
-    while todo and total is not None:
+    found, todo = [pid], list(parents.get(pid, []))
+    while todo:
         child = todo.pop()
-        total += cpu_seconds(child) or 0.0
+        found.append(child)
         todo += parents.get(child, [])
-    return total
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """``cpu_seconds`` of a process and every living process under it."""
+    total, *children = (cpu_seconds(p) for p in tree_of(pid))
+    return None if total is None else total + sum(c or 0.0 for c in children)
+
+
+def tree_rss_bytes(pid: int) -> int | None:
+    """``rss_bytes`` of a process and every living process under it."""
+    total, *children = (rss_bytes(p) for p in tree_of(pid))
+    return None if total is None else total + sum(c or 0 for c in children)
 
 
 def socket_ports(pid: int) -> set[int]:
@@ -796,7 +808,7 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
         await asyncio.wait(learner_jobs, timeout=timeout)
     stop.clear()
     await asyncio.sleep(1.0)  # let its table edits and pings land
-    base_rss, base_cpu, base_count = _total(rss_bytes, pids), _total(tree_cpu_seconds, pids), \
+    base_rss, base_cpu, base_count = _total(tree_rss_bytes, pids), _total(tree_cpu_seconds, pids), \
         housekeeper.seen()
     if server_cpu is not None:
         await server_cpu.begin()
@@ -813,7 +825,7 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     await _until(midpoint.all_reached, jobs, timeout)
     gate.clear()  # the learners pause too while memory is measured
     await asyncio.sleep(1.0)
-    mid_rss = _total(rss_bytes, pids)
+    mid_rss = _total(tree_rss_bytes, pids)
     gate.set()
     warm_up.resume.set()
     midpoint.resume.set()

@@ -311,10 +311,10 @@ class Pictures:
                 log.debug("warming the card pictures failed", exc_info=True)
 
     def close(self) -> None:
-        """Stop the drawing processes (a drawing under way is lost: its message has gone,
-        or goes, as text)."""
+        """Stop the drawing processes once the drawings asked for are done (a few
+        milliseconds each); a picture asked for from now on is text."""
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool.shutdown(wait=False)
 
     def ready(self) -> bool:
         """Whether pictures can be drawn (the font is there); checked once."""
