@@ -134,7 +134,7 @@ class NLKBot(commands.Bot):
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
-            self.ai_pool = WorkerPool(self.ai_processes)
+            self.ai_pool = WorkerPool(self.ai_processes, eager=True)
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The composition root builds the cog's parts; the cog registers its buttons and

@@ -25,6 +25,7 @@ from rules.actions import Action
 from rules.ai import LEVELS, choose
 from rules.engine import Game
 from rules.errors import InputError
+from rules.hint import Hint, suggest
 from rules.phase import Phase
 from rules.views import observe
 
@@ -102,6 +103,12 @@ def advance(hand: Practice, game: Game | None = None
         made.append((seat, action))
     moves = (*hand.moves, *(action for _seat, action in made))
     return replace(hand, moves=moves), tuple(made)
+
+
+def suggestion(hand: Practice) -> Hint:
+    """The Hint for the player at ``hand``, from the hand alone (it is replayed): a job
+    small to send to another process."""
+    return suggest(replay(hand), seed=len(hand.moves))
 
 
 def hinted(hand: Practice) -> Practice:

@@ -33,17 +33,19 @@ _Job = tuple[Future[Any], Callable[[], Any]]
 
 
 class WorkerPool(Executor):
-    """``processes`` worker processes, each started on its first job (and again after a
-    crash); jobs are pickled callables, as with ``ProcessPoolExecutor``. ``warm``, if given,
-    is run in each process as it starts, before its first job (as ``ProcessPoolExecutor``'s
-    ``initializer``): loading what every job needs, once per process."""
+    """``processes`` worker processes, each started on its first job (``eager``: at once,
+    so that no job waits for a process to start) and again after a crash; jobs are pickled
+    callables, as with ``ProcessPoolExecutor``. ``warm``, if given, is run in each process as
+    it starts, before its first job (as ``ProcessPoolExecutor``'s ``initializer``): loading
+    what every job needs, once per process."""
 
     def __init__(self, processes: int, *, warm: Callable[[], Any] | None = None,
-                 name: str = "ai") -> None:
+                 name: str = "ai", eager: bool = False) -> None:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._lock = threading.Lock()
         self._warm = warm
+        self._eager = eager
         self._threads = [threading.Thread(target=self._serve, name=f"nlk-{name}-{n}",
                                           daemon=True)
                          for n in range(1, processes + 1)]
@@ -81,6 +83,13 @@ class WorkerPool(Executor):
     def _serve(self) -> None:
         """One worker thread: hands its process one job at a time."""
         process: subprocess.Popen[bytes] | None = None
+        if self._eager:
+            try:
+                process = self._spawn()
+            except (OSError, EOFError, pickle.PickleError):
+                log.warning("a worker process did not start; trying again at its first job",
+                            exc_info=True)
+                process = None
         try:
             while (job := self._jobs.get()) is not None:
                 future, fn = job

@@ -199,7 +199,7 @@ class Pictures:
         # ``processes``: drawn in that many processes of their own (each warmed as it
         # starts), else in this process's drawing thread.
         self.pool = WorkerPool(processes, warm=functools.partial(prepare, fonts, frame),
-                               name="pictures") if processes > 0 else None
+                               name="pictures", eager=True) if processes > 0 else None
         self.drawer: Executor = self.pool or DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,

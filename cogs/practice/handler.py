@@ -37,7 +37,7 @@ from rules.actions import Action
 from rules.engine import Game
 from rules.errors import IllegalAction
 from rules.explain import explain
-from rules.hint import Hint, suggest
+from rules.hint import Hint
 from rules.i18n import N_, Lang, level_name, shown_name, translator
 from rules.phase import Phase
 from rules.play import Words
@@ -178,8 +178,8 @@ class Practices:
                 await self._answer(interaction, stored.number, hand, edit=True)
                 return
             if act == "hint":
-                hint = await off_loop(self.pool, functools.partial(
-                    suggest, game, seed=len(hand.moves)))
+                hint = await off_loop(self.pool, functools.partial(practice.suggestion,
+                                                                   hand))
                 hand = practice.hinted(hand)
                 await self._save(interaction.user.id, stored.number, hand)
                 await self._answer(interaction, stored.number, hand, edit=True, hint=hint)
@@ -220,10 +220,10 @@ class Practices:
                            told_moves=len(moved.moves) - len(hand.moves))
 
     async def _advance(self, hand: practice.Practice, game: Game) -> practice.Practice:
-        """``practice.advance``, thought out in another process: its moves are then played
-        on ``game`` (``hand``'s), which is kept as the hand's."""
-        moved, made = await off_loop(self.pool, functools.partial(practice.advance, hand,
-                                                                  game.copy()))
+        """``practice.advance``, thought out in another process from the hand alone (a few
+        hundred bytes to send; it replays the hand there): its moves are then played on
+        ``game`` (``hand``'s), which is kept as the hand's."""
+        moved, made = await off_loop(self.pool, functools.partial(practice.advance, hand))
         for seat, action in made:
             game.apply(action, seat)
         self.games.keep(moved, game)

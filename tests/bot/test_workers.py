@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import os
+import time
 from concurrent.futures.process import BrokenProcessPool
 
 import pytest
@@ -56,3 +57,30 @@ def test_shutdown_stops_every_worker_and_refuses_new_jobs():
     assert workers and all(process.poll() is not None for process in workers)
     with pytest.raises(RuntimeError, match="after shutdown"):
         pool.submit(operator.add, 1, 2)
+
+
+WARMED: list[int] = []
+
+
+def _warm() -> None:
+    WARMED.append(os.getpid())
+
+
+def _warmed() -> list[int]:
+    return WARMED
+
+
+def test_an_eager_pool_starts_and_warms_its_processes_before_any_job():
+    pool = WorkerPool(2, warm=_warm, eager=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(pool.processes) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        started = {process.pid for process in pool.processes}
+        assert len(started) == 2  # before any job
+        # Each process warmed itself once, before its first job.
+        answers = [pool.submit(_warmed).result(30) for _ in range(8)]
+        assert {tuple(a) for a in answers} <= {(pid,) for pid in started}
+        assert WARMED == []  # not here
+    finally:
+        pool.shutdown(wait=True)
