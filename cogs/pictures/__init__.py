@@ -296,7 +296,8 @@ class Pictures:
         return LATE
 
     def warm(self) -> None:
-        """Load the font and draw, in this thread, the parts every card face is put together
+        """Load the font and draw, where pictures are drawn (in this thread, or in the
+        drawing process, which this waits for), the parts every card face is put together
         from (its ground, each letter and pip where it goes, the court emblems, the back) and
         the letters labels are put together from, at every size a layout of the frame picks
         up to a quarter of the frame: a face not drawn before then costs a few pastes, not a
