@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -134,7 +136,9 @@ class NLKBot(commands.Bot):
         if self.ai_processes > 0:
             # AI players think in other processes, so a thinking AI never delays a table.
             # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
-            self.ai_pool = WorkerPool(self.ai_processes, eager=True)
+            # (Started now, having loaded the AI and the rules: no first move waits.)
+            self.ai_pool = WorkerPool(self.ai_processes, eager=True, warm=functools.partial(
+                importlib.import_module, "rules.practice"))
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The composition root builds the cog's parts; the cog registers its buttons and
