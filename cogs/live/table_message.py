@@ -107,6 +107,14 @@ class MessageShown:
         """The message now carries ``picture`` (None: none)."""
         self.picture = picture.key if picture is not None else None
 
+    def kept_files(self, embed: discord.Embed) -> tuple[object, dict[str, Any]]:
+        """What the message carries, and the keyword arguments for editing it, while its new
+        picture is late: the picture it carries (``KEPT``), or none if that is not known."""
+        if self.picture is not UNKNOWN and self.picture is not None:
+            embed.set_image(url=f"attachment://{TABLE_FILE}")
+            return KEPT, {}
+        return None, {"attachments": []}
+
     def edit_files(self, embed: discord.Embed, picture: Picture | None) -> dict[str, Any]:
         """Keyword arguments for editing the message to show ``picture``: an unchanged
         picture sends no file (Discord keeps a message's attachments when an edit names
@@ -445,31 +453,47 @@ class TableMessages:
                 self.posts.refused(table.channel_id, error)
                 raise
 
+    async def _painted(self, table: Table, lang: Lang) -> Picture | Late | None:
+        """The picture a paced edit carries, if drawn within ``PAINT_WAIT`` (the edit holds
+        the channel's turn meanwhile); else ``LATE``, and the table is drawn again once it
+        has landed."""
+        def landed() -> None:
+            if self.tables.get(table.id) is not None:
+                self.redraw(table)
+
+        return await self.pictures.within(self.picture(table, lang), self.pictures.paint_wait,
+                                          then=landed)
+
     async def _send(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
         style = shown.style
         lang = await self.languages.public(table.place)
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture = await self.picture(table, lang)
+        picture = await self._painted(table, lang)
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         message_id = shown.message_id
         if message_id is None:
+            new = None if isinstance(picture, Late) else picture
             message = await channel.send(embed=drawing.embed, view=drawing.view,
-                                         **send_files(drawing.embed, picture))
+                                         **send_files(drawing.embed, new))
             await self.service.set_message(table.id, message.id)
-            self.shown(table, drawing, message.id, style, picture)
+            self.shown(table, drawing, message.id, style, new)
             return
-        try:
+        carried: object
+        if isinstance(picture, Late):
+            carried, files = shown.kept_files(drawing.embed)
+        else:
             # An unchanged picture sends no file: the message keeps the one it has.
+            carried, files = picture, shown.edit_files(drawing.embed, picture)
+        try:
             await channel.get_partial_message(message_id).edit(
-                embed=drawing.embed, view=drawing.view, **shown.edit_files(drawing.embed,
-                                                                           picture))
+                embed=drawing.embed, view=drawing.view, **files)
         except discord.NotFound:
             # Someone deleted the table message: the loop posts a fresh one so the table
             # stays playable.
             shown.gone(message_id)
             return
-        self.shown(table, drawing, message_id, style, picture)
+        self.shown(table, drawing, message_id, style, carried)
 
     # --- in a group DM or a DM: through the tokens of the interactions answered ------------
 
@@ -490,8 +514,12 @@ class TableMessages:
                 # and delete the old one while a token still can.
                 held = None
         if held is not None and old is not None:
-            picture = await self.picture(table, lang)
-            kwargs = shown.edit_files(drawing.embed, picture)
+            picture = await self._painted(table, lang)
+            carried: object
+            if isinstance(picture, Late):
+                carried, kwargs = shown.kept_files(drawing.embed)
+            else:
+                carried, kwargs = picture, shown.edit_files(drawing.embed, picture)
             try:
                 if held.original == old:
                     await held.interaction.edit_original_response(
@@ -507,12 +535,13 @@ class TableMessages:
                          error.status, error.code)
                 live.tokens.forget(held.interaction)
                 return
-            self.shown(table, drawing, old, style, picture)
+            self.shown(table, drawing, old, style, carried)
             return
         sender = live.tokens.sender(now)
         if sender is None:
             raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
-        picture = await self.picture(table, lang)
+        painted = await self._painted(table, lang)
+        picture = None if isinstance(painted, Late) else painted
         try:
             message = await sender.interaction.followup.send(
                 embed=drawing.embed, view=drawing.view, wait=True,

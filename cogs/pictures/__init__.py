@@ -18,7 +18,7 @@ import functools
 import io
 import logging
 import struct
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +73,10 @@ CACHE_BYTES = 4 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06
+# The longest a paced edit of a table message waits for its picture (it holds the channel's
+# turn to edit meanwhile): past that, the edit goes with the picture the message has, and
+# the new one follows once it is drawn.
+PAINT_WAIT = 2.0
 
 # Where pictures are drawn. The bot draws them in a process of its own (``processes=1``):
 # drawing is most of what the bot computes, and in a thread of the bot's process it held
@@ -196,6 +200,7 @@ class Pictures:
         self.turns = Turns()
         self._late = Tasks()  # drawings answers left behind
         self.answer_wait = ANSWER_WAIT
+        self.paint_wait = PAINT_WAIT
         # ``processes``: drawn in that many processes of their own (each warmed as it
         # starts), else in this process's drawing thread.
         self.pool = WorkerPool(processes, warm=functools.partial(prepare, fonts, frame),
@@ -283,15 +288,19 @@ class Pictures:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE, urgent)
 
-    async def within(self, drawing: Coroutine[Any, Any, Picture | None]
+    async def within(self, drawing: Coroutine[Any, Any, Picture | None],
+                     wait: float | None = None, *, then: Callable[[], None] | None = None
                      ) -> Picture | Late | None:
-        """``drawing``'s picture if it is ready within ``answer_wait`` seconds, else ``LATE``:
-        the drawing goes on and lands in the cache, for the redraw that follows the answer."""
+        """``drawing``'s picture if it is ready within ``wait`` seconds (default:
+        ``answer_wait``), else ``LATE``: the drawing goes on and lands in the cache, for the
+        redraw that follows (``then`` is called once it has landed)."""
         task = asyncio.ensure_future(drawing)
         if not task.done():
-            await asyncio.wait((task,), timeout=self.answer_wait)
+            await asyncio.wait((task,), timeout=self.answer_wait if wait is None else wait)
         if task.done():
             return task.result()
+        if then is not None:
+            task.add_done_callback(lambda _task: then())
         self._late.keep(task)
         return LATE
 

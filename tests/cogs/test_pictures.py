@@ -478,3 +478,41 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
         assert hand.versions[-1].via == "webhook_edit"
         assert hand.embeds[0]["image"]["url"] == "attachment://hand.png"
     fake.assert_clean()
+
+
+async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it_follows(
+        fake_discord, tmp_path, monkeypatch):
+    """A move made from a hand edits the table message in a paced edit, which holds the
+    channel's turn to edit: if its picture is not drawn within ``paint_wait``, the edit
+    goes with the picture the message has, and the new picture follows once drawn."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        name = actor(table)
+        hand = await driver.open_hand(name, table)
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT  # as the bot runs: the hand's answer goes at once
+        pictures.paint_wait = 0.2
+        real = cogs.pictures.draw_picture
+
+        def slow(*args):
+            time.sleep(3.0)
+            return real(*args)
+
+        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        before, text, versions = table.attachments[0].id, table.text(), len(table.versions)
+        started = time.monotonic()
+        await driver._choose(name, hand)
+        await fake.wait_until(lambda: any(v.via == "channel_edit" and v.text() != text
+                                          for v in table.versions[versions:]), timeout=10)
+        assert time.monotonic() - started < 2.5  # not held up by the 3 s drawing
+        edited = next(v for v in table.versions[versions:] if v.text() != text)
+        assert [a.id for a in edited.attachments] == [before]  # it kept its picture
+        assert edited.embeds[0]["image"]["url"] == "attachment://table.png"
+        # Once drawn, the new picture follows in another paced edit of the same state.
+        await fake.wait_until(lambda: table.attachments[0].id != before, timeout=15)
+        assert table.versions[-1].via == "channel_edit"
+        assert table.versions[-1].text() == edited.text() or actor(table) != name
+    fake.assert_clean()
