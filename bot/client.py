@@ -12,7 +12,6 @@ import contextlib
 import functools
 import gc
 import hashlib
-import importlib
 import json
 import logging
 import os
@@ -32,7 +31,7 @@ from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.ops.commands import warn_if_registered_twice
 from bot.ops.observe import Observer
-from bot.ops.workers import WorkerPool
+from bot.ops.workers import WorkerPool, load
 from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
@@ -137,8 +136,8 @@ class NLKBot(commands.Bot):
             # AI players think in other processes, so a thinking AI never delays a table.
             # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
             # (Started now, having loaded the AI and the rules: no first move waits.)
-            self.ai_pool = WorkerPool(self.ai_processes, eager=True, warm=functools.partial(
-                importlib.import_module, "rules.practice"))
+            self.ai_pool = WorkerPool(self.ai_processes, eager=True,
+                                      warm=functools.partial(load, "rules.practice"))
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
         # The composition root builds the cog's parts; the cog registers its buttons and

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib
 import logging
 import pickle
 import queue
@@ -124,6 +125,13 @@ class WorkerPool(Executor):
             if outcome != "ok":  # the jobs will tell what is wrong; the process serves on
                 log.warning("warming a worker process failed: %r", value)
         return process
+
+
+def load(*modules: str) -> None:
+    """Import ``modules``: a ``warm`` for a pool whose jobs need them (its answer, None,
+    pickles; a module would not)."""
+    for module in modules:
+        importlib.import_module(module)
 
 
 async def off_loop(pool: Executor | None, fn: Callable[[], T]) -> T:

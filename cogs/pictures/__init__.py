@@ -18,6 +18,7 @@ import functools
 import io
 import logging
 import struct
+import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -203,7 +204,7 @@ class Pictures:
         self.paint_wait = PAINT_WAIT
         # ``processes``: drawn in that many processes of their own (each warmed as it
         # starts), else in this process's drawing thread.
-        self.pool = WorkerPool(processes, warm=functools.partial(prepare, fonts, frame),
+        self.pool = WorkerPool(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
                                name="pictures", eager=True) if processes > 0 else None
         self.drawer: Executor = self.pool or DRAWER
 
@@ -305,8 +306,9 @@ class Pictures:
         return LATE
 
     def warm(self) -> None:
-        """Load the font and draw, where pictures are drawn (in this thread, or in the
-        drawing process, which this waits for), the parts every card face is put together
+        """Load the font and draw, where pictures are drawn (in this thread; or in the
+        drawing process, which this waits for while it starts, and which draws them in a
+        thread of its own while it draws what it is asked for), the parts every card face is put together
         from (its ground, each letter and pip where it goes, the court emblems, the back) and
         the letters labels are put together from, at every size a layout of the frame picks
         up to a quarter of the frame: a face not drawn before then costs a few pastes, not a
@@ -375,6 +377,14 @@ class Pictures:
         if self.frame == FRAME:
             return ()
         return (self.frame.width, self.frame.height, self.frame.ratio)
+
+
+def warm_meanwhile(fonts: Path, frame: Frame) -> None:
+    """Draw the card parts (``prepare``) in a thread of this drawing process, while it
+    draws what it is asked for: a picture asked for meanwhile waits for a few parts, not
+    for them all (the font's lock lets it go first)."""
+    threading.Thread(target=prepare, args=(fonts, frame), name="pictures-warm",
+                     daemon=True).start()
 
 
 def draw_picture(scene: HandScene | TableScene | ReplayScene, key: PictureKey, alt: str,
