@@ -94,6 +94,12 @@ class MessageShown:
             self.revision = max(self.revision, revision)
         self.drawn_style = max(self.drawn_style, style)
 
+    def overtook(self, table: Table) -> bool:
+        """Whether an answer drew a newer state than ``table`` into the message while a
+        paced edit of ``table`` waited for its picture: that edit would take it back (the
+        loop draws the newest instead, if the message is still behind)."""
+        return self.revision > table.revision
+
     def restyle(self) -> None:
         """The server's language or picture style changed: draw it again."""
         self.style += 1
@@ -469,6 +475,8 @@ class TableMessages:
         lang = await self.languages.public(table.place)
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self._painted(table, lang)
+        if shown.overtook(table):
+            return
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         message_id = shown.message_id
@@ -515,6 +523,8 @@ class TableMessages:
                 held = None
         if held is not None and old is not None:
             picture = await self._painted(table, lang)
+            if shown.overtook(table) or shown.message_id != old:
+                return
             carried: object
             if isinstance(picture, Late):
                 carried, kwargs = shown.kept_files(drawing.embed)
@@ -541,6 +551,8 @@ class TableMessages:
         if sender is None:
             raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
         painted = await self._painted(table, lang)
+        if shown.overtook(table) or shown.message_id != old:
+            return
         picture = None if isinstance(painted, Late) else painted
         try:
             message = await sender.interaction.followup.send(

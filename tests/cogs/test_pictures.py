@@ -7,6 +7,7 @@ import io
 import itertools
 import logging
 import random
+import re
 import threading
 import time
 
@@ -515,4 +516,39 @@ async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it
         await fake.wait_until(lambda: table.attachments[0].id != before, timeout=15)
         assert table.versions[-1].via == "channel_edit"
         assert table.versions[-1].text() == edited.text() or actor(table) != name
+    fake.assert_clean()
+
+
+def move_of(message) -> int:
+    """The move a table message's version shows (its footer's "move M")."""
+    found = re.search(r"· move (\d+) ·", message.embeds[0]["footer"]["text"])
+    assert found, message.embeds[0]["footer"]["text"]
+    return int(found.group(1))
+
+
+async def test_a_paced_edit_never_takes_the_table_message_back_to_an_older_state(
+        fake_discord, tmp_path, monkeypatch):
+    """A tap answered without its picture leaves a redraw waiting for it; a second tap's
+    answer meanwhile draws a newer state, which that redraw must not take back (the next
+    player would see the buttons of a move already made)."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT  # as the bot runs: answers go without pictures
+        real = cogs.pictures.draw_picture
+
+        def slow(*args):
+            time.sleep(0.5)
+            return real(*args)
+
+        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        versions = len(table.versions)
+        await driver._collect_step(table)  # a redraw waits for this state's picture
+        await driver._collect_step(table)  # answered meanwhile
+        await asyncio.sleep(3.0)  # every redraw has landed
+        shown = [move_of(v) for v in table.versions[versions:]]
+        assert shown == sorted(shown), shown
+        assert table.attachments and move_of(table) == shown[-1]
     fake.assert_clean()
