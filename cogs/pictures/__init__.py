@@ -308,11 +308,12 @@ class Pictures:
     def warm(self) -> None:
         """Load the font and draw, where pictures are drawn (in this thread; or in the
         drawing process, which this waits for while it starts, and which draws them in a
-        thread of its own while it draws what it is asked for), the parts every card face is put together
-        from (its ground, each letter and pip where it goes, the court emblems, the back) and
-        the letters labels are put together from, at every size a layout of the frame picks
-        up to a quarter of the frame: a face not drawn before then costs a few pastes, not a
-        drawing, and no picture waits for a font (about 1 s, once, at start-up)."""
+        thread of its own while it draws what it is asked for), the parts every card face
+        is put together from (its ground, each letter and pip where it goes, the court
+        emblems, the back) and the letters labels are put together from, at every size a
+        layout of the frame picks up to a quarter of the frame: a face not drawn before then
+        costs a few pastes, not a drawing, and no picture waits for a font (about 1 s, once,
+        at start-up)."""
         if self.ready():
             try:
                 if self.pool is not None:  # the drawing process starts, and warms itself
