@@ -14,7 +14,8 @@ import asyncio
 import dataclasses
 import logging
 import time
-from contextlib import suppress
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import discord
@@ -50,6 +51,9 @@ READY_SECONDS = 30.0  # a restart waits this long at most for the servers' local
 # A group DM's table message whose newest token is this old is posted afresh through a
 # newer one at its next change, rather than left with no token that can edit it.
 REPOST_SECONDS = 10 * 60
+# The longest an answer waits for a paced edit already on its way to Discord, so that the
+# answer's newer state lands after it, not before (a paced edit takes one request's time).
+EDIT_WAIT = 1.0
 
 
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
@@ -69,6 +73,26 @@ class MessageShown:
         self.drawn_style = 0  # the style it was drawn in
         self.picture: PictureKey | object | None = UNKNOWN
         self.checked_at = -float("inf")  # when the message was last looked for
+        # Held while a paced edit is on its way to Discord: an answer drawn meanwhile waits
+        # for it (``EDIT_WAIT`` at most), so the newer state is the one that lands last.
+        self.sending = asyncio.Lock()
+
+    @asynccontextmanager
+    async def in_turn(self, wait: float | None = None) -> AsyncIterator[None]:
+        """Hold the message's turn to be sent (``wait``: give up waiting after that long,
+        and go anyway)."""
+        held = False
+        if wait is None:
+            await self.sending.acquire()
+            held = True
+        else:
+            with suppress(asyncio.TimeoutError):
+                held = await asyncio.wait_for(self.sending.acquire(), wait)
+        try:
+            yield
+        finally:
+            if held:
+                self.sending.release()
 
     def behind(self, table: Table) -> bool:
         return self.message_id is None or self.revision < table.revision or \
@@ -203,20 +227,21 @@ class TableMessages:
                 live.background(self._retire_private(live, old))
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self.pictures.within(self.picture(table, lang, urgent=True))
-        if isinstance(picture, Late):
-            # The answer goes now with the picture the message has; the loop brings the new
-            # one.
-            files = kept_files(drawing.embed, message, TABLE_FILE)
+        async with shown.in_turn(EDIT_WAIT):  # after a paced edit on its way, not before
+            if isinstance(picture, Late):
+                # The answer goes now with the picture the message has; the loop brings the
+                # new one.
+                files = kept_files(drawing.embed, message, TABLE_FILE)
+                await interaction.response.edit_message(embed=drawing.embed,
+                                                        view=drawing.view, **files)
+                live.heard(interaction, message_id)
+                self.shown(table, drawing, message_id, style, None if files else KEPT)
+                self.redraw(table)
+                return
             await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
-                                                    **files)
+                                                    **shown.edit_files(drawing.embed, picture))
             live.heard(interaction, message_id)
-            self.shown(table, drawing, message_id, style, None if files else KEPT)
-            self.redraw(table)
-            return
-        await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
-                                                **shown.edit_files(drawing.embed, picture))
-        live.heard(interaction, message_id)
-        self.shown(table, drawing, message_id, style, picture)
+            self.shown(table, drawing, message_id, style, picture)
 
     async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,
                           retire_old: bool) -> Table:
@@ -475,6 +500,13 @@ class TableMessages:
         lang = await self.languages.public(table.place)
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture = await self._painted(table, lang)
+        async with shown.in_turn():
+            await self._deliver(shown, table, drawing, style, picture)
+
+    async def _deliver(self, shown: MessageShown, table: Table, drawing: Drawing, style: int,
+                       picture: Picture | Late | None) -> None:
+        """Send a paced edit (or post the message), in the message's turn: nothing if an
+        answer drew a newer state while its picture was awaited."""
         if shown.overtook(table):
             return
         channel = self.client.get_partial_messageable(table.channel_id,
@@ -523,29 +555,30 @@ class TableMessages:
                 held = None
         if held is not None and old is not None:
             picture = await self._painted(table, lang)
-            if shown.overtook(table) or shown.message_id != old:
-                return
-            carried: object
-            if isinstance(picture, Late):
-                carried, kwargs = shown.kept_files(drawing.embed)
-            else:
-                carried, kwargs = picture, shown.edit_files(drawing.embed, picture)
-            try:
-                if held.original == old:
-                    await held.interaction.edit_original_response(
-                        embed=drawing.embed, view=drawing.view, **kwargs)
+            async with shown.in_turn():
+                if shown.overtook(table) or shown.message_id != old:
+                    return
+                carried: object
+                if isinstance(picture, Late):
+                    carried, kwargs = shown.kept_files(drawing.embed)
                 else:
-                    await held.interaction.followup.edit_message(
-                        old, embed=drawing.embed, view=drawing.view, **kwargs)
-            except discord.NotFound:
-                shown.gone(old)  # deleted: post it afresh
-                return
-            except discord.HTTPException as error:
-                log.info("table %s: could not edit through a token (%s %s)", table.id,
-                         error.status, error.code)
-                live.tokens.forget(held.interaction)
-                return
-            self.shown(table, drawing, old, style, carried)
+                    carried, kwargs = picture, shown.edit_files(drawing.embed, picture)
+                try:
+                    if held.original == old:
+                        await held.interaction.edit_original_response(
+                            embed=drawing.embed, view=drawing.view, **kwargs)
+                    else:
+                        await held.interaction.followup.edit_message(
+                            old, embed=drawing.embed, view=drawing.view, **kwargs)
+                except discord.NotFound:
+                    shown.gone(old)  # deleted: post it afresh
+                    return
+                except discord.HTTPException as error:
+                    log.info("table %s: could not edit through a token (%s %s)", table.id,
+                             error.status, error.code)
+                    live.tokens.forget(held.interaction)
+                    return
+                self.shown(table, drawing, old, style, carried)
             return
         sender = live.tokens.sender(now)
         if sender is None:

@@ -11,6 +11,7 @@ import re
 import threading
 import time
 
+import discord
 from PIL import Image
 
 import cogs.pictures
@@ -551,4 +552,38 @@ async def test_a_paced_edit_never_takes_the_table_message_back_to_an_older_state
         shown = [move_of(v) for v in table.versions[versions:]]
         assert shown == sorted(shown), shown
         assert table.attachments and move_of(table) == shown[-1]
+    fake.assert_clean()
+
+
+async def test_an_answer_lands_after_a_paced_edit_already_on_its_way(fake_discord, tmp_path,
+                                                                     monkeypatch):
+    """A paced edit of an older state is on its way to Discord when a tap is answered with
+    a newer one: the answer waits for it, so the newer state lands last and stays."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT  # as the bot runs: answers go without pictures
+        real_draw, real_edit = cogs.pictures.draw_picture, discord.PartialMessage.edit
+        on_its_way = asyncio.Event()
+
+        def slow_draw(*args):
+            time.sleep(0.3)
+            return real_draw(*args)
+
+        async def slow_edit(self, **fields):
+            on_its_way.set()
+            await asyncio.sleep(0.5)  # a slow request to Discord
+            return await real_edit(self, **fields)
+
+        monkeypatch.setattr(cogs.pictures, "draw_picture", slow_draw)
+        monkeypatch.setattr(discord.PartialMessage, "edit", slow_edit)
+        await driver._collect_step(table)  # its redraw will carry its picture
+        await asyncio.wait_for(on_its_way.wait(), 5)
+        monkeypatch.setattr(cogs.pictures, "draw_picture", real_draw)  # no redraw follows
+        await driver._collect_step(table)  # answered while that redraw is on its way
+        newest = move_of(table)
+        await asyncio.sleep(2.0)
+        assert move_of(table) == newest, [move_of(v) for v in table.versions[-4:]]
     fake.assert_clean()
