@@ -137,9 +137,13 @@ class MessageShown:
         """The message now carries ``picture`` (None: none)."""
         self.picture = picture.key if picture is not None else None
 
-    def kept_files(self, embed: discord.Embed) -> tuple[object, dict[str, Any]]:
-        """What the message carries, and the keyword arguments for editing it, while its new
-        picture is late: the picture it carries (``KEPT``), or none if that is not known."""
+    def files_for(self, embed: discord.Embed, picture: Picture | Late | None
+                  ) -> tuple[object, dict[str, Any]]:
+        """What the message will carry, and the keyword arguments for editing it to show
+        ``picture``; while that is late, the picture it carries (``KEPT``), or none if that
+        is not known."""
+        if not isinstance(picture, Late):
+            return picture, self.edit_files(embed, picture)
         if self.picture is not UNKNOWN and self.picture is not None:
             embed.set_image(url=f"attachment://{TABLE_FILE}")
             return KEPT, {}
@@ -519,12 +523,8 @@ class TableMessages:
             await self.service.set_message(table.id, message.id)
             self.shown(table, drawing, message.id, style, new)
             return
-        carried: object
-        if isinstance(picture, Late):
-            carried, files = shown.kept_files(drawing.embed)
-        else:
-            # An unchanged picture sends no file: the message keeps the one it has.
-            carried, files = picture, shown.edit_files(drawing.embed, picture)
+        # An unchanged picture sends no file: the message keeps the one it has.
+        carried, files = shown.files_for(drawing.embed, picture)
         try:
             await channel.get_partial_message(message_id).edit(
                 embed=drawing.embed, view=drawing.view, **files)
@@ -558,11 +558,7 @@ class TableMessages:
             async with shown.in_turn():
                 if shown.overtook(table) or shown.message_id != old:
                     return
-                carried: object
-                if isinstance(picture, Late):
-                    carried, kwargs = shown.kept_files(drawing.embed)
-                else:
-                    carried, kwargs = picture, shown.edit_files(drawing.embed, picture)
+                carried, kwargs = shown.files_for(drawing.embed, picture)
                 try:
                     if held.original == old:
                         await held.interaction.edit_original_response(
