@@ -437,6 +437,19 @@ async def test_a_six_player_hand_shows_pictures_at_every_step_and_resends_none(f
         assert not fake.rate_limited, fake.rate_limited
 
 
+def slow_drawing(monkeypatch, seconds: float):
+    """Every picture takes ``seconds`` longer to draw (a bot busy drawing for other
+    tables); returns the real drawing, to put back."""
+    real = cogs.pictures.draw_picture
+
+    def slow(*args):
+        time.sleep(seconds)
+        return real(*args)
+
+    monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+    return real
+
+
 async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_discord, tmp_path,
                                                                       monkeypatch):
     """While pictures are slow to draw (a bot busy drawing for other tables), a tap is
@@ -448,13 +461,7 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs, not as the tests set it
-        real = cogs.pictures.draw_picture
-
-        def slow(*args):
-            time.sleep(1.5)
-            return real(*args)
-
-        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        real = slow_drawing(monkeypatch, 1.5)
         before = table.attachments[0].id
         name = actor(table)
         move = next(b for b in table.buttons() if (b.label or "").startswith(f"{name}: "))
@@ -469,7 +476,7 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
 
         monkeypatch.setattr(cogs.pictures, "draw_picture", real)
         await to_the_shed_phase(driver, table)
-        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        slow_drawing(monkeypatch, 1.5)
         name = actor(table)
         ix = await fake.click(name, table, label="My hand")
         response = await ix.wait_response()
@@ -497,13 +504,7 @@ async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs: the hand's answer goes at once
         pictures.paint_wait = 0.2
-        real = cogs.pictures.draw_picture
-
-        def slow(*args):
-            time.sleep(3.0)
-            return real(*args)
-
-        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        slow_drawing(monkeypatch, 3.0)
         before, text, versions = table.attachments[0].id, table.text(), len(table.versions)
         started = time.monotonic()
         await driver._choose(name, hand)
@@ -538,13 +539,7 @@ async def test_a_paced_edit_never_takes_the_table_message_back_to_an_older_state
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs: answers go without pictures
-        real = cogs.pictures.draw_picture
-
-        def slow(*args):
-            time.sleep(0.5)
-            return real(*args)
-
-        monkeypatch.setattr(cogs.pictures, "draw_picture", slow)
+        slow_drawing(monkeypatch, 0.5)
         versions = len(table.versions)
         await driver._collect_step(table)  # a redraw waits for this state's picture
         await driver._collect_step(table)  # answered meanwhile
@@ -565,19 +560,15 @@ async def test_an_answer_lands_after_a_paced_edit_already_on_its_way(fake_discor
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs: answers go without pictures
-        real_draw, real_edit = cogs.pictures.draw_picture, discord.PartialMessage.edit
+        real_edit = discord.PartialMessage.edit
         on_its_way = asyncio.Event()
-
-        def slow_draw(*args):
-            time.sleep(0.3)
-            return real_draw(*args)
 
         async def slow_edit(self, **fields):
             on_its_way.set()
             await asyncio.sleep(0.5)  # a slow request to Discord
             return await real_edit(self, **fields)
 
-        monkeypatch.setattr(cogs.pictures, "draw_picture", slow_draw)
+        real_draw = slow_drawing(monkeypatch, 0.3)
         monkeypatch.setattr(discord.PartialMessage, "edit", slow_edit)
         await driver._collect_step(table)  # its redraw will carry its picture
         await asyncio.wait_for(on_its_way.wait(), 5)
