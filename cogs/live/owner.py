@@ -25,8 +25,9 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import discord
 
@@ -78,6 +79,48 @@ class Kind(Protocol):
 
 
 K = TypeVar("K", bound=Kind)
+T = TypeVar("T")
+
+
+class Flight(Generic[T]):
+    """One request on its way to a message, carrying what it draws (``shows``)."""
+
+    def __init__(self, shows: T) -> None:
+        self.shows = shows
+        self.crossed: set[Any] = set()  # what other requests to the message drew meanwhile
+        self.landed = False
+
+
+class Flights(Generic[T]):
+    """The requests on their way to one message. Discord applies two requests in flight at
+    once in either order, so a request that crossed another drawing something else leaves
+    the message showing one of the two: not known (``landed`` answers None), and the kind
+    draws it again. One that flew alone, or beside requests drawing the same, is exact."""
+
+    def __init__(self) -> None:
+        self._flying: list[Flight[T]] = []
+
+    def __len__(self) -> int:
+        return len(self._flying)
+
+    @contextmanager
+    def fly(self, shows: T) -> Iterator[Flight[T]]:
+        """Hold while sending a request that draws ``shows``; mark it ``landed`` once
+        Discord accepted it."""
+        flight = Flight(shows)
+        for other in self._flying:
+            other.crossed.add(shows)
+            flight.crossed.add(other.shows)
+        self._flying.append(flight)
+        try:
+            yield flight
+        finally:
+            self._flying.remove(flight)
+
+    @staticmethod
+    def outcome(flight: Flight[T]) -> T | None:
+        """What the message shows after ``flight`` landed (None: not known)."""
+        return flight.shows if not flight.crossed - {flight.shows} else None
 Released = Callable[["LiveTable"], None]
 
 

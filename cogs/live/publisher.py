@@ -31,6 +31,7 @@ from cogs.live.open_hands import OpenHands
 from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.pings import Pings
 from cogs.live.records import Notes
+from cogs.live.shown import MessageRecord
 from cogs.live.table_message import TableMessages
 from cogs.pictures import Pictures
 from cogs.transport.pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
@@ -69,7 +70,7 @@ class Publisher:
         self.notices = self.tables.register(Notices(languages, self.pings.io, notes,
                                                     self.pictures, languages.servers))
         # What the last run wrote down that the table messages show, until they resume.
-        self._shown: tuple[dict[int, str], dict[int, float]] = ({}, {})
+        self._shown: dict[int, MessageRecord] = {}
 
     def held(self) -> int:
         """Tables, channels and chores the bot holds state for besides the pacer's
@@ -83,47 +84,49 @@ class Publisher:
         An unanswered command's answer is the table message, posted afresh (``retire_old``:
         the previous table message is deleted)."""
         table = change.table
+        live = self.tables.of(table)  # keeps ``table`` if it is the newest snapshot seen
         if interaction is not None and not interaction.response.is_done():
             if interaction.type is discord.InteractionType.component:
-                await self._answer_tap(table, interaction)
+                await self._answer_tap(live, interaction)
             else:
-                await self._post_table(table, interaction, retire_old=retire_old)
-        live = self.tables.of(table)
+                await self._post_table(live, interaction, retire_old=retire_old)
         if interaction is not None and table.is_open:
             live.heard(interaction)
         live.saw(table)  # every kind of message catches up from here
         self.clocks.poke(table)
 
-    async def _answer_tap(self, table: Table, interaction: Interaction) -> None:
-        """The tap's answer edits the message tapped, through the kind of message it is: the
-        table message, the player's own hand, or a turn ping (which keeps the controls while
-        the turn lasts). The table message's id may not be stored yet if a tap beat
-        ``/nlk new``'s answer."""
+    async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:
+        """The tap is answered by the kind of message it is on, drawing the owner's newest
+        snapshot into the message tapped: the table message, the player's own hand, or a
+        turn ping (which keeps the controls while the turn lasts). The table message's id
+        may not be stored yet if a tap beat ``/nlk new``'s answer."""
+        table = live.newest
         message = interaction.message
         ephemeral = message is not None and message.flags.ephemeral
-        lang = await self.languages.public(table.place, interaction)
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)
                                   or (table.private and bool(message.embeds))):
-                await self.messages.answer(table, interaction, lang)
+                await self.messages.of(live).reply(live, interaction)
             elif ephemeral:
-                await self.hands.answer(interaction, table, letters=lang)
+                lang = await self.languages.public(table.place, interaction)
+                await self.hands.answer(interaction, live.newest, letters=lang)
             else:
-                await self.pings.answer(table, interaction, lang)
+                lang = await self.languages.public(table.place, interaction)
+                await self.pings.answer(live.newest, interaction, lang)
         except discord.HTTPException as error:
             # The move stands, but Discord refused its answer: during a hand-over another
             # process answered this click first. The owner's loop edits the message instead.
             log.info("table %s: the answer to a move was refused (%s); editing instead",
                      table.id, error)
 
-    async def _post_table(self, table: Table, interaction: Interaction, *,
+    async def _post_table(self, live: LiveTable, interaction: Interaction, *,
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command, and bring it up to date if
         the table changed meanwhile."""
-        lang = await self.languages.public(table.place, interaction)
-        current = await self.messages.post_answer(table, interaction, lang,
+        lang = await self.languages.public(live.newest.place, interaction)
+        current = await self.messages.post_answer(live.newest, interaction, lang,
                                                   retire_old=retire_old)
-        self.tables.of(current).saw(current)
+        live.saw(current)
 
     # --- the clocks' notifier --------------------------------------------------------------
 
@@ -173,12 +176,12 @@ class Publisher:
     async def resume(self, tables: list[Table]) -> None:
         """Once connected: every owner converges from what it holds (the table messages
         out of date are redrawn, and only those), and the pings whose turn is over go."""
-        (shown, active), self._shown = self._shown, ({}, {})
+        shown, self._shown = self._shown, {}
         self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
         self.pings.clean(tables)
-        await self.messages.resume(tables, shown, active)
+        await self.messages.resume(tables, shown)
 
     async def close(self) -> None:
         """Stop every table's work, then write down what the table messages show and the
@@ -187,6 +190,5 @@ class Publisher:
             return
         await self.pings.close()
         await self.tables.close()
-        await self.messages.close()
         await self.notes.close()
         self.pictures.close()

@@ -1,5 +1,6 @@
 """What a table message shows: drawn once, its fingerprint taken from what was sent, and
-the record of it that lets a restart redraw only what is out of date."""
+the record of it that lets a restart edit only what is out of date (``MessageRecord``; the
+format written before, ``ShownRecord``, is read once and written again in it)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,29 @@ class ShownRecord:
                 return cls(digest, float(at))
             except ValueError:
                 return None
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """What a table message shows, written down: the message, and the fingerprint of what
+    it shows (None: not known)."""
+
+    message_id: int | None
+    digest: str | None
+
+    def dump(self) -> str:
+        return json.dumps({"message": self.message_id, "digest": self.digest})
+
+    @classmethod
+    def load(cls, text: str) -> MessageRecord | None:
+        """The record, or None if it can't be read (then the message is drawn again)."""
+        try:
+            data = json.loads(text)
+            message, digest = data["message"], data["digest"]
+            return cls(None if message is None else int(message),
+                       None if digest is None else str(digest))
+        except (ValueError, TypeError, KeyError):
+            return None
 
 
 def draw(table: Table, lang: Lang = DEFAULT, ai_allowed: bool = True) -> Drawing:

@@ -1,11 +1,13 @@
 """The table message kept current: paced edits, a deleted message posted again, and what
-each message shows written down so that a restart redraws only what is out of date.
+each message shows written down so that a restart edits only what is out of date.
 
-Most changes are shown by the interaction that caused them (the publisher edits the message
-tapped, and reports what it drew to ``MessageShown``). The rest (a play made from someone's
-hand, an AI move, a restart) leave the message behind the owner's newest snapshot, and the
-owner's loop for this kind edits it: at most a few edits per channel in any five seconds, each
-drawing the newest state, so a burst of moves becomes one or two edits.
+Every request to the table message goes out from here, drawn from the owner's newest
+snapshot at the moment it is sent: a tap's answer (``reply``, sent at once), the answer of a
+command that posts it, and the owner's loop (``edit``): at most a few edits per channel in
+any five seconds, so a burst of moves becomes one or two edits. Nothing waits for another
+request: two that cross leave the message showing either (``Flights``), and the loop draws it
+again. Nothing waits for a picture either: a request carries the picture if it is ready, the
+one the message has if not, and the loop edits the new one in once it is drawn.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import suppress
 from typing import Any
 
 import discord
@@ -23,11 +24,12 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import Drawing, LiveTable, LiveTables, Wait
+from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables, Wait
 from cogs.live.records import Notes
-from cogs.live.shown import ShownRecord, carries, draw, fingerprint
+from cogs.live.shown import MessageRecord, ShownRecord, carries, draw, fingerprint
 from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS
 from cogs.pictures import (
+    LATE,
     TABLE_FILE,
     Late,
     Picture,
@@ -44,85 +46,82 @@ from rules.i18n import Lang
 log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per table
-RECORD_SECONDS = 2.0  # what table messages show is written down in batches this often
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
-SHOWN = "shown:"  # bot_state key prefix: what a table's message last showed, and when
+SHOWN = "shown:"  # the records' key prefix before: shown:<table> → a fingerprint and a time
+RECORD = "live:table_message:"  # record key prefix: what a table's message shows
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
 # A group DM's table message whose newest token is this old is posted afresh through a
 # newer one at its next change, rather than left with no token that can edit it.
 REPOST_SECONDS = 10 * 60
-# The longest an answer waits for a paced edit already on its way to Discord, so that the
-# answer's newer state lands after it, not before (a paced edit takes one request's time).
-EDIT_WAIT = 1.0
 
 
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
 KEPT: object = object()  # (reported) the message kept the picture it carried
 
+Drawn = tuple[int, int]  # what a table message was drawn from: the revision, and the style
+
 
 class MessageShown:
-    """What one table's message shows: the message, the revision it was drawn from, the
-    style it was drawn in (the server's language and pictures, counted up when they change)
-    and the picture it carries."""
+    """What one table's message shows, written only here, once a request that drew it
+    landed: the message, the snapshot and style it was drawn from (None: not known), the
+    fingerprint of what it shows (what a restart compares), and the picture it carries."""
 
     def __init__(self, driver: TableMessages, table: Table) -> None:
         self.driver = driver
         self.message_id = table.message_id  # None: no message to edit (post one)
-        self.revision = -1  # the table revision it shows (-1: not known)
+        self.drawn: Drawn | None = None  # (revision, style) it shows; None: not known
+        self.digest: str | None = None  # the fingerprint of what it shows (None: not known)
         self.style = 0  # the style it should be drawn in: counted up on every change
-        self.drawn_style = 0  # the style it was drawn in
         self.picture: PictureKey | object | None = UNKNOWN
+        # The picture of what it shows is still being drawn: the loop waits for it (while
+        # answers go on) and then edits it in.
+        self.painting: asyncio.Future[Picture | None] | None = None
+        self.flights: Flights[Drawn] = Flights()
         self.checked_at = -float("inf")  # when the message was last looked for
-        # Held while a paced edit is on its way to Discord: an answer drawn meanwhile waits
-        # for it (``EDIT_WAIT`` at most), so the newer state is the one that lands last.
-        self.sending = asyncio.Lock()
-
-    @asynccontextmanager
-    async def in_turn(self, wait: float | None = None) -> AsyncIterator[None]:
-        """Hold the message's turn to be sent (``wait``: give up waiting after that long,
-        and go anyway)."""
-        held = False
-        if wait is None:
-            await self.sending.acquire()
-            held = True
-        else:
-            with suppress(asyncio.TimeoutError):
-                held = await asyncio.wait_for(self.sending.acquire(), wait)
-        try:
-            yield
-        finally:
-            if held:
-                self.sending.release()
 
     def behind(self, table: Table) -> bool:
-        return self.message_id is None or self.revision < table.revision or \
-            self.drawn_style < self.style
+        return self.message_id is None or self.drawn != (table.revision, self.style) or \
+            self.painting is not None
 
     async def step(self, live: LiveTable) -> None:
         await self.driver.edit(live, self)
+
+    async def reply(self, live: LiveTable, interaction: Interaction) -> None:
+        await self.driver.reply(live, interaction)
 
     def holds(self) -> bool:
         return False
 
     def give_up(self) -> None:
         """A closed table's message is left as it was (its owner is let go)."""
+        self.painting = None
 
-    # --- what it shows, as the answers and the loop report it ----------------------------
+    # --- what it shows, written once a request landed ------------------------------------
 
-    def shows(self, message_id: int | None, revision: int, style: int) -> None:
-        """The message ``message_id`` now shows ``revision`` (or something newer already),
-        drawn in ``style``."""
-        if message_id is not None and message_id != self.message_id:
-            self.message_id, self.revision = message_id, revision
-        else:
-            self.revision = max(self.revision, revision)
-        self.drawn_style = max(self.drawn_style, style)
+    def moved(self, message_id: int) -> None:
+        """The table message is ``message_id`` now (posted afresh, adopted, or an older copy
+        tapped): what it shows is not known until a request to it lands."""
+        if message_id != self.message_id:
+            self.message_id, self.drawn, self.digest = message_id, None, None
+            self.picture, self.painting = UNKNOWN, None
 
-    def overtook(self, table: Table) -> bool:
-        """Whether an answer drew a newer state than ``table`` into the message while a
-        paced edit of ``table`` waited for its picture: that edit would take it back (the
-        loop draws the newest instead, if the message is still behind)."""
-        return self.revision > table.revision
+    def landed(self, flight: Flight[Drawn], message_id: int, digest: str,
+               picture: Picture | object | None,
+               painting: asyncio.Future[Picture | None] | None = None) -> bool:
+        """A request to ``message_id`` that drew ``flight.shows`` (fingerprint ``digest``,
+        carrying ``picture``, or the one it had with ``KEPT``; ``painting``: its own picture,
+        still being drawn) was accepted. Returns whether it is what the message shows (a
+        request to a message that is no longer the table message changes nothing)."""
+        if message_id != self.message_id:
+            return False
+        self.drawn = Flights.outcome(flight)
+        self.digest = digest if self.drawn is not None else None
+        if picture is not KEPT:
+            self.picture = picture.key if isinstance(picture, Picture) else picture
+        if self.drawn is None:
+            self.picture = UNKNOWN  # either request's picture: send it again
+        self.painting = painting
+        return self.drawn is not None
 
     def restyle(self) -> None:
         """The server's language or picture style changed: draw it again."""
@@ -131,11 +130,14 @@ class MessageShown:
     def gone(self, message_id: int) -> None:
         """``message_id`` was found deleted: post the message anew, whatever it showed."""
         if self.message_id == message_id:
-            self.message_id, self.revision, self.picture = None, -1, UNKNOWN
+            self.message_id, self.drawn, self.digest = None, None, None
+            self.picture, self.painting = UNKNOWN, None
 
-    def carries(self, picture: Picture | None) -> None:
-        """The message now carries ``picture`` (None: none)."""
-        self.picture = picture.key if picture is not None else None
+    def restore(self, message_id: int | None, digest: str | None) -> None:
+        """What the last run wrote down the message shows (its drawing is compared with it
+        before any edit, so an unchanged message is not edited)."""
+        if message_id is not None and message_id == self.message_id and self.drawn is None:
+            self.digest = digest
 
     def files_for(self, embed: discord.Embed, picture: Picture | Late | None
                   ) -> tuple[object, dict[str, Any]]:
@@ -185,9 +187,6 @@ class TableMessages:
         self.tables = tables
         self.pictures = pictures
         self.notes = notes
-        # Drawn, not yet written down: table id → (what was sent, when; None: closed).
-        self._unrecorded: dict[int, tuple[Drawing, float] | None] = {}
-        self._recorder: asyncio.Task[None] | None = None
 
     def shown_for(self, live: LiveTable) -> MessageShown:
         return MessageShown(self, live.newest)
@@ -198,79 +197,79 @@ class TableMessages:
         shown: MessageShown = live.shown(TableMessages.name)
         return shown
 
-    def shown(self, table: Table, drawing: Drawing, message_id: int | None,
-              style: int, picture: Picture | object | None = KEPT) -> None:
-        """The table message ``message_id`` now shows ``table``, as ``drawing`` drawn in
-        ``style`` (an interaction's answer or the loop drew it), carrying ``picture``."""
-        live = self.tables.of(table)
-        shown = self.of(live)
-        if table.revision >= shown.revision or message_id != shown.message_id:
-            self._remember(table, drawing)
-        shown.shows(message_id, table.revision, style)
-        if picture is not KEPT:
-            shown.carries(picture)  # type: ignore[arg-type]
+    def _landed(self, live: LiveTable, shown: MessageShown, flight: Flight[Drawn],
+                table: Table, message_id: int, digest: str, picture: Picture | object | None,
+                painting: asyncio.Future[Picture | None] | None = None) -> None:
+        """A request that drew ``table`` into ``message_id`` landed: what it shows, written
+        down soon (in a batch) for the next start."""
+        if shown.landed(flight, message_id, digest, picture, painting) or \
+                shown.digest is None:
+            self._remember(table, shown.message_id, shown.digest)
         live.settle()
 
     # --- answers: a tap on the table message, a command that posts it ------------------
 
-    async def answer(self, table: Table, interaction: Interaction, lang: Lang) -> None:
-        """Answer a tap on the table message by drawing ``table`` into it (the answer is
-        one way this kind sends: what it drew is reported like a paced edit's)."""
-        message = interaction.message
-        style = self.style_of(table)
-        live = self.tables.of(table)
+    async def reply(self, live: LiveTable, interaction: Interaction) -> None:
+        """Answer a tap on the table message by drawing the newest snapshot into it. It is
+        sent at once, whatever else of the table's is on its way (a paced edit may be
+        waiting for the channel's turn): if two requests to the message cross, what it shows
+        is not known, and the loop draws it again. A tap on an older copy in a group DM
+        makes that copy the table message (the other one goes)."""
         shown = self.of(live)
-        message_id = message.id if message is not None else table.message_id
+        message = interaction.message
+        table = live.newest
+        tapped = message.id if message is not None else table.message_id
         old = shown.message_id
-        if table.private and message_id is not None and message_id != old:
-            # A tap on an older table message in a group DM: its token can edit it for the
-            # next 15 minutes, so it becomes the table message (the other one goes).
-            table = await self._adopt_tapped(table, message_id)
-            shown.message_id, shown.revision, shown.picture = message_id, -1, UNKNOWN
-            if old is not None:
-                live.background(self._retire_private(live, old))
+        if table.private and tapped is not None and tapped != old:
+            # Its token can edit it for the next 15 minutes: it becomes the table message.
+            live.keep(await self._adopt_tapped(table, tapped))
+            shown.moved(tapped)
+        lang = await self.languages.public(live.newest.place, interaction)
+        table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture = await self.pictures.within(self.picture(table, lang, urgent=True))
-        async with shown.in_turn(EDIT_WAIT):  # after a paced edit on its way, not before
-            if isinstance(picture, Late):
-                # The answer goes now with the picture the message has; the loop brings the
-                # new one.
-                files = kept_files(drawing.embed, message, TABLE_FILE)
-                await interaction.response.edit_message(embed=drawing.embed,
-                                                        view=drawing.view, **files)
-                live.heard(interaction, message_id)
-                self.shown(table, drawing, message_id, style, None if files else KEPT)
-                self.redraw(table)
-                return
+        picture, painting = await self._paint(table, lang, urgent=True)
+        if isinstance(picture, Late):
+            # The answer goes now with the picture the message has; the loop brings the new
+            # one once it is drawn.
+            files = kept_files(drawing.embed, message, TABLE_FILE)
+            carried: object = None if files else KEPT
+        else:
+            files = shown.edit_files(drawing.embed, picture)
+            carried = picture
+        with shown.flights.fly((table.revision, style)) as flight:
             await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
-                                                    **shown.edit_files(drawing.embed, picture))
-            live.heard(interaction, message_id)
-            self.shown(table, drawing, message_id, style, picture)
+                                                    **files)
+        live.heard(interaction, tapped)
+        if tapped is not None:
+            self._landed(live, shown, flight, table, tapped, fingerprint(drawing), carried,
+                         painting)
+        if table.private and old is not None and old != tapped:
+            live.background(self._retire_private(live, old))
 
     async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,
                           retire_old: bool) -> Table:
         """Post the table message as the answer to a command (it costs no channel request),
         and record it; the previous one is deleted with ``retire_old``. Returns the table as
         stored now, with its new message."""
-        style = self.style_of(table)
+        live = self.tables.of(table)
+        shown = self.of(live)
+        table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture = await self.picture(table, lang, urgent=True)
-        callback = await interaction.response.send_message(
-            embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, picture))
+        picture, painting = await self._paint(table, lang, urgent=True)
+        new = None if isinstance(picture, Late) else picture
+        with shown.flights.fly((table.revision, style)) as flight:
+            callback = await interaction.response.send_message(
+                embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, new))
         message_id = callback.message_id or (await interaction.original_response()).id
-        self.tables.of(table).heard(interaction, message_id)
+        live.heard(interaction, message_id)
         old = await self.service.set_message(table.id, message_id)
-        if old is None:  # the table's first message (taps on it may have drawn newer states)
-            self.shown(table, drawing, message_id, style, picture)
-        else:
-            self.replaced(table, drawing, message_id, old if retire_old else None, style,
-                          picture)
+        shown.moved(message_id)
+        self._landed(live, shown, flight, table, message_id, fingerprint(drawing), new,
+                     painting)
+        if old is not None and old != message_id and retire_old:
+            live.background(self._retire_private(live, old) if table.private
+                            else self._retire(table.channel_id, old))
         return await self.service.get(table.id)
-
-    def style_of(self, table: Table) -> int:
-        """The style a drawing begun now is in (a change of language from here draws
-        again)."""
-        return self.of(self.tables.of(table)).style
 
     def relanguage(self, guild_id: int) -> int:
         """The server's language changed: redraw each of its open table messages in it,
@@ -278,50 +277,34 @@ class TableMessages:
         tables = [table for table in self.service.cached()
                   if table.place == guild_id and table.is_open and table.message_id]
         for table in tables:
-            self.redraw(table)
+            live = self.tables.of(table)
+            self.of(live).restyle()
+            live.wake()
         return len(tables)
-
-    def redraw(self, table: Table) -> None:
-        """Draw the table message again, paced, though it shows ``table``'s state (its
-        server's language changed, or its picture was late for the answer)."""
-        live = self.tables.of(table)
-        self.of(live).restyle()
-        live.wake()
-
-    def replaced(self, table: Table, drawing: Drawing, message_id: int,
-                 old_message_id: int | None, style: int, picture: Picture | None) -> None:
-        """An interaction posted the table message afresh (``drawing`` of ``table``): the
-        old one, if any, is deleted so only one carries the table's buttons."""
-        live = self.tables.of(table)
-        shown = self.of(live)
-        shown.message_id, shown.revision = message_id, -1  # whatever the old one showed
-        self.shown(table, drawing, message_id, style, picture)
-        if old_message_id is not None:
-            live.background(self._retire_private(live, old_message_id) if table.private
-                            else self._retire(table.channel_id, old_message_id))
-
-    async def close(self) -> None:
-        """Write down what the table messages show, so the next start redraws only what
-        is out of date (the owners' edits are already stopped)."""
-        if self._recorder is not None:
-            self._recorder.cancel()
-            await asyncio.gather(self._recorder, return_exceptions=True)
-            self._recorder = None
-        await self._record()
 
     # --- after a restart -------------------------------------------------------------------
 
-    async def read_records(self) -> tuple[dict[int, str], dict[int, float]]:
-        """What each table message showed when the last run wrote it down, and when each
-        open table last changed."""
+    async def read_records(self) -> dict[int, MessageRecord]:
+        """What each table message showed when the last run wrote it down. Records in the
+        format written before (``shown:<table>``: a fingerprint alone) are read once and
+        written again in this one."""
         try:
-            values = await self.notes.read(SHOWN)
-            shown = {int(key[len(SHOWN):]): value for key, value in values.items()
-                     if key[len(SHOWN):].isdigit()}
-            return shown, await self.service.active_times()
+            records = {}
+            for key, value in (await self.notes.read(SHOWN)).items():
+                table_id = key[len(SHOWN):]
+                old = ShownRecord.load(value)
+                self.notes.note(key, None)
+                if table_id.isdigit() and old is not None:
+                    records[int(table_id)] = MessageRecord(None, old.digest)
+            for key, value in (await self.notes.read(RECORD)).items():
+                table_id = key[len(RECORD):]
+                record = MessageRecord.load(value)
+                if table_id.isdigit() and record is not None:
+                    records[int(table_id)] = record
+            return records
         except Exception:
             log.warning("could not read what the table messages show", exc_info=True)
-            return {}, {}
+            return {}
 
     async def current(self, tables: list[Table]) -> list[Table]:
         """The open tables as they are now (a move may have been played while waiting for
@@ -339,31 +322,27 @@ class TableMessages:
                 current.append(table)
         return current
 
-    async def resume(self, tables: list[Table], shown: dict[int, str],
-                     active: dict[int, float]) -> None:
-        """Redraw the table messages that are out of date, and only those: a restart with
-        hundreds of open tables must not spend Discord's request budget on no-op edits.
-        A table with no recorded message first looks for one posted just before a crash."""
-        # Tables open anywhere keep their records: another process may own them.
-        for table_id in shown:
-            if table_id not in active:
-                self.notes.note(f"{SHOWN}{table_id}", None)
+    async def resume(self, tables: list[Table], records: dict[int, MessageRecord]) -> None:
+        """Each open table's message as the last run wrote it down, and its loop woken: it
+        edits a message only if what it would draw differs from what the message shows (a
+        restart with hundreds of open tables must not spend Discord's request budget on
+        no-op edits). A table with no recorded message first looks for one posted just
+        before a crash."""
         for table in tables:
             live = self.tables.of(table)
+            record = records.get(table.id)
+            if record is not None:
+                self._migrated(table, record)
+                self.of(live).restore(record.message_id or table.message_id, record.digest)
             if table.message_id is None and not table.private:
                 live.background(self._adopt(table))
                 continue
-            record = ShownRecord.load(shown[table.id]) if table.id in shown else None
-            lang = await self.languages.public(table.place)
-            if record is not None and record.at >= active.get(table.id, 0.0) and \
-                    record.digest == fingerprint(draw(
-                        table, lang, self.languages.ai_allowed(table.place))):
-                # Drawn after its last change (the time rules out a table that changed and
-                # changed back since) and as it would be drawn now.
-                message = self.of(live)
-                if message.revision < 0:
-                    message.shows(table.message_id, table.revision, message.style)
             live.saw(table)
+
+    def _migrated(self, table: Table, record: MessageRecord) -> None:
+        """A record in the format written before is written again in this one."""
+        if record.message_id is None and table.message_id is not None:
+            self._remember(table, table.message_id, record.digest)
 
     async def _adopt(self, table: Table) -> None:
         """A table with no recorded message: the bot may have been stopped between posting
@@ -444,106 +423,113 @@ class TableMessages:
 
     # --- what the table messages show, written down ----------------------------------------
 
-    def _remember(self, table: Table, drawing: Drawing) -> None:
-        """The table message now shows ``drawing``: write it down soon (in a batch)."""
-        self._unrecorded[table.id] = (drawing, self.service.clock()) if table.is_open \
-            else None
-        if self._recorder is None and not self.tables.stopped:
-            self._recorder = asyncio.create_task(self._record_soon())
-
-    async def _record_soon(self) -> None:
-        await asyncio.sleep(RECORD_SECONDS)
-        self._recorder = None
-        await self._record()
-
-    async def _record(self) -> None:
-        drawn, self._unrecorded = self._unrecorded, {}
-        for table_id, sent in drawn.items():
-            self.notes.note(f"{SHOWN}{table_id}", None if sent is None else
-                            ShownRecord(fingerprint(sent[0]), sent[1]).dump())
+    def _remember(self, table: Table, message_id: int | None, digest: str | None) -> None:
+        """The table message now shows what ``digest`` fingerprints (None: not known):
+        write it down (in the records' next batch); a closed table's record goes."""
+        self.notes.note(f"{RECORD}{table.id}", MessageRecord(message_id, digest).dump()
+                        if table.is_open and message_id is not None else None)
 
     async def picture(self, table: Table, lang: Lang, *, urgent: bool = False
                       ) -> Picture | None:
         """The table message's picture in its server's style (None: text only;
-        ``urgent``: an answer waits for it)."""
+        ``urgent``: an answer is to carry it)."""
         return await self.pictures.public(table, lang, urgent=urgent)
 
-    # --- the paced edit --------------------------------------------------------------------
+    async def _paint(self, table: Table, lang: Lang, *, urgent: bool = False
+                     ) -> tuple[Picture | Late | None, asyncio.Future[Picture | None] | None]:
+        """The picture of ``table`` if it is ready now (drawn before, or at once; for an
+        answer, within the pictures' ``answer_wait``), else ``LATE`` and the drawing on its
+        way: no request waits on a picture longer."""
+        painting = asyncio.ensure_future(self.picture(table, lang, urgent=urgent))
+        await asyncio.wait((painting,), timeout=self.pictures.answer_wait if urgent else 0)
+        if painting.done():
+            return (None if painting.cancelled() or painting.exception() is not None
+                    else painting.result()), None
+        return LATE, painting
+
+    # --- the loop's step -------------------------------------------------------------------
 
     async def edit(self, live: LiveTable, shown: MessageShown) -> None:
-        """One paced step: draw the newest snapshot in the server's language now, and edit
-        the message (or post it, if there is none, or it was deleted)."""
+        """One step: the picture of what it shows first, if that is still being drawn
+        (``PAINT_WAIT`` at most; answers go on meanwhile); then draw the newest snapshot and
+        edit the message, paced (or post it, if there is none, or it was deleted). In a
+        group DM or a DM through interaction tokens, which Discord does not pace."""
+        painting = shown.painting
+        if painting is not None:
+            await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
+            if shown.painting is painting:
+                shown.painting = None
+                if shown.drawn is not None:
+                    shown.drawn = (-1, shown.drawn[1])  # edit its picture in
         if live.newest.private:
-            # Through interaction tokens: Discord does not count those against the
-            # channel's edits, so they are not paced.
-            await self._send_private(live, shown, live.newest)
+            await self._send_private(live, shown)
             return
         async with self.pacer.use(live.channel_id, Kind.WRITE):
-            table = live.newest
-            if not shown.behind(table):
+            if not shown.behind(live.newest):
                 return  # an answer drew it while this waited for its turn
             try:
-                await self._send(live, shown, table)
+                await self._send(live, shown)
             except discord.Forbidden as error:
-                self.posts.refused(table.channel_id, error)
+                self.posts.refused(live.channel_id, error)
                 raise
 
-    async def _painted(self, table: Table, lang: Lang) -> Picture | Late | None:
-        """The picture a paced edit carries, if drawn within ``PAINT_WAIT`` (the edit holds
-        the channel's turn meanwhile); else ``LATE``, and the table is drawn again once it
-        has landed."""
-        def landed() -> None:
-            if self.tables.get(table.id) is not None:
-                self.redraw(table)
-
-        return await self.pictures.within(self.picture(table, lang), self.pictures.paint_wait,
-                                          then=landed)
-
-    async def _send(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
-        style = shown.style
-        lang = await self.languages.public(table.place)
+    async def _drawing(self, live: LiveTable, shown: MessageShown
+                       ) -> tuple[Table, int, Drawing, Picture | Late | None,
+                                  asyncio.Future[Picture | None] | None] | None:
+        """The newest snapshot drawn now with its picture if ready; None when the message
+        is known to show it already (after a restart: its fingerprint is what the last run
+        wrote down)."""
+        lang = await self.languages.public(live.newest.place)
+        table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture = await self._painted(table, lang)
-        async with shown.in_turn():
-            await self._deliver(shown, table, drawing, style, picture)
+        digest = fingerprint(drawing)
+        if shown.drawn is None and shown.digest == digest and shown.message_id is not None \
+                and style == 0:
+            with shown.flights.fly((table.revision, style)) as flight:
+                pass  # nothing to send: it shows this already
+            shown.landed(flight, shown.message_id, digest, KEPT)
+            return None
+        picture, painting = await self._paint(table, lang)
+        return table, style, drawing, picture, painting
 
-    async def _deliver(self, shown: MessageShown, table: Table, drawing: Drawing, style: int,
-                       picture: Picture | Late | None) -> None:
-        """Send a paced edit (or post the message), in the message's turn: nothing if an
-        answer drew a newer state while its picture was awaited."""
-        if shown.overtook(table):
+    async def _send(self, live: LiveTable, shown: MessageShown) -> None:
+        drawn = await self._drawing(live, shown)
+        if drawn is None:
             return
+        table, style, drawing, picture, painting = drawn
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         message_id = shown.message_id
         if message_id is None:
             new = None if isinstance(picture, Late) else picture
-            message = await channel.send(embed=drawing.embed, view=drawing.view,
-                                         **send_files(drawing.embed, new))
+            with shown.flights.fly((table.revision, style)) as flight:
+                message = await channel.send(embed=drawing.embed, view=drawing.view,
+                                             **send_files(drawing.embed, new))
             await self.service.set_message(table.id, message.id)
-            self.shown(table, drawing, message.id, style, new)
+            shown.moved(message.id)
+            self._landed(live, shown, flight, table, message.id, fingerprint(drawing), new,
+                         painting)
             return
         # An unchanged picture sends no file: the message keeps the one it has.
         carried, files = shown.files_for(drawing.embed, picture)
         try:
-            await channel.get_partial_message(message_id).edit(
-                embed=drawing.embed, view=drawing.view, **files)
+            with shown.flights.fly((table.revision, style)) as flight:
+                await channel.get_partial_message(message_id).edit(
+                    embed=drawing.embed, view=drawing.view, **files)
         except discord.NotFound:
             # Someone deleted the table message: the loop posts a fresh one so the table
             # stays playable.
             shown.gone(message_id)
             return
-        self.shown(table, drawing, message_id, style, carried)
+        self._landed(live, shown, flight, table, message_id, fingerprint(drawing), carried,
+                     painting)
 
     # --- in a group DM or a DM: through the tokens of the interactions answered ------------
 
-    async def _send_private(self, live: LiveTable, shown: MessageShown, table: Table) -> None:
+    async def _send_private(self, live: LiveTable, shown: MessageShown) -> None:
         """Edit the table message through the freshest token that can reach it, or post it
         afresh as a follow-up of a token with follow-ups to spare (the old one is deleted
         if a token still reaches it); ``Wait`` when no token is left."""
-        style = shown.style
-        lang = await self.languages.public(table.place)
-        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         now = time.monotonic()
         old = shown.message_id
         held = live.tokens.editor(old, now) if old is not None else None
@@ -553,40 +539,42 @@ class TableMessages:
                 # Its last token is about to lapse: post it afresh through a newer one,
                 # and delete the old one while a token still can.
                 held = None
+        if held is None and live.tokens.sender(now) is None:
+            raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
+        drawn = await self._drawing(live, shown)
+        if drawn is None:
+            return
+        table, style, drawing, picture, painting = drawn
         if held is not None and old is not None:
-            picture = await self._painted(table, lang)
-            async with shown.in_turn():
-                if shown.overtook(table) or shown.message_id != old:
-                    return
-                carried, kwargs = shown.files_for(drawing.embed, picture)
-                try:
+            carried, kwargs = shown.files_for(drawing.embed, picture)
+            try:
+                with shown.flights.fly((table.revision, style)) as flight:
                     if held.original == old:
                         await held.interaction.edit_original_response(
                             embed=drawing.embed, view=drawing.view, **kwargs)
                     else:
                         await held.interaction.followup.edit_message(
                             old, embed=drawing.embed, view=drawing.view, **kwargs)
-                except discord.NotFound:
-                    shown.gone(old)  # deleted: post it afresh
-                    return
-                except discord.HTTPException as error:
-                    log.info("table %s: could not edit through a token (%s %s)", table.id,
-                             error.status, error.code)
-                    live.tokens.forget(held.interaction)
-                    return
-                self.shown(table, drawing, old, style, carried)
+            except discord.NotFound:
+                shown.gone(old)  # deleted: post it afresh
+                return
+            except discord.HTTPException as error:
+                log.info("table %s: could not edit through a token (%s %s)", table.id,
+                         error.status, error.code)
+                live.tokens.forget(held.interaction)
+                return
+            self._landed(live, shown, flight, table, old, fingerprint(drawing), carried,
+                         painting)
             return
-        sender = live.tokens.sender(now)
+        sender = live.tokens.sender(time.monotonic())
         if sender is None:
-            raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
-        painted = await self._painted(table, lang)
-        if shown.overtook(table) or shown.message_id != old:
-            return
-        picture = None if isinstance(painted, Late) else painted
+            raise Wait()
+        new = None if isinstance(picture, Late) else picture
         try:
-            message = await sender.interaction.followup.send(
-                embed=drawing.embed, view=drawing.view, wait=True,
-                **send_files(drawing.embed, picture))
+            with shown.flights.fly((table.revision, style)) as flight:
+                message = await sender.interaction.followup.send(
+                    embed=drawing.embed, view=drawing.view, wait=True,
+                    **send_files(drawing.embed, new))
         except discord.HTTPException as error:
             log.info("table %s: could not post through a token (%s %s)", table.id,
                      error.status, error.code)
@@ -597,9 +585,10 @@ class TableMessages:
             return
         live.tokens.sent(sender, message.id)
         await self.service.set_message(table.id, message.id)
-        shown.message_id, shown.revision = message.id, -1
-        self.shown(table, drawing, message.id, style, picture)
-        if old is not None:
+        shown.moved(message.id)
+        self._landed(live, shown, flight, table, message.id, fingerprint(drawing), new,
+                     painting)
+        if old is not None and old != message.id:
             live.background(self._retire_private(live, old))
 
     async def _retire_private(self, live: LiveTable, message_id: int) -> None:

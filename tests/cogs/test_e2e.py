@@ -111,6 +111,9 @@ async def test_a_hand_of_more_than_thirty_cards_is_fully_playable(nlk):
 async def test_an_outsider_tapping_changes_nothing(nlk):
     fake, bot, driver, path = nlk
     table = await driver.seat_and_start("ann", ["bob", "cy"])
+    # The start's answer goes without waiting for the picture, which follows in an edit.
+    await fake.wait_until(lambda: table.embeds and table.embeds[0].get("image"), 30.0,
+                          "the table's picture")
     versions = len(table.versions)
     name = actor(table)
     hands, actions = database_rows(path, table_id_of(table))
