@@ -21,8 +21,8 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ from bot.tables.service import Table
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import LiveTable, LiveTables
+from cogs.live.owner import Flight, Flights, LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.tokens import TOKEN_SECONDS
 from cogs.pictures import (
@@ -51,9 +51,6 @@ from rules.i18n import DEFAULT, Lang, translator
 log = logging.getLogger(__name__)
 
 LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
-# The longest a tap on a hand waits for a redraw of it already on its way (Discord wants a
-# first answer within 3 s; a redraw through a token is one request).
-ANSWER_WAIT = 1.0
 HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
 REWRITE = 5 * 60  # a hand's record keeps a token this old at most (while it is tapped)
 
@@ -93,7 +90,6 @@ class OpenHand:
     lang: Lang = DEFAULT  # the reader's language
     message_id: int | None = None  # the hand's message (None: a new one, not known yet)
     written: float = -float("inf")  # when the token its record keeps was issued
-    pending: bool = False  # an edit through its token is on its way
 
     def record(self, issued: float) -> str:
         """The hand's record: its token, and when it was issued (``issued``: wall time)."""
@@ -123,28 +119,21 @@ class OpenHand:
         self.revision, self.looks = revision, looks
 
     def unsure(self) -> None:
-        """What it shows is not known (its picture came late): redraw it."""
+        """What it shows is not known (its picture came late, or two requests crossed):
+        redraw it."""
         self.revision, self.looks = -1, None
-
-    @contextmanager
-    def redrawing(self) -> Iterator[None]:
-        """While an edit through its token is on its way."""
-        self.pending = True
-        try:
-            yield
-        finally:
-            self.pending = False
 
 
 class HandsShown:
-    """A table's open hands by user id, and one lock per hand, so a redraw and a tap's
-    answer never cross."""
+    """A table's open hands by user id, and the requests on their way to each: a redraw
+    and a tap's answer go out without waiting for each other, and when they cross, what the
+    hand shows is not known and it is redrawn."""
 
     def __init__(self, driver: OpenHands, table_id: int) -> None:
         self.driver = driver
         self.table_id = table_id
         self.hands: dict[int, OpenHand] = {}
-        self.locks: dict[int, asyncio.Lock] = {}
+        self.flights: dict[int, Flights[int]] = {}
 
     def behind(self, table: Table) -> bool:
         return any(hand.revision < table.revision for hand in self.hands.values()) or \
@@ -154,7 +143,7 @@ class HandsShown:
         await self.driver.redraw(live, self)
 
     def holds(self) -> bool:
-        return bool(self.hands) or any(lock.locked() for lock in self.locks.values())
+        return bool(self.hands) or any(self.flights.values())
 
     def give_up(self) -> None:
         self.forget()
@@ -184,22 +173,23 @@ class HandsShown:
             del self.hands[user_id]
             self.driver.note(self.table_id, user_id, None)
 
-    def lock(self, user_id: int) -> asyncio.Lock:
-        """The lock that keeps a redraw of ``user_id``'s hand and a tap's answer apart."""
-        return self.locks.setdefault(user_id, asyncio.Lock())
-
-    def free_lock(self, user_id: int) -> None:
-        """Drop a lock nobody holds for a hand no longer followed."""
-        lock = self.locks.get(user_id)
-        if lock is not None and not lock.locked() and user_id not in self.hands:
-            del self.locks[user_id]
+    @contextmanager
+    def flying(self, user_id: int, revision: int) -> Iterator[Flight[int]]:
+        """Hold while a request that draws ``revision`` into ``user_id``'s hand is on its
+        way."""
+        flights = self.flights.setdefault(user_id, Flights())
+        try:
+            with flights.fly(revision) as flight:
+                yield flight
+        finally:
+            if not flights:
+                del self.flights[user_id]
 
     def forget(self) -> None:
         """Stop following the open hands."""
         for user_id in self.hands:
             self.driver.note(self.table_id, user_id, None)
         self.hands.clear()
-        self.locks = {u: lock for u, lock in self.locks.items() if lock.locked()}
 
 
 class OpenHands:
@@ -274,20 +264,18 @@ class OpenHands:
         return sum(len(self.of(live).hands) for live in self.tables)
 
     def opened(self, table: Table, user_id: int, interaction: Interaction,
-               drawn: Drawn, letters: Lang | None = None) -> None:
+               drawn: Drawn, letters: Lang | None = None, *, exact: bool = True) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
         ``table`` with the table's ``letters`` (a tap on the hand: the same message; a
-        command or a button elsewhere: a new one)."""
+        command or a button elsewhere: a new one); not ``exact``: another request to it
+        crossed this one, and what it shows is not known."""
         if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
             return
         message = interaction.message
         message_id = message.id if message is not None and message.flags.ephemeral else None
         live = self.tables.of(table)
         shown = self.of(live)
-        current = shown.hands.get(user_id)
-        if current is not None and current.pending:
-            # A redraw through the old token may land after this tap's answer: draw once
-            # more through the new one, from the newest state.
+        if not exact:
             shown.follow(user_id, OpenHand(Token.of(interaction), self.clock(), -1, None,
                                            letters, lang_of(interaction), message_id))
         else:
@@ -298,12 +286,6 @@ class OpenHands:
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
                 letters, lang, message_id))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
-
-    def newest(self, table: Table) -> Table:
-        """``table``, or the newer snapshot the owner has seen (a redraw may already have
-        drawn it)."""
-        live = self.tables.get(table.id)
-        return live.keep(table) if live is not None else table
 
     async def show(self, interaction: Interaction, table: Table, *,
                    letters: Lang) -> None:
@@ -319,21 +301,29 @@ class OpenHands:
     async def answer(self, interaction: Interaction, table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
-        the newest state, its cards in the table's ``letters`` (with ``note``: as it is,
-        with the note, and not followed anew)."""
+        the owner's newest snapshot, its cards in the table's ``letters`` (with ``note``: as
+        it is, with the note, and not followed anew). It is sent at once, whatever redraw
+        of the hand is on its way."""
         user_id = interaction.user.id
-        async with self.answering(table, user_id):
-            if note is None:
-                table = self.newest(table)  # never older than a redraw that just landed
-            drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
-                                               note)
-            if isinstance(picture, Late):
-                files = kept_files(drawn[0], interaction.message, HAND_FILE)
-            else:
-                files = edit_files(drawn[0], picture)
-            await interaction.response.edit_message(embed=drawn[0], view=drawn[1], **files)
-            if note is None:
-                self._follow(table, user_id, interaction, drawn, letters, picture)
+        live = self.tables.of(table)
+        shown = self.of(live)
+        if note is None:
+            table = live.newest
+        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
+                                           note)
+        if isinstance(picture, Late):
+            files = kept_files(drawn[0], interaction.message, HAND_FILE)
+        else:
+            files = edit_files(drawn[0], picture)
+        try:
+            with shown.flying(user_id, table.revision) as flight:
+                await interaction.response.edit_message(embed=drawn[0], view=drawn[1],
+                                                        **files)
+        finally:
+            live.settle()
+        if note is None:
+            self._follow(table, user_id, interaction, drawn, letters, picture,
+                         exact=Flights.outcome(flight) is not None)
 
     async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
                      note: str | None = None) -> tuple[Drawn, Picture | Late | None]:
@@ -344,10 +334,11 @@ class OpenHands:
             self.pictures.own(table, user_id, lang, letters))
 
     def _follow(self, table: Table, user_id: int, interaction: Interaction,
-                drawn: Drawn, letters: Lang, picture: Picture | Late | None) -> None:
+                drawn: Drawn, letters: Lang, picture: Picture | Late | None, *,
+                exact: bool = True) -> None:
         """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
         it with its picture if the picture was late."""
-        self.opened(table, user_id, interaction, drawn, letters)
+        self.opened(table, user_id, interaction, drawn, letters, exact=exact)
         if isinstance(picture, Late):
             self.picture_late(table, user_id)
 
@@ -360,25 +351,6 @@ class OpenHands:
             return
         hand.unsure()
         live.saw(table)
-
-    @asynccontextmanager
-    async def answering(self, table: Table, user_id: int) -> AsyncIterator[None]:
-        """Hold while answering a tap on ``user_id``'s hand: a redraw of it on its way
-        lands first, and none starts until the answer is sent (then ``opened`` has
-        recorded what the hand shows). Waits ``ANSWER_WAIT`` at most."""
-        live = self.tables.of(table)
-        shown = self.of(live)
-        lock = shown.lock(user_id)
-        held = False
-        with suppress(asyncio.TimeoutError):
-            held = await asyncio.wait_for(lock.acquire(), ANSWER_WAIT)
-        try:
-            yield
-        finally:
-            if held:
-                lock.release()
-            shown.free_lock(user_id)
-            live.settle()
 
     # --- the redrawing -------------------------------------------------------------------
 
@@ -395,13 +367,10 @@ class OpenHands:
 
     async def _redraw(self, live: LiveTable, shown: HandsShown, table: Table, user_id: int,
                       hand: OpenHand) -> None:
-        """Bring one hand up to ``table``, if what it shows has changed, unless a tap on it
-        is being answered (then its answer draws the newest state)."""
-        async with shown.lock(user_id):
-            if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
-                return  # answered meanwhile: ``opened`` replaced it
-            await self._edit(shown, table, user_id, hand)
-        shown.free_lock(user_id)
+        """Bring one hand up to ``table``, if what it shows has changed."""
+        if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
+            return  # answered meanwhile: ``opened`` replaced it
+        await self._edit(shown, table, user_id, hand)
 
     async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
@@ -422,17 +391,24 @@ class OpenHands:
         else:
             picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
             files = edit_files(embed, picture)
-        with hand.redrawing():
-            try:
+        try:
+            with shown.flying(user_id, table.revision) as flight:
                 await hand.token.edit_original(self.client, embed=embed, view=view, **files)
-            except discord.NotFound:
-                shown.drop(user_id, hand)  # dismissed, or the token has lapsed
-                return
-            except discord.HTTPException:
-                log.warning("could not redraw a hand at table %s", table.id, exc_info=True)
-                shown.drop(user_id, hand)
-                return
-        hand.drawn(table.revision, looks)
+        except discord.NotFound:
+            shown.drop(user_id, hand)  # dismissed, or the token has lapsed
+            return
+        except discord.HTTPException as error:
+            # Its token lapsed or was refused: an expected end, never retried.
+            log.info("table %s: stopped following a hand its token no longer reaches "
+                     "(%s %s)", table.id, error.status, error.code)
+            shown.drop(user_id, hand)
+            return
+        if shown.hands.get(user_id) is not hand:
+            return  # a tap's answer followed it anew meanwhile (and knows what it shows)
+        if Flights.outcome(flight) is None:
+            hand.unsure()
+        else:
+            hand.drawn(table.revision, looks)
 
 
 def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
