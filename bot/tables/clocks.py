@@ -36,6 +36,7 @@ class Step(Enum):
     AI = "ai"  # an AI seat or an away seat plays
     STAND_IN = "stand-in"  # the AI plays (the rest of) a lapsed turn
     REMIND = "remind"  # the person to act is running out of time
+    RENEW = "renew"  # the place can be reached again: its person's turn starts afresh
 
 
 class Notifier(Protocol):
@@ -58,6 +59,9 @@ class _Clock:
     waiter: asyncio.Future[bool] | None = None  # set while the clock sleeps
     reminded: int = -1  # the engine version whose turn was already reminded
     failures: int = 0
+    # The table could not be reached (a group DM nobody tapped in for 15 minutes): its
+    # person's time stood still, and their turn starts afresh once someone taps.
+    waited: bool = False
 
     def wake(self) -> None:
         if self.waiter is not None and not self.waiter.done():
@@ -173,6 +177,10 @@ class Clocks:
                 try:
                     if what is Step.REMIND:
                         await self._remind(table, clock)
+                    elif what is Step.RENEW:
+                        change = await self.service.renew_turn(table_id)
+                        if change is not None:
+                            await self._tell(change)
                     else:
                         await self._ai_move(table_id, stand_in=what is Step.STAND_IN)
                     clock.failures = 0
@@ -193,7 +201,12 @@ class Clocks:
         """What the clock does next and in how many seconds (None: nothing until the table
         changes or someone taps: a move nobody could see waits for a tap)."""
         if self.notifier is not None and not self.notifier.reaches(table):
+            clock.waited = True  # nothing runs out while nobody can be shown it
             return None, 0.0
+        if clock.waited:
+            clock.waited = False
+            if table.deadline() is not None:
+                return Step.RENEW, 0.0
         if table.ai_to_act():
             return Step.AI, self.ai_delay
         game = table.game

@@ -13,6 +13,7 @@ this module decides every change: the lobby, the seats, the table's life and the
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -157,10 +158,12 @@ class TableService:
         except BadSetting as refusal:
             bad = refusal
         existing = await self.repo.open_table_in(channel_id)
+        replaced = None
         if existing is not None and existing.status is TableStatus.OVER and bad is None:
             old = await self.get(existing.id)
             if old.seat_of(user_id) is not None or moderator:
-                await self.store.change(existing.id, None, self._closer(TableStatus.ENDED))
+                replaced = (await self.store.change(existing.id, None,
+                                                    self._closer(TableStatus.ENDED))).table
                 existing = None
         if existing is not None:  # said first: no setting matters in a channel that has one
             # Only a lobby can be cancelled; a table that has played is ended instead.
@@ -174,7 +177,11 @@ class TableService:
         except Duplicate:
             raise TableExists(0, None) from None
         async with self.store.locked(table_id, None) as table:
-            return Change(table.snapshot(), None, None)
+            if replaced is not None:
+                table.replaces = replaced.id
+                replaced = dataclasses.replace(replaced, replaced_by=table_id,
+                                               revision=next_revision())
+            return Change(table.snapshot(), None, None, replaced=replaced)
 
     async def join(self, table_id: int, user_id: int, name: str, *,
                    channel_id: int | None = None) -> Change:
@@ -487,6 +494,17 @@ class TableService:
         table.hints, table.assisted = hints, False
         table.revision = next_revision()
         await self._play_forced(table)
+
+    async def renew_turn(self, table_id: int) -> Change | None:
+        """Start the person to act's time afresh (their place could not be reached while it
+        ran: a group DM where nobody tapped); None if nobody's time runs."""
+        async with self.store.locked(table_id, None) as table:
+            if table.deadline() is None:
+                return None
+            table.turn_started = self.clock()
+            table.revision = next_revision()
+            user = table.user_to_act()
+            return Change(table.snapshot(), user, user)
 
     async def ai_turn(self, table_id: int, *, stand_in: bool = False) -> AITurn | None:
         """The seat the AI should play now, or None (nobody, or a person's turn)."""

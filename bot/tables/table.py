@@ -99,6 +99,10 @@ class Table:
     # "forced" (the only legal move, played by itself), "ai" or "stand-in".
     marks: dict[int, Mark] = field(default_factory=dict)
     lapsed: int | None = None  # the seat whose current turn a stand-in is playing
+    # A table opened in the channel of one between hands closes it: each names the other
+    # (kept for this run only: the messages that say so are drawn meanwhile).
+    replaces: int | None = None
+    replaced_by: int | None = None
     hints: bool = False  # the server allowed hints when this hand was dealt
     assisted: bool = False  # someone used a hint in this hand
     # Views already drawn from ``game``, by seat (None: the public one): one change is drawn
@@ -252,6 +256,7 @@ class Change:
     hand_over: bool = False  # this change ended the hand
     closed: bool = False  # this change closed the table
     phase_changed: bool = False  # the hand moved from collect to shed (or ended)
+    replaced: Table | None = None  # the table between hands that a new one closed
 
     @property
     def revision(self) -> int:

@@ -205,6 +205,9 @@ class NLK(commands.Cog):
             await self._tell_refusal(interaction)
             return
         await self.publisher.publish(change, interaction)
+        if change.replaced is not None:
+            # Its message says it was closed, and by which table, and offers nothing more.
+            await self.publisher.publish(Change(change.replaced, None, None, closed=True))
 
     @nlk.command(name=NC_("command", "hand"),
                  description=L_("Show your cards (only you see them)."))

@@ -137,18 +137,21 @@ class LiveTable:
     """The owner of one running table's state on the Discord side."""
 
     def __init__(self, table: Table, kinds: Sequence[Kind], *, stopped: bool = False,
-                 released: Released | None = None) -> None:
+                 released: Released | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.id = table.id
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
         self.newest = table  # the newest snapshot seen: what every kind should show
         self.stopped = stopped  # shutting down: nothing more is sent
+        self.clock = clock  # the time the tokens' ages are counted in
         self._released = released
         # The interactions answered at the table: a change made without one (an AI's move)
         # posts its ping and notice through the newest one's token. A table in a group DM
         # or a DM has no other way to send, and keeps more of them.
         self.tokens = Tokens(KEEP) if table.private else Tokens(1, makers=False)
         self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
+        self._alarm: asyncio.TimerHandle | None = None
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.kinds: dict[str, Shown] = {}
         for kind in kinds:
@@ -224,6 +227,14 @@ class LiveTable:
                 del self._loops[name]
             self.settle()
 
+    def alarm(self, delay: float) -> None:
+        """Wake every kind in ``delay`` seconds (a message that must change with time: a
+        group DM's table message before its last token lapses)."""
+        if self._alarm is not None:
+            self._alarm.cancel()
+        if not self.stopped:
+            self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
+
     def converging(self, name: str) -> bool:
         """Whether kind ``name``'s loop is running."""
         loop = self._loops.get(name)
@@ -235,16 +246,16 @@ class LiveTable:
         """``interaction`` was answered at the table (``original``: the id of the message
         its answer is): messages may go through its token."""
         if interaction.response.is_done() and interaction.channel_id == self.channel_id:
-            self.tokens.heard(interaction, time.monotonic(), original)
+            self.tokens.heard(interaction, self.clock(), original)
 
     def sender(self, max_age: float) -> Held | None:
         """The newest token at most ``max_age`` seconds old with a follow-up to spare."""
-        return self.tokens.sender(time.monotonic(), max_age)
+        return self.tokens.sender(self.clock(), max_age)
 
-    def reachable(self) -> bool:
-        """Whether a change can be shown now: in a server always; in a group DM or a DM
-        only while a token is alive."""
-        return not self.newest.private or self.tokens.alive(time.monotonic())
+    def reachable(self, within: float = 0.0) -> bool:
+        """Whether a change can be shown now (and still ``within`` seconds from now): in a
+        server always; in a group DM or a DM only while a token is alive."""
+        return not self.newest.private or self.tokens.alive(self.clock() + within)
 
     # --- short background work, and letting go -------------------------------------------
 
@@ -269,6 +280,8 @@ class LiveTable:
     async def close(self) -> None:
         """Stop every loop and task this table holds (shutting down)."""
         self.stopped = True
+        if self._alarm is not None:
+            self._alarm.cancel()
         loops = [loop for loop in self._loops.values() if not loop.done()]
         for loop in loops:
             loop.cancel()
@@ -281,8 +294,10 @@ class LiveTables:
     """The registry: one ``LiveTable`` per running table, each with every registered kind."""
 
     def __init__(self, kinds: Sequence[Kind] = (), *,
-                 released: Released | None = None) -> None:
+                 released: Released | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._tables: dict[int, LiveTable] = {}
+        self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
         self._released = released
         self.stopped = False  # shut down: owners made now never send
@@ -307,9 +322,10 @@ class LiveTables:
         live = self._tables.get(table.id)
         if live is None:
             if self.stopped:  # shutting down: an owner that sends nothing
-                return LiveTable(table, self.kinds, stopped=True)
+                return LiveTable(table, self.kinds, stopped=True, clock=self.clock)
             live = self._tables[table.id] = LiveTable(table, self.kinds,
-                                                      released=self._settle)
+                                                      released=self._settle,
+                                                      clock=lambda: self.clock())
         live.keep(table)
         return live
 

@@ -35,6 +35,7 @@ from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.widgets.buttons import Buttons
 from rules import Phase
 from rules.i18n import Lang
 
@@ -66,6 +67,9 @@ class PingWant:
     # A group DM's table whose deadline comes after every token it holds has lapsed: the
     # ping says that a stand-in plays at the next tap, not when the time runs out.
     waits: bool = False
+    # A group DM's ping before its last token lapses: its buttons go (they would offer
+    # moves of a turn that may pass while nothing can edit it).
+    quiet: bool = False
 
 
 @dataclass
@@ -101,8 +105,9 @@ class PingShown:
         if table.private:  # until when a token can show a stand-in's move, on the clock
             until = self.live.tokens.until()
             reach = None if until is None else \
-                self.driver.service.clock() + until - time.monotonic()
-        return wanted_ping(table, self.reminded, link or table.message_id, reach)
+                self.driver.service.clock() + until - self.live.clock()
+        return wanted_ping(table, self.reminded, link or table.message_id, reach,
+                           TableMessages.quiet(self.live))
 
     def behind(self, table: Table) -> bool:
         want = self.want(table)
@@ -121,7 +126,8 @@ class PingShown:
 
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None,
-                link: int | None = None, reach: float | None = None) -> PingWant | None:
+                link: int | None = None, reach: float | None = None,
+                quiet: bool = False) -> PingWant | None:
     """What the table's live ping should show now (None: no ping).
 
     A person to act has a ping, unless a stand-in is playing their turn; it is a reminder
@@ -138,15 +144,16 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None,
     deadline = table.deadline()
     waits = table.private and deadline is not None and (reach is None or deadline > reach)
     return PingWant(user_id, turn[0], turn[1], version, deadline, reminded == turn,
-                    shed, link if link is not None else table.message_id, waits)
+                    shed, link if link is not None else table.message_id, waits, quiet)
 
 
 def _drawn(table: Table, want: PingWant, lang: Lang) -> tuple[str, discord.ui.View]:
     """The ping as ``want`` shows it: posted, edited, or a tap's answer alike."""
     if want.link != table.message_id:
         table = dataclasses.replace(table, message_id=want.link)
-    return render.ping_message(table, want.user_id, deadline=want.deadline,
-                               reminder=want.reminder, lang=lang, waits=want.waits)
+    content, view = render.ping_message(table, want.user_id, deadline=want.deadline,
+                                        reminder=want.reminder, lang=lang, waits=want.waits)
+    return content, Buttons() if want.quiet else view
 
 
 def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:
@@ -419,6 +426,12 @@ class Pings:
             shown.ping = None
             self._retire(live, table, ping)
         elif ping is None or needs_new_ping(ping.want, want):
+            message = live.kinds.get(TableMessages.name)
+            if table.private and isinstance(message, MessageShown) and message.behind(table):
+                # The table message first, so that the ping's link reaches the one posted
+                # (a group DM's is posted afresh when its token grows old): woken once it
+                # landed.
+                raise Wait()
             if not await self._post(live, shown, table, want):
                 raise Wait()  # refused: the next change tries again
             if ping is not None:

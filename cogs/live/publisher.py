@@ -119,6 +119,16 @@ class Publisher:
             log.info("table %s: the answer to a move was refused (%s); editing instead",
                      table.id, error)
 
+    async def refresh(self, table: Table, interaction: Interaction) -> None:
+        """Bring the table message tapped up to date in place (in a group DM: that copy
+        becomes the table message), changing nothing at the table."""
+        live = self.tables.of(table)
+        await self.messages.of(live).reply(live, interaction)
+        if live.newest.is_open:
+            live.heard(interaction)
+        live.saw(table)
+        self.clocks.poke(live.newest)
+
     async def _post_table(self, live: LiveTable, interaction: Interaction, *,
                           retire_old: bool) -> None:
         """Post the table message as the answer to a command, and bring it up to date if

@@ -62,10 +62,14 @@ class MessageRecord:
             return None
 
 
-def draw(table: Table, lang: Lang = DEFAULT, ai_allowed: bool = True) -> Drawing:
-    """The table message, drawn once (``ai_allowed``: the server's AI players setting)."""
-    return Drawing(render.table_embed(table, lang),
-                   render.table_view(table, lang, ai_allowed=ai_allowed))
+def draw(table: Table, lang: Lang = DEFAULT, ai_allowed: bool = True, *,
+         quiet: bool = False) -> Drawing:
+    """The table message, drawn once (``ai_allowed``: the server's AI players setting;
+    ``quiet``: a group DM's, left before its last token lapses)."""
+    embed = render.table_embed(table, lang)
+    if quiet and table.is_open:
+        return Drawing(*render.quiet_table(embed, table, lang))
+    return Drawing(embed, render.table_view(table, lang, ai_allowed=ai_allowed))
 
 
 def fingerprint(drawing: Drawing) -> str:

@@ -50,6 +50,9 @@ HISTORY = 50  # recent channel messages searched for a table message posted befo
 SHOWN = "shown:"  # the records' key prefix before: shown:<table> → a fingerprint and a time
 RECORD = "live:table_message:"  # record key prefix: what a table's message shows
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
+# A group DM's table message is left quiet (no moves, one button that brings it up to date)
+# this long before the last token that could edit it lapses.
+QUIET_SECONDS = 60.0
 # A group DM's table message whose newest token is this old is posted afresh through a
 # newer one at its next change, rather than left with no token that can edit it.
 REPOST_SECONDS = 10 * 60
@@ -58,7 +61,9 @@ REPOST_SECONDS = 10 * 60
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
 KEPT: object = object()  # (reported) the message kept the picture it carried
 
-Drawn = tuple[int, int]  # what a table message was drawn from: the revision, and the style
+# What a table message was drawn from: the revision, the style, and whether it was left
+# quiet (a group DM's, before its last token lapses).
+Drawn = tuple[int, int, bool]
 
 
 class MessageShown:
@@ -66,10 +71,11 @@ class MessageShown:
     landed: the message, the snapshot and style it was drawn from (None: not known), the
     fingerprint of what it shows (what a restart compares), and the picture it carries."""
 
-    def __init__(self, driver: TableMessages, table: Table) -> None:
+    def __init__(self, driver: TableMessages, live: LiveTable) -> None:
         self.driver = driver
-        self.message_id = table.message_id  # None: no message to edit (post one)
-        self.drawn: Drawn | None = None  # (revision, style) it shows; None: not known
+        self.live = live
+        self.message_id = live.newest.message_id  # None: no message to edit (post one)
+        self.drawn: Drawn | None = None  # what it was drawn from; None: not known
         self.digest: str | None = None  # the fingerprint of what it shows (None: not known)
         self.style = 0  # the style it should be drawn in: counted up on every change
         self.picture: PictureKey | object | None = UNKNOWN
@@ -79,8 +85,12 @@ class MessageShown:
         self.flights: Flights[Drawn] = Flights()
         self.checked_at = -float("inf")  # when the message was last looked for
 
+    def wants(self, table: Table) -> Drawn:
+        """What the message should be drawn from now."""
+        return table.revision, self.style, self.driver.quiet(self.live)
+
     def behind(self, table: Table) -> bool:
-        return self.message_id is None or self.drawn != (table.revision, self.style) or \
+        return self.message_id is None or self.drawn != self.wants(table) or \
             self.painting is not None
 
     async def step(self, live: LiveTable) -> None:
@@ -189,7 +199,15 @@ class TableMessages:
         self.notes = notes
 
     def shown_for(self, live: LiveTable) -> MessageShown:
-        return MessageShown(self, live.newest)
+        return MessageShown(self, live)
+
+    @staticmethod
+    def quiet(live: LiveTable) -> bool:
+        """Whether a group DM's table message is to be left quiet: every token the table
+        holds lapses within ``QUIET_SECONDS``, and then nothing could edit it again until
+        someone taps; its moves would go stale meanwhile."""
+        table = live.newest
+        return table.private and table.is_open and not live.reachable(QUIET_SECONDS)
 
     @staticmethod
     def of(live: LiveTable) -> MessageShown:
@@ -205,6 +223,11 @@ class TableMessages:
         if shown.landed(flight, message_id, digest, picture, painting) or \
                 shown.digest is None:
             self._remember(table, shown.message_id, shown.digest)
+        until = live.tokens.until()
+        if table.private and table.is_open and until is not None:
+            # Left quiet before its last token lapses (unless a tap comes first).
+            live.alarm(until - QUIET_SECONDS - live.clock())
+        live.wake()  # the kinds that wait for the table message (a group DM's ping)
         live.settle()
 
     # --- answers: a tap on the table message, a command that posts it ------------------
@@ -236,7 +259,7 @@ class TableMessages:
         else:
             files = shown.edit_files(drawing.embed, picture)
             carried = picture
-        with shown.flights.fly((table.revision, style)) as flight:
+        with shown.flights.fly((table.revision, style, False)) as flight:
             await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
                                                     **files)
         live.heard(interaction, tapped)
@@ -257,7 +280,7 @@ class TableMessages:
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
         picture, painting = await self._paint(table, lang, urgent=True)
         new = None if isinstance(picture, Late) else picture
-        with shown.flights.fly((table.revision, style)) as flight:
+        with shown.flights.fly((table.revision, style, False)) as flight:
             callback = await interaction.response.send_message(
                 embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, new))
         message_id = callback.message_id or (await interaction.original_response()).id
@@ -460,7 +483,7 @@ class TableMessages:
             if shown.painting is painting:
                 shown.painting = None
                 if shown.drawn is not None:
-                    shown.drawn = (-1, shown.drawn[1])  # edit its picture in
+                    shown.drawn = (-1, *shown.drawn[1:])  # edit its picture in
         if live.newest.private:
             await self._send_private(live, shown)
             return
@@ -474,35 +497,36 @@ class TableMessages:
                 raise
 
     async def _drawing(self, live: LiveTable, shown: MessageShown
-                       ) -> tuple[Table, int, Drawing, Picture | Late | None,
+                       ) -> tuple[Table, Drawn, Drawing, Picture | Late | None,
                                   asyncio.Future[Picture | None] | None] | None:
         """The newest snapshot drawn now with its picture if ready; None when the message
         is known to show it already (after a restart: its fingerprint is what the last run
         wrote down)."""
         lang = await self.languages.public(live.newest.place)
-        table, style = live.newest, shown.style
-        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
+        table = live.newest
+        wants = shown.wants(table)
+        drawing = draw(table, lang, self.languages.ai_allowed(table.place), quiet=wants[2])
         digest = fingerprint(drawing)
         if shown.drawn is None and shown.digest == digest and shown.message_id is not None \
-                and style == 0:
-            with shown.flights.fly((table.revision, style)) as flight:
+                and shown.style == 0:
+            with shown.flights.fly(wants) as flight:
                 pass  # nothing to send: it shows this already
             shown.landed(flight, shown.message_id, digest, KEPT)
             return None
         picture, painting = await self._paint(table, lang)
-        return table, style, drawing, picture, painting
+        return table, wants, drawing, picture, painting
 
     async def _send(self, live: LiveTable, shown: MessageShown) -> None:
         drawn = await self._drawing(live, shown)
         if drawn is None:
             return
-        table, style, drawing, picture, painting = drawn
+        table, wants, drawing, picture, painting = drawn
         channel = self.client.get_partial_messageable(table.channel_id,
                                                       guild_id=table.guild_id)
         message_id = shown.message_id
         if message_id is None:
             new = None if isinstance(picture, Late) else picture
-            with shown.flights.fly((table.revision, style)) as flight:
+            with shown.flights.fly(wants) as flight:
                 message = await channel.send(embed=drawing.embed, view=drawing.view,
                                              **send_files(drawing.embed, new))
             await self.service.set_message(table.id, message.id)
@@ -513,7 +537,7 @@ class TableMessages:
         # An unchanged picture sends no file: the message keeps the one it has.
         carried, files = shown.files_for(drawing.embed, picture)
         try:
-            with shown.flights.fly((table.revision, style)) as flight:
+            with shown.flights.fly(wants) as flight:
                 await channel.get_partial_message(message_id).edit(
                     embed=drawing.embed, view=drawing.view, **files)
         except discord.NotFound:
@@ -530,10 +554,10 @@ class TableMessages:
         """Edit the table message through the freshest token that can reach it, or post it
         afresh as a follow-up of a token with follow-ups to spare (the old one is deleted
         if a token still reaches it); ``Wait`` when no token is left."""
-        now = time.monotonic()
+        now = live.clock()
         old = shown.message_id
         held = live.tokens.editor(old, now) if old is not None else None
-        if held is not None and now - held.since > REPOST_SECONDS:
+        if held is not None and now - held.since > REPOST_SECONDS and not self.quiet(live):
             fresher = live.tokens.sender(now)
             if fresher is not None and fresher.since > held.since:
                 # Its last token is about to lapse: post it afresh through a newer one,
@@ -544,11 +568,11 @@ class TableMessages:
         drawn = await self._drawing(live, shown)
         if drawn is None:
             return
-        table, style, drawing, picture, painting = drawn
+        table, wants, drawing, picture, painting = drawn
         if held is not None and old is not None:
             carried, kwargs = shown.files_for(drawing.embed, picture)
             try:
-                with shown.flights.fly((table.revision, style)) as flight:
+                with shown.flights.fly(wants) as flight:
                     if held.original == old:
                         await held.interaction.edit_original_response(
                             embed=drawing.embed, view=drawing.view, **kwargs)
@@ -566,12 +590,12 @@ class TableMessages:
             self._landed(live, shown, flight, table, old, fingerprint(drawing), carried,
                          painting)
             return
-        sender = live.tokens.sender(time.monotonic())
+        sender = live.tokens.sender(live.clock())
         if sender is None:
             raise Wait()
         new = None if isinstance(picture, Late) else picture
         try:
-            with shown.flights.fly((table.revision, style)) as flight:
+            with shown.flights.fly(wants) as flight:
                 message = await sender.interaction.followup.send(
                     embed=drawing.embed, view=drawing.view, wait=True,
                     **send_files(drawing.embed, new))
@@ -594,7 +618,7 @@ class TableMessages:
     async def _retire_private(self, live: LiveTable, message_id: int) -> None:
         """Delete an older table message of a group DM's table, if a token still reaches
         it (otherwise it stays; a tap on it makes it the table message again)."""
-        held = live.tokens.editor(message_id, time.monotonic())
+        held = live.tokens.editor(message_id, live.clock())
         if held is None:
             return
         try:

@@ -19,6 +19,7 @@ from cogs.render.table import (
     finishing_order,
     next_dealer_sentence,
     next_hand_seats,
+    quiet_table,
     table_embed,
     table_view,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "next_hand_seats",
     "ping_message",
     "player_name",
+    "quiet_table",
     "rules_line",
     "rules_text",
     "safe_name",

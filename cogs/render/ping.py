@@ -41,9 +41,10 @@ def ping_message(table: Table, user_id: int, *, deadline: float | None = None,
     if waits and deadline:
         # A group DM: the bot can act there only when someone taps, and no tap it holds
         # will still be fresh when the time runs out.
-        clock = " " + _("Time runs out {countdown}; after that, a stand-in plays your turn "
-                        "at the next tap here (in a group DM the bot can act only when "
-                        "someone taps).").format(countdown=countdown(deadline))
+        clock = " " + _("Time runs out {countdown}. If nobody taps here before then, your "
+                        "turn waits for you, and starts afresh at the next tap (in a group "
+                        "DM the bot can act only when someone taps).").format(
+                            countdown=countdown(deadline))
     text = _("{mention} your turn at NLK table {table}: {what}.").format(
         mention=f"<@{user_id}>", table=table.id, what=what)
     link = _("Table")

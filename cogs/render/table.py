@@ -86,12 +86,13 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     first = (_("Tap **Join** to take a seat ({seated}/{seats}).")
              if len(table.next_seats) < table.max_seats
              else _("Every seat is taken ({seated}/{seats})."))
-    embed = discord.Embed(
-        title=_("NLK table — waiting for players"),
-        colour=COLOUR,
-        description=first.format(**counts) + " " +
-        _("The host taps **Start** when everyone is in (two or more players)."),
-    )
+    description = first.format(**counts) + " " + \
+        _("The host taps **Start** when everyone is in (two or more players).")
+    if table.replaces is not None:
+        description += "\n" + _("It replaces table {table}, whose last hand was over (that "
+                                "table is closed).").format(table=table.replaces)
+    embed = discord.Embed(title=_("NLK table — waiting for players"), colour=COLOUR,
+                          description=description)
     embed.add_field(name=_("Seats"), value=seats, inline=False)
     embed.set_footer(text=" · ".join((_("Table {table}").format(table=table.id),
                                       rules_line(table.variant, lang),
@@ -117,6 +118,9 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
                       name=player_name(view.players[view.loser], lang))
                   if view.loser is not None
                   else _("**The table was ended before this hand finished.**"))
+        if table.replaced_by is not None:
+            status += "\n" + _("A new table ({table}) was opened here in its place.").format(
+                table=table.replaced_by)
     elif view.is_over:
         status = next_hand_status(table, view, lang)
     else:
@@ -275,6 +279,21 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         name = player_name(player, lang, detail.name_chars)
         lines.append(f"{marker}{robot}{name} — {detail_text}{dealer}{away}{moved}")
     return "\n".join(lines)
+
+
+def quiet_table(embed: discord.Embed, table: Table, lang: Lang = DEFAULT
+                ) -> tuple[discord.Embed, discord.ui.View]:
+    """A group DM's table message left before the bot loses its last way to edit it (no
+    tap there for a quarter of an hour): what it showed, saying so, with one button that
+    brings it up to date in place instead of moves that may have passed meanwhile."""
+    _ = translator(lang).gettext
+    note = _("This chat has been quiet, so this table may be out of date: tap **Show the "
+             "table** to bring it up to date.")
+    embed.description = f"{embed.description}\n\n{note}" if embed.description else note
+    view = Buttons()
+    view.add_item(NLKButton(button_id(table.id, None, Look.TABLE), _("Show the table"),
+                            discord.ButtonStyle.primary))
+    return embed, view
 
 
 def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True

@@ -72,7 +72,7 @@ class Clicks:
                 move_action(move, target.arg, values), channel_id=interaction.channel_id)
             await self.publisher.publish(change, interaction)
             await tell_forced(interaction, change.table)
-        await self._handle(interaction, target, work)
+        await self._handle(interaction, target, work, on_table=True)
 
     async def seat(self, interaction: Interaction, target: Target,
                    act: Seating) -> None:
@@ -91,7 +91,8 @@ class Clicks:
                 await self.publisher.publish(change, interaction)
         # A refusal on a private hand redraws the hand; the End table question is no hand.
         await self._handle(interaction, target, work,
-                           on_hand=act not in (Seating.END_YES, Seating.END_NO))
+                           on_hand=act not in (Seating.END_YES, Seating.END_NO),
+                           on_table=True)
 
     async def end_table(self, interaction: Interaction, table_id: int, *,
                         asked: Moment | None = None) -> None:
@@ -143,6 +144,10 @@ class Clicks:
                 await self._show_hand(interaction, target.table_id)
             elif look is Look.MOVES:
                 await self._show_moves(interaction, target.table_id, target.arg)
+            elif look is Look.TABLE:
+                table = await self.service.get(target.table_id,
+                                               channel_id=interaction.channel_id)
+                await self.publisher.refresh(table, interaction)
             else:
                 await self._show_fair(interaction, target.table_id)
         await self._handle(interaction, target, work)
@@ -166,15 +171,18 @@ class Clicks:
         await self._handle(interaction, target, work)
 
     async def _handle(self, interaction: Interaction, target: Target,
-                      work: Callable[[], Awaitable[None]], *, on_hand: bool = True) -> None:
-        """Run a click's work; refuse politely whatever goes wrong."""
+                      work: Callable[[], Awaitable[None]], *, on_hand: bool = True,
+                      on_table: bool = False) -> None:
+        """Run a click's work; refuse politely whatever goes wrong (``on_table``: a button
+        of the table message's families)."""
         table_id = target.table_id if target.valid else None
         try:
             if table_id is None:
                 raise InputError("id")
             await work()
         except Exception as error:
-            await self._refuse(interaction, table_id, error, on_hand=on_hand)
+            await self._refuse(interaction, table_id, error, on_hand=on_hand,
+                               on_table=on_table)
         if table_id is not None and interaction.guild_id is None:
             await self._touched(interaction, table_id)
         if table_id is not None:
@@ -278,7 +286,8 @@ class Clicks:
             embed=render.fair_message(table, lang_of(interaction)), ephemeral=True)
 
     async def _refuse(self, interaction: Interaction, table_id: int | None,
-                      error: Exception, *, on_hand: bool = True) -> None:
+                      error: Exception, *, on_hand: bool = True,
+                      on_table: bool = False) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
@@ -294,6 +303,19 @@ class Clicks:
                                                                 interaction)
                 await self.hands.answer(interaction, table, letters=letters,
                                                   note=text)
+                return
+            except Refusal:
+                pass
+        if on_table and expected and table_id is not None and interaction.guild_id is None \
+                and not is_ephemeral(interaction) and interaction.message is not None and \
+                interaction.message.embeds and not interaction.response.is_done():
+            # A group DM's copy of the table message, out of date (its token lapsed before
+            # it could be edited): the tap brings that copy up to date in place, and the
+            # refusal is said privately below it.
+            try:
+                table = await self.service.get(table_id, channel_id=interaction.channel_id)
+                await self.publisher.refresh(table, interaction)
+                await interaction.followup.send(text, ephemeral=True)
                 return
             except Refusal:
                 pass

@@ -63,6 +63,7 @@ class Look(StrEnum):
     FAIR = "fair"
     LEARN = "learn"  # the lobby's way to the lesson (``/nlk learn``), privately
     HINT = "hint"  # a hint on one's own turn, where the server allows hints
+    TABLE = "table"  # a group DM's quiet table message brought up to date, in place
 
 
 class Page(StrEnum):

@@ -189,3 +189,46 @@ async def test_a_kind_that_never_catches_up_stops_instead_of_spinning(caplog):
     assert not live.converging(Recording.name)
     assert "table 7: its recording is still behind after 50 steps" in caplog.text
     await tables.close()
+
+
+def test_requests_that_cross_leave_what_the_message_shows_unknown():
+    """Discord applies two requests in flight at once in either order: an answer drawn from
+    revision 9 that lands after an edit of revision 10 leaves the message showing either,
+    so neither may be recorded as what it shows."""
+    from cogs.live.owner import Flights
+
+    flights = Flights()
+    with flights.fly(10) as edit:
+        with flights.fly(9) as answer:
+            pass
+    assert Flights.outcome(answer) is None and Flights.outcome(edit) is None
+    with flights.fly(11) as alone:
+        pass
+    assert Flights.outcome(alone) == 11
+    # Two requests drawing the same state may land in either order: it shows that state.
+    with flights.fly(12) as first, flights.fly(12) as second:
+        pass
+    assert Flights.outcome(first) == Flights.outcome(second) == 12
+    assert len(flights) == 0
+
+
+def test_the_table_message_behind_after_an_older_answer_lands_over_a_newer_edit():
+    """The race of two writers, in isolation: what the table message shows is written
+    only from requests that landed alone; crossed ones leave it behind, to be drawn
+    again."""
+    from types import SimpleNamespace
+
+    from cogs.live.table_message import MessageShown
+
+    driver = SimpleNamespace(quiet=lambda live: False)
+    live = SimpleNamespace(newest=SimpleNamespace(message_id=111, revision=10, private=False))
+    shown = MessageShown(driver, live)
+    with shown.flights.fly((10, 0, False)) as edit, shown.flights.fly((9, 0, False)) as answer:
+        pass
+    shown.landed(edit, 111, "ten", None)
+    shown.landed(answer, 111, "nine", None)
+    assert shown.behind(live.newest)  # either may show: drawn again
+    with shown.flights.fly((10, 0, False)) as again:
+        pass
+    shown.landed(again, 111, "ten", None)
+    assert not shown.behind(live.newest)
