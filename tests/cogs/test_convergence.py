@@ -8,6 +8,8 @@ import json
 import random
 import re
 
+import pytest
+
 from rules import Action
 from rules.replay import parse
 from tests.helpers import table_id_of
@@ -332,3 +334,50 @@ async def test_a_ping_nobody_wrote_down_is_found_and_deleted_at_the_next_start(
 def nlk_id(fake) -> str:
     """The id Discord gave the /nlk command where the bot published it."""
     return fake.state.find_command(fake.guild_id, "nlk")["id"]
+
+
+@pytest.mark.parametrize("place", ["server", "group DM"])
+async def test_it_converges_while_discord_answers_late_and_out_of_order(fake_discord, tmp_path,
+                                                                        place):
+    """Every request to Discord is carried out and answered 0–1.5 s late, so requests sent
+    in order apply in any order; players tap on, twice at times, from the table message
+    and their hands. Once they stop, every message shows the stored table."""
+    from tests.cogs.test_convergence_random import converged
+    from tests.cogs.test_group_dm import FRIENDS, start_table, to_act
+    from tests.groupdm_member import group_dm
+
+    fake = fake_discord
+    rng = random.Random(11)
+    clock = TimeMachine()
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", clock=clock,
+                           dev_guild=True if place == "server" else None) as bot:
+        if place == "server":
+            driver = Driver(fake, random.Random(11))
+            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+            players, channel = ["ann", "bob", "cy"], None
+            taps = {name: (lambda message, custom_id, name=name:
+                           fake.click(name, message, custom_id=custom_id)) for name in players}
+            table_of = lambda: table  # noqa: E731
+        else:
+            await bot.tree.sync()
+            members = {m.name: m for m in group_dm(fake, FRIENDS[:3], installed=["alice"])}
+            await start_table(members, {"seats": 3, "turn_timer": 0})
+            players, channel = FRIENDS[:3], members["alice"].channel
+            taps = {name: (lambda message, custom_id, m=m: m.click(message, custom_id=custom_id))
+                    for name, m in members.items()}
+            table_of = lambda: members["alice"].table_message()  # noqa: E731
+        fake.late(1.5, seed=11)
+        for _ in range(12):
+            table = table_of()
+            who = actor(table) if place == "server" else to_act(table)
+            moves = [b.custom_id for b in table.buttons()
+                     if any(m in (b.custom_id or "") for m in (":give.", ":draw", ":keep"))]
+            if who not in players or not moves:
+                break
+            choice = rng.choice(moves)
+            first = await taps[who](table, choice)
+            if rng.random() < 0.3:
+                await taps[who](table, choice)  # a double tap, answered in either order
+            await first.wait_response(timeout=5)
+        fake.late(0)
+        await converged(fake, bot, table_of(), clock, players, channel)

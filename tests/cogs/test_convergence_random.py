@@ -37,8 +37,8 @@ def moves_on(message):
             ("give", "draw", "keep")]
 
 
-def live_pings(fake):
-    return [m for m in fake.public_messages() if m.pinged_user_ids]
+def live_pings(fake, channel=None):
+    return [m for m in fake.public_messages(channel) if m.pinged_user_ids]
 
 
 def shown_like_stored(fake, message, table) -> str | None:
@@ -57,10 +57,10 @@ def shown_like_stored(fake, message, table) -> str | None:
     return None
 
 
-def pings_wrong(fake, table, now) -> str | None:
+def pings_wrong(fake, table, now, channel=None) -> str | None:
     """Why the live pings are not exactly one, for the person to act, current (None: they
     are)."""
-    pings = live_pings(fake)
+    pings = live_pings(fake, channel)
     user = table.user_to_act()
     wanted = user is not None and table.ai_to_act() is None and not table.covered()
     if not wanted:
@@ -79,11 +79,11 @@ def pings_wrong(fake, table, now) -> str | None:
     return None
 
 
-def hands_wrong(fake, table, players=PLAYERS) -> str | None:
+def hands_wrong(fake, table, players=PLAYERS, channel=None) -> str | None:
     """Why a player's newest open hand does not show whose turn it is now (None: every one
     does), opened before a restart or after: its token is kept in its record."""
     for name in players:
-        hands = [m for m in fake.visible_to(name) if m.visible_to is not None
+        hands = [m for m in fake.visible_to(name, channel) if m.visible_to is not None
                  and m.embeds and (m.embeds[0].get("title") or "").startswith("Your")]
         if not hands or " · shed" not in title_of(table):
             continue
@@ -97,7 +97,7 @@ def title_of(table) -> str:
     return render.table_embed(table, Lang.EN).title or ""
 
 
-async def converged(fake, bot, message, clock, players=PLAYERS) -> None:
+async def converged(fake, bot, message, clock, players=PLAYERS, channel=None) -> None:
     """Wait for what Discord shows to catch up with the stored table; fail with why not."""
     why: list[str | None] = [None]
 
@@ -107,7 +107,8 @@ async def converged(fake, bot, message, clock, players=PLAYERS) -> None:
             why[0] = "no table"
             return False
         why[0] = shown_like_stored(fake, message, table) or \
-            pings_wrong(fake, table, clock()) or hands_wrong(fake, table, players)
+            pings_wrong(fake, table, clock(), channel) or \
+            hands_wrong(fake, table, players, channel)
         return why[0] is None
 
     try:

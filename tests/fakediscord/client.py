@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -166,6 +167,18 @@ class FakeDiscord:
             "DISCORD_GATEWAY_URL": self.gateway_url,
             "DISCORD_TOKEN": self.token,
         }
+
+    def late(self, most: float, seed: int = 0) -> None:
+        """Carry out and answer every request from now on late, each by up to ``most``
+        seconds in all, at random (0: on time again): requests overtake each other."""
+        rng = random.Random(seed)
+
+        def lag() -> tuple[float, float]:
+            total = rng.uniform(0, most)
+            carried = rng.uniform(0, total)
+            return carried, total - carried
+
+        self.rest.latency = lag if most > 0 else None
 
     def hold(self, method: str, path: str, *, answer: bool = False) -> Hold:
         """Make requests ``method`` to a path matching the regex ``path`` wait for ``release()``

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +116,10 @@ class RestAPI:
         self.advertise_ratelimits = False
         self.holds: list[Hold] = []
         self.failures: list[Failure] = []
+        # Each request is carried out after the first delay and answered after the second
+        # (seconds; None: at once): requests sent in order then apply, and are answered, in
+        # any order, as Discord's may.
+        self.latency: Callable[[], tuple[float, float]] | None = None
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[self.middleware], client_max_size=64 * 1024 * 1024)
@@ -212,7 +217,13 @@ class RestAPI:
                     failure.count += 1
                     raise APIError(failure.status, failure.code, failure.message,
                                    kind="injected")
+            lag = self.latency() if self.latency is not None and path.startswith(API) and \
+                not path.startswith(API + "/gateway") else None
+            if lag is not None:
+                await asyncio.sleep(lag[0])
             response: web.StreamResponse = await handler(request)
+            if lag is not None:
+                await asyncio.sleep(lag[1])
             for hold in held:
                 if hold.answer:
                     hold.count += 1
