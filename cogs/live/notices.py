@@ -17,9 +17,10 @@ from bot.guilds.service import GuildService
 from bot.tables.service import Table
 from cogs import render
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTable, Wait
+from cogs.live.owner import LiveTable
 from cogs.live.pings import BORROW_SECONDS, PingIO
 from cogs.live.records import Notes
+from cogs.live.ways import Wait
 from cogs.pictures import FOUR, OFF, Pictures
 from cogs.pictures.ending import EndingPicture, end_of_hand_message, end_of_hand_picture
 from rules import observe

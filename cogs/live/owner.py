@@ -35,16 +35,12 @@ from bot.tables.service import Table
 from bot.tasks import Tasks, backoff
 from cogs.client import Interaction
 from cogs.live.tokens import KEEP, Held, Tokens
+from cogs.live.ways import TokenWay, Wait, Way
 
 log = logging.getLogger(__name__)
 
 CLOSED_TRIES = 3  # a closed table's kind is tried this often after an error, then given up
 MAX_STEPS = 50  # steps towards one snapshot, at most, before a loop waits for the next
-
-
-class Wait(Exception):
-    """A kind cannot reach its message now (refused, or no token to send through): its loop
-    stops until the next snapshot or token arrives."""
 
 
 class Shown(Protocol):
@@ -122,6 +118,12 @@ class Flights(Generic[T]):
         """What the message shows after ``flight`` landed (None: not known)."""
         return flight.shows if not flight.crossed - {flight.shows} else None
 Released = Callable[["LiveTable"], None]
+WayMaker = Callable[["LiveTable"], Way]
+
+
+def token_way(live: LiveTable) -> Way:
+    """The tokens of the interactions answered at ``live``: the way with no channel."""
+    return TokenWay(live.id, live.tokens, live.clock)
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,8 @@ class LiveTable:
 
     def __init__(self, table: Table, kinds: Sequence[Kind], *, stopped: bool = False,
                  released: Released | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 ways: WayMaker | None = None) -> None:
         self.id = table.id
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
@@ -150,6 +153,8 @@ class LiveTable:
         # posts its ping and notice through the newest one's token. A table in a group DM
         # or a DM has no other way to send, and keeps more of them.
         self.tokens = Tokens(KEEP) if table.private else Tokens(1, makers=False)
+        # How its messages reach Discord, chosen once: its channel, or the tokens above.
+        self.way: Way = (ways or token_way)(self)
         self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
         self._alarm: asyncio.TimerHandle | None = None
         self._loops: dict[str, asyncio.Task[None]] = {}
@@ -295,8 +300,10 @@ class LiveTables:
 
     def __init__(self, kinds: Sequence[Kind] = (), *,
                  released: Released | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 ways: WayMaker | None = None) -> None:
         self._tables: dict[int, LiveTable] = {}
+        self.ways = ways  # each owner's way of sending (None: tokens only)
         self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
         self._released = released
@@ -322,10 +329,12 @@ class LiveTables:
         live = self._tables.get(table.id)
         if live is None:
             if self.stopped:  # shutting down: an owner that sends nothing
-                return LiveTable(table, self.kinds, stopped=True, clock=self.clock)
+                return LiveTable(table, self.kinds, stopped=True, clock=self.clock,
+                                 ways=self.ways)
             live = self._tables[table.id] = LiveTable(table, self.kinds,
                                                       released=self._settle,
-                                                      clock=lambda: self.clock())
+                                                      clock=lambda: self.clock(),
+                                                      ways=self.ways)
         live.keep(table)
         return live
 

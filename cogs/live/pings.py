@@ -28,10 +28,11 @@ from bot.tasks import Tasks
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTable, LiveTables, Wait
+from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
 from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held
+from cogs.live.ways import Wait
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts

@@ -28,11 +28,12 @@ from cogs.client import Interaction
 from cogs.i18n.translator import Languages
 from cogs.live.notices import Notices
 from cogs.live.open_hands import OpenHands
-from cogs.live.owner import LiveTable, LiveTables
+from cogs.live.owner import LiveTable, LiveTables, token_way
 from cogs.live.pings import Pings
 from cogs.live.records import Notes
 from cogs.live.shown import MessageRecord
 from cogs.live.table_message import TableMessages
+from cogs.live.ways import ChannelWay, Way
 from cogs.pictures import Pictures
 from cogs.transport.pacer import EDITS_PER_WINDOW, GLOBAL_PER_SECOND, Pacer
 from cogs.transport.posts import ChannelPosts
@@ -50,14 +51,15 @@ class Publisher:
         self.service = service
         self.clocks = clocks
         self.languages = languages
-        self.tables = LiveTables(released=self._released)
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
+        self.posts = ChannelPosts(client, self.pacer)
+        self.client = client
+        self.tables = LiveTables(released=self._released, ways=self._way)
         # Card pictures (the servers' and players' styles come from the languages' store),
         # drawn in ``picture_processes`` processes of their own (none: in a thread).
         self.pictures = Pictures(languages.servers, processes=picture_processes)
-        self.posts = ChannelPosts(client, self.pacer)
         self.notes = notes  # what the messages show, written down
         # The kinds of message every live table has, each brought up to the newest snapshot
         # by its owner's loop: one line each.
@@ -71,6 +73,15 @@ class Publisher:
                                                     self.pictures, languages.servers))
         # What the last run wrote down that the table messages show, until they resume.
         self._shown: dict[int, MessageRecord] = {}
+
+    def _way(self, live: LiveTable) -> Way:
+        """How a table's messages reach Discord: its channel in a server (paced), the
+        tokens of the taps answered there in a group DM or a DM."""
+        table = live.newest
+        if table.private:
+            return token_way(live)
+        return ChannelWay(self.client, self.pacer, self.posts, table.channel_id,
+                          table.guild_id)
 
     def held(self) -> int:
         """Tables, channels and chores the bot holds state for besides the pacer's

@@ -24,10 +24,10 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables, Wait
+from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.shown import MessageRecord, ShownRecord, carries, draw, fingerprint
-from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS
+from cogs.live.ways import Gone, Refused, Spec, Wait
 from cogs.pictures import (
     LATE,
     TABLE_FILE,
@@ -35,6 +35,7 @@ from cogs.pictures import (
     Picture,
     PictureKey,
     Pictures,
+    attach,
     edit_files,
     kept_files,
     send_files,
@@ -53,9 +54,9 @@ READY_SECONDS = 30.0  # a restart waits this long at most for the servers' local
 # A group DM's table message is left quiet (no moves, one button that brings it up to date)
 # this long before the last token that could edit it lapses.
 QUIET_SECONDS = 60.0
-# A group DM's table message whose newest token is this old is posted afresh through a
-# newer one at its next change, rather than left with no token that can edit it.
-REPOST_SECONDS = 10 * 60
+# A group DM's table message that no token will reach this long from now is posted afresh
+# through a newer one at its next change, rather than left with no token that can edit it.
+REPOST_AHEAD = 4 * 60
 
 
 UNKNOWN: object = object()  # the picture a message carries is not known: send it
@@ -267,7 +268,7 @@ class TableMessages:
             self._landed(live, shown, flight, table, tapped, fingerprint(drawing), carried,
                          painting)
         if table.private and old is not None and old != tapped:
-            live.background(self._retire_private(live, old))
+            live.background(live.way.delete(old))
 
     async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,
                           retire_old: bool) -> Table:
@@ -290,8 +291,7 @@ class TableMessages:
         self._landed(live, shown, flight, table, message_id, fingerprint(drawing), new,
                      painting)
         if old is not None and old != message_id and retire_old:
-            live.background(self._retire_private(live, old) if table.private
-                            else self._retire(table.channel_id, old))
+            live.background(live.way.delete(old))
         return await self.service.get(table.id)
 
     def relanguage(self, guild_id: int) -> int:
@@ -389,7 +389,7 @@ class TableMessages:
             await self.service.set_message(table.id, found[-1])
             log.info("table %s: adopted message %s", table.id, found[-1])
             for extra in found[:-1]:
-                await self._retire(table.channel_id, extra)
+                await self.tables.of(table).way.delete(extra)
             table = await self.service.get(table.id)
             self.of(self.tables.of(table)).message_id = found[-1]  # what it shows: unknown
         # Adopted (and edited if out of date), or posted: the loop sees no message to edit.
@@ -437,13 +437,6 @@ class TableMessages:
         except Exception:
             log.warning("table %s: could not check its message", table_id, exc_info=True)
 
-    async def _retire(self, channel_id: int, message_id: int) -> None:
-        try:
-            async with self.pacer.use(channel_id, Kind.DELETE):
-                await self.client.http.delete_message(channel_id, message_id)
-        except discord.HTTPException:
-            log.debug("old table message %s was already gone", message_id)
-
     # --- what the table messages show, written down ----------------------------------------
 
     def _remember(self, table: Table, message_id: int | None, digest: str | None) -> None:
@@ -472,30 +465,6 @@ class TableMessages:
 
     # --- the loop's step -------------------------------------------------------------------
 
-    async def edit(self, live: LiveTable, shown: MessageShown) -> None:
-        """One step: the picture of what it shows first, if that is still being drawn
-        (``PAINT_WAIT`` at most; answers go on meanwhile); then draw the newest snapshot and
-        edit the message, paced (or post it, if there is none, or it was deleted). In a
-        group DM or a DM through interaction tokens, which Discord does not pace."""
-        painting = shown.painting
-        if painting is not None:
-            await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
-            if shown.painting is painting:
-                shown.painting = None
-                if shown.drawn is not None:
-                    shown.drawn = (-1, *shown.drawn[1:])  # edit its picture in
-        if live.newest.private:
-            await self._send_private(live, shown)
-            return
-        async with self.pacer.use(live.channel_id, Kind.WRITE):
-            if not shown.behind(live.newest):
-                return  # an answer drew it while this waited for its turn
-            try:
-                await self._send(live, shown)
-            except discord.Forbidden as error:
-                self.posts.refused(live.channel_id, error)
-                raise
-
     async def _drawing(self, live: LiveTable, shown: MessageShown
                        ) -> tuple[Table, Drawn, Drawing, Picture | Late | None,
                                   asyncio.Future[Picture | None] | None] | None:
@@ -516,118 +485,72 @@ class TableMessages:
         picture, painting = await self._paint(table, lang)
         return table, wants, drawing, picture, painting
 
-    async def _send(self, live: LiveTable, shown: MessageShown) -> None:
-        drawn = await self._drawing(live, shown)
-        if drawn is None:
-            return
-        table, wants, drawing, picture, painting = drawn
-        channel = self.client.get_partial_messageable(table.channel_id,
-                                                      guild_id=table.guild_id)
-        message_id = shown.message_id
-        if message_id is None:
-            new = None if isinstance(picture, Late) else picture
-            with shown.flights.fly(wants) as flight:
-                message = await channel.send(embed=drawing.embed, view=drawing.view,
-                                             **send_files(drawing.embed, new))
-            await self.service.set_message(table.id, message.id)
-            shown.moved(message.id)
-            self._landed(live, shown, flight, table, message.id, fingerprint(drawing), new,
-                         painting)
-            return
-        # An unchanged picture sends no file: the message keeps the one it has.
-        carried, files = shown.files_for(drawing.embed, picture)
-        try:
-            with shown.flights.fly(wants) as flight:
-                await channel.get_partial_message(message_id).edit(
-                    embed=drawing.embed, view=drawing.view, **files)
-        except discord.NotFound:
-            # Someone deleted the table message: the loop posts a fresh one so the table
-            # stays playable.
-            shown.gone(message_id)
-            return
-        self._landed(live, shown, flight, table, message_id, fingerprint(drawing), carried,
-                     painting)
-
-    # --- in a group DM or a DM: through the tokens of the interactions answered ------------
-
-    async def _send_private(self, live: LiveTable, shown: MessageShown) -> None:
-        """Edit the table message through the freshest token that can reach it, or post it
-        afresh as a follow-up of a token with follow-ups to spare (the old one is deleted
-        if a token still reaches it); ``Wait`` when no token is left."""
-        now = live.clock()
-        old = shown.message_id
-        held = live.tokens.editor(old, now) if old is not None else None
-        if held is not None and now - held.since > REPOST_SECONDS and not self.quiet(live):
-            fresher = live.tokens.sender(now)
-            if fresher is not None and fresher.since > held.since:
-                # Its last token is about to lapse: post it afresh through a newer one,
-                # and delete the old one while a token still can.
-                held = None
-        if held is None and live.tokens.sender(now) is None:
-            raise Wait()  # nobody tapped for 15 minutes: the next tap brings it up to date
-        drawn = await self._drawing(live, shown)
-        if drawn is None:
-            return
-        table, wants, drawing, picture, painting = drawn
-        if held is not None and old is not None:
-            carried, kwargs = shown.files_for(drawing.embed, picture)
+    async def edit(self, live: LiveTable, shown: MessageShown) -> None:
+        """One step: the picture of what it shows first, if that is still being drawn
+        (``PAINT_WAIT`` at most; answers go on meanwhile); then, in the way's turn (a
+        server's channel is paced), draw the newest snapshot and edit the message, or post
+        it if there is none, it was deleted, or the way will soon no longer reach it (a group
+        DM's, through a newer token; the old one goes)."""
+        painting = shown.painting
+        if painting is not None:
+            await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
+            if shown.painting is painting:
+                shown.painting = None
+                drawn = painting.result() if painting.done() and not painting.cancelled() \
+                    and painting.exception() is None else UNKNOWN
+                key = drawn.key if isinstance(drawn, Picture) else drawn
+                if shown.drawn is not None and (key is UNKNOWN or key != shown.picture):
+                    shown.drawn = (-1, *shown.drawn[1:])  # edit its picture in
+        way = live.way
+        async with way.turn():
+            if not shown.behind(live.newest):
+                return  # an answer drew it while this waited for its turn
+            old = shown.message_id
+            # A group DM's message whose last token grows old is posted afresh through a
+            # newer one while one can still delete it (not when every token is about to
+            # lapse: then it is left quiet instead).
+            repost = old is not None and not way.reaches(old, REPOST_AHEAD) and \
+                way.posts(REPOST_AHEAD) and not self.quiet(live)
+            if ((old is None or repost) and not way.posts()) or \
+                    (old is not None and not repost and not way.reaches(old)):
+                raise Wait()  # nobody tapped for 15 minutes: the next tap brings it back
+            drawn = await self._drawing(live, shown)
+            if drawn is None:
+                return
+            table, wants, drawing, picture, painting = drawn
+            if old is None or repost:
+                new = None if isinstance(picture, Late) else picture
+                try:
+                    with shown.flights.fly(wants) as flight:
+                        message_id = await way.post(Spec(
+                            embed=drawing.embed, view=drawing.view,
+                            files=attach(drawing.embed, new)))
+                except Refused:
+                    return  # through another token, at once
+                await self.service.set_message(table.id, message_id)
+                shown.moved(message_id)
+                self._landed(live, shown, flight, table, message_id, fingerprint(drawing),
+                             new, painting)
+                if old is not None:
+                    live.background(way.delete(old))
+                return
+            # An unchanged picture sends no file: the message keeps the one it has.
+            carried, files = shown.files_for(drawing.embed, picture)
+            spec = Spec(embed=drawing.embed, view=drawing.view,
+                        files=files.get("attachments", []),
+                        keep_files="attachments" not in files)
             try:
                 with shown.flights.fly(wants) as flight:
-                    if held.original == old:
-                        await held.interaction.edit_original_response(
-                            embed=drawing.embed, view=drawing.view, **kwargs)
-                    else:
-                        await held.interaction.followup.edit_message(
-                            old, embed=drawing.embed, view=drawing.view, **kwargs)
-            except discord.NotFound:
-                shown.gone(old)  # deleted: post it afresh
+                    await way.edit(old, spec)
+            except Gone:
+                # Someone deleted the table message: the loop posts a fresh one so the table
+                # stays playable.
+                shown.gone(old)
                 return
-            except discord.HTTPException as error:
-                log.info("table %s: could not edit through a token (%s %s)", table.id,
-                         error.status, error.code)
-                live.tokens.forget(held.interaction)
-                return
+            except Refused:
+                return  # through another token, or posted afresh, at once
             self._landed(live, shown, flight, table, old, fingerprint(drawing), carried,
                          painting)
-            return
-        sender = live.tokens.sender(live.clock())
-        if sender is None:
-            raise Wait()
-        new = None if isinstance(picture, Late) else picture
-        try:
-            with shown.flights.fly(wants) as flight:
-                message = await sender.interaction.followup.send(
-                    embed=drawing.embed, view=drawing.view, wait=True,
-                    **send_files(drawing.embed, new))
-        except discord.HTTPException as error:
-            log.info("table %s: could not post through a token (%s %s)", table.id,
-                     error.status, error.code)
-            if error.code == FOLLOWUP_LIMIT:
-                sender.followups = FOLLOWUPS
-            else:
-                live.tokens.forget(sender.interaction)
-            return
-        live.tokens.sent(sender, message.id)
-        await self.service.set_message(table.id, message.id)
-        shown.moved(message.id)
-        self._landed(live, shown, flight, table, message.id, fingerprint(drawing), new,
-                     painting)
-        if old is not None and old != message.id:
-            live.background(self._retire_private(live, old))
-
-    async def _retire_private(self, live: LiveTable, message_id: int) -> None:
-        """Delete an older table message of a group DM's table, if a token still reaches
-        it (otherwise it stays; a tap on it makes it the table message again)."""
-        held = live.tokens.editor(message_id, live.clock())
-        if held is None:
-            return
-        try:
-            if held.original == message_id:
-                await held.interaction.delete_original_response()
-            else:
-                await held.interaction.followup.delete_message(message_id)
-        except discord.HTTPException:
-            log.debug("old table message %s could not be deleted", message_id)
 
     async def _adopt_tapped(self, table: Table, message_id: int) -> Table:
         """A group DM's older table message was tapped: it is the table message now."""

@@ -7,7 +7,8 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from cogs.live.owner import LiveTable, LiveTables, Wait
+from cogs.live.owner import LiveTable, LiveTables
+from cogs.live.ways import Wait
 
 
 @dataclass

@@ -1,0 +1,239 @@
+"""Ways of sending: how a live table's messages reach Discord, behind one interface.
+
+A kind of message renders a ``Spec`` and sends it through its table's ``Way``; it never asks
+where the table is. There are two ways, chosen once per table (``way_for``):
+
+- ``ChannelWay``: a bot in a server posts, edits and deletes in the channel, paced to the
+  channel's limits (``Pacer``); it reaches every message it posted.
+- ``TokenWay``: in a group DM or a DM the bot is not a member and speaks only through the
+  tokens of the interactions it answered (``Tokens``): it edits a message through the
+  freshest token that made or answered it, and posts as a follow-up of a token with
+  follow-ups to spare. With no such token it raises ``Wait``: the next tap brings one.
+
+A tap's own answer is the third way, one shot, used by the kind that answers it (it needs
+the interaction itself: ``interaction.response``).
+
+A refused token is an expected end, not an error: it is logged on one line and never used
+again. A message found deleted raises ``Gone``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import discord
+
+from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
+from cogs.transport.mentions import only_user
+from cogs.transport.pacer import Kind, Pacer
+from cogs.transport.posts import ChannelPosts
+
+log = logging.getLogger(__name__)
+
+
+class Wait(Exception):
+    """A message can't be reached now (refused, or no token to send through): the kind's
+    loop stops until the next snapshot or token arrives."""
+
+
+class Refused(Exception):
+    """Discord refused the token a request went through: it is not used again, and the
+    request may be tried at once through another (or the message posted afresh)."""
+
+
+class Gone(Exception):
+    """The message was deleted (someone removed it): post it afresh."""
+
+
+@dataclass
+class Spec:
+    """A message as a kind renders it. ``files`` are its attachments: on an edit they
+    replace the ones it has, unless ``keep_files`` (then it keeps them, and ``files`` is
+    ignored)."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    view: discord.ui.View | None = None
+    files: list[discord.File] = field(default_factory=list)
+    keep_files: bool = False
+    mention: int | None = None  # the one user it may notify
+
+    def sent(self) -> dict[str, Any]:
+        """Keyword arguments for posting it."""
+        fields: dict[str, Any] = {"allowed_mentions": only_user(self.mention)}
+        if self.content is not None:
+            fields["content"] = self.content
+        if self.embed is not None:
+            fields["embed"] = self.embed
+        if self.view is not None:
+            fields["view"] = self.view
+        if self.files:
+            fields["files"] = self.files
+        return fields
+
+    def edited(self) -> dict[str, Any]:
+        """Keyword arguments for editing a message into it."""
+        fields: dict[str, Any] = {"content": self.content, "embed": self.embed,
+                                  "view": self.view}
+        if not self.keep_files:
+            fields["attachments"] = self.files
+        return fields
+
+
+class Way(Protocol):
+    """How a table's messages reach Discord."""
+
+    def reaches(self, message_id: int, within: float = 0.0) -> bool:
+        """Whether it can edit and delete ``message_id`` now (and ``within`` seconds from
+        now)."""
+        ...
+
+    def posts(self, within: float = 0.0) -> bool:
+        """Whether it can post now (and ``within`` seconds from now)."""
+        ...
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        """Hold around one post or edit: its turn within Discord's limits (a server's
+        channel is paced; tokens are not). Draw what to send inside it, so that it is the
+        newest state when it goes."""
+        ...
+
+    async def post(self, spec: Spec) -> int:
+        """Post ``spec``; its message's id. Raises ``Wait`` if it can't now, ``Refused`` if
+        the token it went through was refused."""
+        ...
+
+    async def edit(self, message_id: int, spec: Spec) -> None:
+        """Edit ``message_id`` into ``spec``. Raises ``Gone`` if it was deleted, ``Wait``
+        if it can't be reached now, ``Refused`` if the token it went through was refused."""
+        ...
+
+    async def delete(self, message_id: int) -> None:
+        """Delete ``message_id`` if it can be reached (one gone already is fine)."""
+        ...
+
+
+class ChannelWay:
+    """A server's table: the bot's own channel access, paced."""
+
+    def __init__(self, client: discord.Client, pacer: Pacer, posts: ChannelPosts,
+                 channel_id: int, guild_id: int | None) -> None:
+        self.client = client
+        self.pacer = pacer
+        self.channel_posts = posts  # where refusals are kept, to be told at the next tap
+        self.channel_id = channel_id
+        self.guild_id = guild_id
+
+    def reaches(self, message_id: int, within: float = 0.0) -> bool:
+        return True
+
+    def posts(self, within: float = 0.0) -> bool:
+        return True
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        return self.pacer.use(self.channel_id, Kind.WRITE)
+
+    async def post(self, spec: Spec) -> int:
+        channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
+        try:
+            message = await channel.send(**spec.sent())
+        except discord.Forbidden as error:
+            self.channel_posts.refused(self.channel_id, error)  # told at the next tap
+            raise
+        return message.id
+
+    async def edit(self, message_id: int, spec: Spec) -> None:
+        channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
+        try:
+            await channel.get_partial_message(message_id).edit(**spec.edited())
+        except discord.NotFound:
+            raise Gone() from None
+        except discord.Forbidden as error:
+            self.channel_posts.refused(self.channel_id, error)
+            raise
+
+    async def delete(self, message_id: int) -> None:
+        try:
+            async with self.pacer.use(self.channel_id, Kind.DELETE):
+                await self.client.http.delete_message(self.channel_id, message_id)
+        except discord.NotFound:
+            log.debug("message %s was already gone", message_id)
+
+
+class TokenWay:
+    """A group DM's or a DM's table: the tokens of the interactions answered there
+    (``clock``: the time their ages are counted in)."""
+
+    def __init__(self, table_id: int, tokens: Tokens, clock: Callable[[], float]) -> None:
+        self.table_id = table_id
+        self.tokens = tokens
+        self.clock = clock
+
+    def reaches(self, message_id: int, within: float = 0.0) -> bool:
+        return self._editor(message_id, within) is not None
+
+    def posts(self, within: float = 0.0) -> bool:
+        return self.tokens.sender(self.clock() + within) is not None
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        return nullcontext()  # Discord does not count interaction webhooks per channel
+
+    def _editor(self, message_id: int, within: float = 0.0) -> Held | None:
+        return self.tokens.editor(message_id, self.clock() + within)
+
+    async def post(self, spec: Spec) -> int:
+        sender = self.tokens.sender(self.clock())
+        if sender is None:
+            raise Wait()  # nobody tapped for 15 minutes: the next tap brings a token
+        try:
+            message = await sender.interaction.followup.send(wait=True, **spec.sent())
+        except discord.HTTPException as error:
+            if error.code == FOLLOWUP_LIMIT:
+                sender.followups = FOLLOWUPS  # spent: it can still edit
+            else:
+                self._refused(sender, error)
+            for file in spec.files:
+                file.reset()  # sent once already: send it from the start again
+            raise Refused() from None
+        self.tokens.sent(sender, message.id)
+        return message.id
+
+    async def edit(self, message_id: int, spec: Spec) -> None:
+        held = self._editor(message_id)
+        if held is None:
+            raise Wait()
+        try:
+            if held.original == message_id:
+                await held.interaction.edit_original_response(**spec.edited())
+            else:
+                await held.interaction.followup.edit_message(message_id, **spec.edited())
+        except discord.NotFound:
+            raise Gone() from None
+        except discord.HTTPException as error:
+            self._refused(held, error)
+            raise Refused() from None
+
+    async def delete(self, message_id: int) -> None:
+        held = self._editor(message_id)
+        if held is None:
+            return  # nothing reaches it any more: it stays (a tap on it makes it current)
+        try:
+            if held.original == message_id:
+                await held.interaction.delete_original_response()
+            else:
+                await held.interaction.followup.delete_message(message_id)
+        except discord.NotFound:
+            log.debug("message %s was already gone", message_id)
+        except discord.HTTPException as error:
+            self._refused(held, error)
+
+    def _refused(self, held: Held, error: discord.HTTPException) -> None:
+        """Discord refused ``held``'s token (it lapsed sooner than the bot could know, or
+        was revoked): an expected end, one line, and nothing more goes through it."""
+        log.info("table %s: a token was refused (%s %s); not used again", self.table_id,
+                 error.status, error.code)
+        self.tokens.forget(held.interaction)
