@@ -68,6 +68,12 @@ class NoticeShown:
     def give_up(self) -> None:
         self.due = None
 
+    def dump(self) -> str | None:
+        return None  # kept in records of its own (see the module's docstring)
+
+    def restore(self, record: str) -> None:
+        """(Nothing: it reads its own records at start-up.)"""
+
 
 class Notices:
     """The end-of-hand notice as a kind of message."""

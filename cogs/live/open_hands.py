@@ -148,6 +148,12 @@ class HandsShown:
     def give_up(self) -> None:
         self.forget()
 
+    def dump(self) -> str | None:
+        return None  # kept in records of its own (see the module's docstring)
+
+    def restore(self, record: str) -> None:
+        """(Nothing: it reads its own records at start-up.)"""
+
     def follow(self, user_id: int, hand: OpenHand) -> None:
         """Follow ``user_id``'s hand through ``hand``'s token. Its record is written again
         only for another message, or once the token it keeps is getting old: any token of

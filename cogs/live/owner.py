@@ -34,6 +34,7 @@ import discord
 from bot.tables.service import Table
 from bot.tasks import Tasks, backoff
 from cogs.client import Interaction
+from cogs.live.records import Notes
 from cogs.live.tokens import KEEP, Held, Tokens
 from cogs.live.ways import TokenWay, Wait, Way
 
@@ -62,6 +63,15 @@ class Shown(Protocol):
 
     def give_up(self) -> None:
         """A closed table's message could not be brought up to date: stop trying."""
+        ...
+
+    def dump(self) -> str | None:
+        """What it shows, as one record the next start restores (None: nothing to keep;
+        a kind that keeps records of its own)."""
+        ...
+
+    def restore(self, record: str) -> None:
+        """What the last run's ``dump`` wrote down (at start-up, before the loop runs)."""
         ...
 
 
@@ -118,6 +128,12 @@ class Flights(Generic[T]):
         """What the message shows after ``flight`` landed (None: not known)."""
         return flight.shows if not flight.crossed - {flight.shows} else None
 Released = Callable[["LiveTable"], None]
+RECORDS = "live:"  # record key prefix: live:<kind>:<table> → what that kind shows there
+
+
+def record_key(name: str, table_id: int) -> str:
+    """The key of kind ``name``'s record at table ``table_id``."""
+    return f"{RECORDS}{name}:{table_id}"
 WayMaker = Callable[["LiveTable"], Way]
 
 
@@ -141,7 +157,7 @@ class LiveTable:
     def __init__(self, table: Table, kinds: Sequence[Kind], *, stopped: bool = False,
                  released: Released | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 ways: WayMaker | None = None) -> None:
+                 ways: WayMaker | None = None, notes: Notes | None = None) -> None:
         self.id = table.id
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
@@ -161,6 +177,8 @@ class LiveTable:
         self.kinds: dict[str, Shown] = {}
         for kind in kinds:
             self.kinds[kind.name] = kind.shown_for(self)
+        self.notes = notes  # where each kind's record is written down
+        self._records: dict[str, str | None] = {}  # each kind's record, as written
 
     def shown(self, name: str) -> Any:
         """The ``Shown`` of kind ``name`` (typed by the kind's own accessor)."""
@@ -223,6 +241,7 @@ class LiveTable:
                         break
                     await asyncio.sleep(backoff(failures))
                     continue
+                self.record(name)
                 if failures:
                     log.info("table %s: its %s is up to date again after %d failed tries",
                              self.id, what, failures)
@@ -239,6 +258,26 @@ class LiveTable:
             self._alarm.cancel()
         if not self.stopped:
             self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
+
+    # --- each kind's record, for the next start ---------------------------------------
+
+    def record(self, name: str) -> None:
+        """Write down what kind ``name`` shows now, if that changed (``live:<kind>:<table>``,
+        in the records' next batch); a closed table's records go."""
+        if self.notes is None:
+            return
+        text = self.kinds[name].dump() if self.newest.is_open else None
+        if text != self._records.get(name):
+            self._records[name] = text
+            self.notes.note(record_key(name, self.id), text)
+
+    def restore(self, records: dict[str, str]) -> None:
+        """What the last run wrote down that each kind shows (by kind name)."""
+        for name, text in records.items():
+            shown = self.kinds.get(name)
+            if shown is not None:
+                self._records[name] = text
+                shown.restore(text)
 
     def converging(self, name: str) -> bool:
         """Whether kind ``name``'s loop is running."""
@@ -278,8 +317,11 @@ class LiveTable:
             not self.tasks and not any(shown.holds() for shown in self.kinds.values())
 
     def settle(self) -> None:
-        """Tell the registry to let go of a closed table with nothing left to do."""
+        """Tell the registry to let go of a closed table with nothing left to do (its
+        records go with it)."""
         if self._released is not None and not self.newest.is_open and self.idle():
+            for name in self.kinds:
+                self.record(name)
             self._released(self)
 
     async def close(self) -> None:
@@ -301,8 +343,9 @@ class LiveTables:
     def __init__(self, kinds: Sequence[Kind] = (), *,
                  released: Released | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 ways: WayMaker | None = None) -> None:
+                 ways: WayMaker | None = None, notes: Notes | None = None) -> None:
         self._tables: dict[int, LiveTable] = {}
+        self.notes = notes
         self.ways = ways  # each owner's way of sending (None: tokens only)
         self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
@@ -310,9 +353,22 @@ class LiveTables:
         self.stopped = False  # shut down: owners made now never send
 
     def register(self, kind: K) -> K:
-        """Add a kind of message: every owner made from now on has one. Returns it."""
+        """Add a kind of message: every owner has one. Returns it."""
         self.kinds.append(kind)
+        for live in self._tables.values():
+            live.kinds[kind.name] = kind.shown_for(live)
         return kind
+
+    async def read_records(self) -> dict[int, dict[str, str]]:
+        """What the last run wrote down that each kind shows: by table, then kind."""
+        if self.notes is None:
+            return {}
+        records: dict[int, dict[str, str]] = {}
+        for key, text in (await self.notes.read(RECORDS)).items():
+            name, _, table_id = key[len(RECORDS):].rpartition(":")
+            if table_id.isdigit() and name:
+                records.setdefault(int(table_id), {})[name] = text
+        return records
 
     def __len__(self) -> int:
         return len(self._tables)
@@ -334,7 +390,7 @@ class LiveTables:
             live = self._tables[table.id] = LiveTable(table, self.kinds,
                                                       released=self._settle,
                                                       clock=lambda: self.clock(),
-                                                      ways=self.ways)
+                                                      ways=self.ways, notes=self.notes)
         live.keep(table)
         return live
 

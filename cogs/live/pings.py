@@ -125,6 +125,12 @@ class PingShown:
         """A closed table's ping could not be deleted: the next start deletes it."""
         self.ping = None
 
+    def dump(self) -> str | None:
+        return None  # kept in records of its own (see the module's docstring)
+
+    def restore(self, record: str) -> None:
+        """(Nothing: it reads its own records at start-up.)"""
+
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None,
                 link: int | None = None, reach: float | None = None,

@@ -26,12 +26,12 @@ from bot.tables.clocks import Clocks
 from bot.tables.service import Change, Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
+from cogs.live import kinds
 from cogs.live.notices import Notices
 from cogs.live.open_hands import OpenHands
-from cogs.live.owner import LiveTable, LiveTables, token_way
+from cogs.live.owner import LiveTable, LiveTables, record_key, token_way
 from cogs.live.pings import Pings
 from cogs.live.records import Notes
-from cogs.live.shown import MessageRecord
 from cogs.live.table_message import TableMessages
 from cogs.live.ways import ChannelWay, Way
 from cogs.pictures import Pictures
@@ -56,7 +56,7 @@ class Publisher:
         self.pacer = Pacer(edits_per_window, max(1, int(GLOBAL_PER_SECOND * rest_share)))
         self.posts = ChannelPosts(client, self.pacer)
         self.client = client
-        self.tables = LiveTables(released=self._released, ways=self._way)
+        self.tables = LiveTables(released=self._released, ways=self._way, notes=notes)
         # Card pictures (the servers' and players' styles come from the languages' store),
         # drawn in ``picture_processes`` processes of their own (none: in a thread).
         self.pictures = Pictures(languages.servers, processes=picture_processes)
@@ -71,8 +71,9 @@ class Publisher:
                                                 self.posts, self.tables, notes))
         self.notices = self.tables.register(Notices(languages, self.pings.io, notes,
                                                     self.pictures, languages.servers))
-        # What the last run wrote down that the table messages show, until they resume.
-        self._shown: dict[int, MessageRecord] = {}
+        # Kinds that other modules added (``cogs/live/kinds.py``).
+        for kind in kinds.made(kinds.Parts(client, service, languages, self.pictures)):
+            self.tables.register(kind)
 
     def _way(self, live: LiveTable) -> Way:
         """How a table's messages reach Discord: its channel in a server (paced), the
@@ -189,7 +190,19 @@ class Publisher:
     async def load(self, tables: list[Table]) -> None:
         """At start-up, before the clocks run: the owners hold what the last run wrote
         down that Discord shows (the live pings, the open hands and their tokens)."""
-        self._shown = await self.messages.read_records()
+        records = await self.tables.read_records()
+        for table_id, legacy in (await self.messages.read_legacy()).items():
+            records.setdefault(table_id, {}).setdefault(TableMessages.name, legacy)
+        for table in tables:
+            self.tables.of(table).restore(records.pop(table.id, {}))
+        try:  # a table open anywhere keeps its records: another process may own it
+            open_anywhere = set(await self.service.active_times())
+        except Exception:
+            log.warning("could not read which tables are open", exc_info=True)
+            open_anywhere = set(records)
+        for table_id, left in records.items():
+            for name in left if table_id not in open_anywhere else ():
+                self.notes.note(record_key(name, table_id), None)
         await self.notices.load(tables)
         self.pings.load(tables, await self.pings.read_left())
         self.hands.load(tables, await self.hands.read_left())
@@ -197,12 +210,11 @@ class Publisher:
     async def resume(self, tables: list[Table]) -> None:
         """Once connected: every owner converges from what it holds (the table messages
         out of date are redrawn, and only those), and the pings whose turn is over go."""
-        shown, self._shown = self._shown, {}
         self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
         self.pings.clean(tables)
-        await self.messages.resume(tables, shown)
+        await self.messages.resume(tables)
 
     async def close(self) -> None:
         """Stop every table's work, then write down what the table messages show and the

@@ -49,7 +49,6 @@ log = logging.getLogger(__name__)
 CHECK_SECONDS = 30.0  # look for a deleted table message at most this often per table
 HISTORY = 50  # recent channel messages searched for a table message posted before a crash
 SHOWN = "shown:"  # the records' key prefix before: shown:<table> → a fingerprint and a time
-RECORD = "live:table_message:"  # record key prefix: what a table's message shows
 READY_SECONDS = 30.0  # a restart waits this long at most for the servers' locales
 # A group DM's table message is left quiet (no moves, one button that brings it up to date)
 # this long before the last token that could edit it lapses.
@@ -144,11 +143,18 @@ class MessageShown:
             self.message_id, self.drawn, self.digest = None, None, None
             self.picture, self.painting = UNKNOWN, None
 
-    def restore(self, message_id: int | None, digest: str | None) -> None:
+    def dump(self) -> str | None:
+        return MessageRecord(self.message_id, self.digest).dump() \
+            if self.message_id is not None else None
+
+    def restore(self, record: str) -> None:
         """What the last run wrote down the message shows (its drawing is compared with it
-        before any edit, so an unchanged message is not edited)."""
-        if message_id is not None and message_id == self.message_id and self.drawn is None:
-            self.digest = digest
+        before any edit, so an unchanged message is not edited). A record written before
+        records named their message is of the message the table names."""
+        loaded = MessageRecord.load(record)
+        if loaded is not None and loaded.message_id in (None, self.message_id) and \
+                self.drawn is None:
+            self.digest = loaded.digest
 
     def files_for(self, embed: discord.Embed, picture: Picture | Late | None
                   ) -> tuple[object, dict[str, Any]]:
@@ -221,9 +227,8 @@ class TableMessages:
                 painting: asyncio.Future[Picture | None] | None = None) -> None:
         """A request that drew ``table`` into ``message_id`` landed: what it shows, written
         down soon (in a batch) for the next start."""
-        if shown.landed(flight, message_id, digest, picture, painting) or \
-                shown.digest is None:
-            self._remember(table, shown.message_id, shown.digest)
+        shown.landed(flight, message_id, digest, picture, painting)
+        live.record(self.name)
         until = live.tokens.until()
         if table.private and table.is_open and until is not None:
             # Left quiet before its last token lapses (unless a tap comes first).
@@ -307,10 +312,9 @@ class TableMessages:
 
     # --- after a restart -------------------------------------------------------------------
 
-    async def read_records(self) -> dict[int, MessageRecord]:
-        """What each table message showed when the last run wrote it down. Records in the
-        format written before (``shown:<table>``: a fingerprint alone) are read once and
-        written again in this one."""
+    async def read_legacy(self) -> dict[int, str]:
+        """The records written before each kind had one (``shown:<table>``: a fingerprint
+        and a time), as records of this kind; read once, and forgotten."""
         try:
             records = {}
             for key, value in (await self.notes.read(SHOWN)).items():
@@ -318,15 +322,10 @@ class TableMessages:
                 old = ShownRecord.load(value)
                 self.notes.note(key, None)
                 if table_id.isdigit() and old is not None:
-                    records[int(table_id)] = MessageRecord(None, old.digest)
-            for key, value in (await self.notes.read(RECORD)).items():
-                table_id = key[len(RECORD):]
-                record = MessageRecord.load(value)
-                if table_id.isdigit() and record is not None:
-                    records[int(table_id)] = record
+                    records[int(table_id)] = MessageRecord(None, old.digest).dump()
             return records
         except Exception:
-            log.warning("could not read what the table messages show", exc_info=True)
+            log.warning("could not read what the table messages showed", exc_info=True)
             return {}
 
     async def current(self, tables: list[Table]) -> list[Table]:
@@ -345,27 +344,17 @@ class TableMessages:
                 current.append(table)
         return current
 
-    async def resume(self, tables: list[Table], records: dict[int, MessageRecord]) -> None:
-        """Each open table's message as the last run wrote it down, and its loop woken: it
-        edits a message only if what it would draw differs from what the message shows (a
-        restart with hundreds of open tables must not spend Discord's request budget on
-        no-op edits). A table with no recorded message first looks for one posted just
-        before a crash."""
+    async def resume(self, tables: list[Table]) -> None:
+        """Each open table's loop woken: it edits a message only if what it would draw
+        differs from what the message shows (restored from its record: a restart with
+        hundreds of open tables must not spend Discord's request budget on no-op edits). A
+        table with no recorded message first looks for one posted just before a crash."""
         for table in tables:
             live = self.tables.of(table)
-            record = records.get(table.id)
-            if record is not None:
-                self._migrated(table, record)
-                self.of(live).restore(record.message_id or table.message_id, record.digest)
             if table.message_id is None and not table.private:
                 live.background(self._adopt(table))
                 continue
             live.saw(table)
-
-    def _migrated(self, table: Table, record: MessageRecord) -> None:
-        """A record in the format written before is written again in this one."""
-        if record.message_id is None and table.message_id is not None:
-            self._remember(table, table.message_id, record.digest)
 
     async def _adopt(self, table: Table) -> None:
         """A table with no recorded message: the bot may have been stopped between posting
@@ -438,12 +427,6 @@ class TableMessages:
             log.warning("table %s: could not check its message", table_id, exc_info=True)
 
     # --- what the table messages show, written down ----------------------------------------
-
-    def _remember(self, table: Table, message_id: int | None, digest: str | None) -> None:
-        """The table message now shows what ``digest`` fingerprints (None: not known):
-        write it down (in the records' next batch); a closed table's record goes."""
-        self.notes.note(f"{RECORD}{table.id}", MessageRecord(message_id, digest).dump()
-                        if table.is_open and message_id is not None else None)
 
     async def picture(self, table: Table, lang: Lang, *, urgent: bool = False
                       ) -> Picture | None:
