@@ -299,7 +299,8 @@ class LiveTable:
     def reachable(self, within: float = 0.0) -> bool:
         """Whether a change can be shown now (and still ``within`` seconds from now): in a
         server always; in a group DM or a DM only while a token is alive."""
-        return not self.newest.private or self.tokens.alive(self.clock() + within)
+        lapses = self.way.lapses()
+        return lapses is None or lapses > self.clock() + within
 
     # --- short background work, and letting go -------------------------------------------
 

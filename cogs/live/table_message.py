@@ -213,8 +213,7 @@ class TableMessages:
         """Whether a group DM's table message is to be left quiet: every token the table
         holds lapses within ``QUIET_SECONDS``, and then nothing could edit it again until
         someone taps; its moves would go stale meanwhile."""
-        table = live.newest
-        return table.private and table.is_open and not live.reachable(QUIET_SECONDS)
+        return live.newest.is_open and not live.reachable(QUIET_SECONDS)
 
     @staticmethod
     def of(live: LiveTable) -> MessageShown:
@@ -229,8 +228,8 @@ class TableMessages:
         down soon (in a batch) for the next start."""
         shown.landed(flight, message_id, digest, picture, painting)
         live.record(self.name)
-        until = live.tokens.until()
-        if table.private and table.is_open and until is not None:
+        until = live.way.lapses()
+        if table.is_open and until is not None:
             # Left quiet before its last token lapses (unless a tap comes first).
             live.alarm(until - QUIET_SECONDS - live.clock())
         live.wake()  # the kinds that wait for the table message (a group DM's ping)

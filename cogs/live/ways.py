@@ -96,6 +96,10 @@ class Way(Protocol):
         """Whether it can post now (and ``within`` seconds from now)."""
         ...
 
+    def lapses(self) -> float | None:
+        """When it stops reaching the place unless a tap renews it (None: never)."""
+        ...
+
     def turn(self) -> AbstractAsyncContextManager[None]:
         """Hold around one post or edit: its turn within Discord's limits (a server's
         channel is paced; tokens are not). Draw what to send inside it, so that it is the
@@ -133,6 +137,9 @@ class ChannelWay:
 
     def posts(self, within: float = 0.0) -> bool:
         return True
+
+    def lapses(self) -> float | None:
+        return None
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return self.pacer.use(self.channel_id, Kind.WRITE)
@@ -178,6 +185,9 @@ class TokenWay:
 
     def posts(self, within: float = 0.0) -> bool:
         return self.tokens.sender(self.clock() + within) is not None
+
+    def lapses(self) -> float | None:
+        return self.tokens.until()
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # Discord does not count interaction webhooks per channel
