@@ -105,10 +105,11 @@ def card_text(card: Card, lang: Lang = DEFAULT, letters: Lang | None = None) -> 
     colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
     ``10♥``; input stays ``TH``).
 
-    ``letters``: the table's language, when it is not the reader's. One card never reads two
-    ways to one person: the table message and the pings show the server's letters, so a
-    private message (your hand, its buttons, Moves) does too, while its sentences follow your
-    own language. A French player on an English server reads "Ramasser J♥️"."""
+    ``letters``: another language's letters, when they are not ``lang``'s. Card letters
+    follow the reader, as words do: a private message (your hand, its buttons, Moves, a
+    refusal, the lesson) shows your own letters, a public one (the table message, pings,
+    notices) the place's. A French player on an English server reads "Ramasser V♥️" in her
+    hand, and "J♥️" on the table message everyone reads."""
     return rank_text(card.rank, letters or lang) + SUIT_MARKS[card.suit]
 
 

@@ -242,6 +242,11 @@ async def test_localised_commands_pass_discords_rules_when_synced(fake_discord, 
     for option in command["options"]:
         for local in (option.get("description_localizations") or {}).values():
             assert len(local) <= 100
+    # An option description can't hold a mention: it names the command as the reader's
+    # Discord lists it (issue 46).
+    replay = {o["name"]: o for o in options["replay"]["options"]}
+    described = replay["file"]["description_localizations"]
+    assert "/nlk exportálás" in described["hu"] and "/nlk exporter" in described["fr"]
 
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
