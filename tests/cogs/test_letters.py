@@ -108,10 +108,11 @@ async def test_a_private_hand_shows_its_readers_letters_and_the_table_the_places
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "needs the table's hand and Moves buttons to pass the reader's letters: "
-    "cogs/routes/clicks.py _show_hand and _show_moves still pass letters= the place's"))
+    "needs the reader's letters passed for the table's hand and Moves buttons and for a tap's "
+    "answer on a hand: cogs/routes/clicks.py _show_hand, _show_moves and _refuse, and "
+    "cogs/live/publisher.py _answer_tap, still pass letters= the place's language"))
 @pytest.mark.parametrize(("place", "reader"), PAIRS[:2])
-async def test_the_hand_and_moves_buttons_show_the_readers_letters(
+async def test_the_hand_and_moves_buttons_and_a_taps_answer_show_the_readers_letters(
         fake_discord, tmp_path, place, reader):
     fake = fake_discord
     fake.set_channel_rate_limit(limit=200, per=5.0)
@@ -124,6 +125,16 @@ async def test_the_hand_and_moves_buttons_show_the_readers_letters(
                 ix = await fake.click(name, table, custom_id=button.custom_id)
                 assert (await ix.wait_response()).ephemeral
                 seen.append((await ix.wait_message()).text())
+        # A move tapped on one's own hand: its answer redraws the hand.
+        found = ANY_ACTOR.search(description(table))
+        assert found, description(table)
+        ix = await fake.slash(found[1], None, "nlk", "hand")
+        hand = await ix.wait_message()
+        move = next(b for b in hand.buttons() if ":play." in b.custom_id
+                    or b.custom_id.endswith(":take"))
+        ix = await fake.click(found[1], hand, custom_id=move.custom_id)
+        assert (await ix.wait_response()).type == 7
+        seen.append(hand.text())
         text = "\n".join(seen)
         assert letters_in(text) & foreign(place, reader), text
         assert not letters_in(text) & foreign(reader, place), text
