@@ -229,6 +229,20 @@ def shown_name(name: str, lang: object = DEFAULT) -> str:
     return ai_name(int(found[1]), found[2], lang) if found else name
 
 
+def is_ai_name(name: str, lang: object = DEFAULT) -> bool:
+    """Whether ``name`` is an AI seat's, stored ("AI 2 (strong)") or as ``lang`` shows it
+    ("IA 2 (forte)").
+
+    >>> is_ai_name("AI 2 (strong)"), is_ai_name("IA 2 (forte)", "fr"), is_ai_name("Éva", "fr")
+    (True, True, False)
+    """
+    if _STORED_AI.fullmatch(name):
+        return True
+    found = re.search(r"\d{1,2}", name)
+    return found is not None and any(ai_name(int(found[0]), level, lang) == name
+                                     for level in _AI_NAMES)
+
+
 def level_name(level: str, lang: object = DEFAULT) -> str:
     """An AI level in words: "random", "standard", "strong" (``rules.ai``'s levels)."""
     t = translator(lang)

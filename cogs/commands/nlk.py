@@ -215,8 +215,8 @@ class NLK(commands.Cog):
         """Show your cards (only you see them)."""
         table = await self._table_here(interaction)
         seated(table, interaction.user.id)
-        letters = await self.public(interaction)
-        await self.hands.show(interaction, table, letters=letters)
+        # A private hand: the reader's own words and card letters.
+        await self.hands.show(interaction, table, letters=lang_of(interaction))
         self.messages.check(table)
         self.publisher.touched(table, interaction)
         await self._tell_refusal(interaction)

@@ -20,9 +20,10 @@ bypass the catalogue):
   Hungarian catalogue gives the same singular noun for both forms ("{count} lap"), as
   Hungarian does after a number; French has its own two forms.
 * **Cards.** ``render.card_text(card, lang)``: the language's letters with the bot's suit
-  colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``). A
-  private message draws its cards with ``letters=`` the server's language, so they show the
-  server's letters, as on the table, while its sentences follow the reader.
+  colour marks (K♠︎ / K♠︎ / R♠︎); custom ids and replays keep ``str(card)`` (``KS``). Card
+  letters follow the reader as the words do: a private message shows the reader's letters
+  (an English player at a Hungarian table reads "Take Q♣️" in her hand), a public one the
+  place's ("D♣️" on the table message).
 * **Refusals.** ``REPLIES`` values are ``N_("...")`` (marked, translated at use by
   ``sentence(refusal, lang)``). The engine's refusals are translated by rule number
   (``rules.explain``, shared with the terminal game), the rule number kept; the engine's

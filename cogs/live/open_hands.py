@@ -86,7 +86,7 @@ class OpenHand:
     since: float  # when that token's interaction arrived (its age counts from then)
     revision: int  # the table revision the hand was last drawn from
     looks: Any  # what the hand shows, less its footer; None: unsure
-    letters: Lang | None = None  # the table's language, whose letters its cards show
+    letters: Lang | None = None  # whose card letters it shows (its reader's)
     lang: Lang = DEFAULT  # the reader's language
     message_id: int | None = None  # the hand's message (None: a new one, not known yet)
     written: float = -float("inf")  # when the token its record keeps was issued
@@ -272,7 +272,7 @@ class OpenHands:
     def opened(self, table: Table, user_id: int, interaction: Interaction,
                drawn: Drawn, letters: Lang | None = None, *, exact: bool = True) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
-        ``table`` with the table's ``letters`` (a tap on the hand: the same message; a
+        ``table`` with the ``letters`` of its reader (a tap on the hand: the same message; a
         command or a button elsewhere: a new one); not ``exact``: another request to it
         crossed this one, and what it shows is not known."""
         if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
@@ -296,7 +296,7 @@ class OpenHands:
     async def show(self, interaction: Interaction, table: Table, *,
                    letters: Lang) -> None:
         """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
-        private message, its cards in the table's ``letters``, followed from then on."""
+        private message, its cards in the ``letters`` of its reader, followed from then on."""
         user_id = interaction.user.id
         drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters)
         await interaction.response.send_message(
@@ -307,7 +307,7 @@ class OpenHands:
     async def answer(self, interaction: Interaction, table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
-        the owner's newest snapshot, its cards in the table's ``letters`` (with ``note``: as
+        the owner's newest snapshot, its cards in the ``letters`` of its reader (with ``note``: as
         it is, with the note, and not followed anew). It is sent at once, whatever redraw
         of the hand is on its way."""
         user_id = interaction.user.id
@@ -380,7 +380,7 @@ class OpenHands:
 
     async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
-        lang = hand.lang  # the owner's language, the table's letters
+        lang = hand.lang  # the owner's language and letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.place)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)

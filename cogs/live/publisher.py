@@ -25,7 +25,7 @@ import discord
 from bot.tables.clocks import Clocks
 from bot.tables.service import Change, Table, TableService
 from cogs.client import Interaction
-from cogs.i18n.translator import Languages
+from cogs.i18n.translator import Languages, lang_of
 from cogs.live import kinds
 from cogs.live.notices import Notices
 from cogs.live.open_hands import OpenHands
@@ -119,9 +119,9 @@ class Publisher:
             if not ephemeral and (message is None or table.message_id in (None, message.id)
                                   or (table.private and bool(message.embeds))):
                 await self.messages.of(live).reply(live, interaction)
-            elif ephemeral:
-                lang = await self.languages.public(table.place, interaction)
-                await self.hands.answer(interaction, live.newest, letters=lang)
+            elif ephemeral:  # a private message: the reader's own card letters
+                await self.hands.answer(interaction, live.newest,
+                                        letters=lang_of(interaction))
             else:
                 lang = await self.languages.public(table.place, interaction)
                 await self.pings.answer(live.newest, interaction, lang)

@@ -236,7 +236,8 @@ class Pictures:
     async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None,
                   *, urgent: bool = True) -> Picture | None:
         """A player's own cards in the style they chose (or their server's), in ``lang``'s
-        words and the table's ``letters`` (``urgent``: an answer waits for it)."""
+        words and letters (``letters``, if given, overrides them; ``urgent``: an answer
+        waits for it)."""
         try:
             style = await self.styles.private(user_id, table.guild_id)
         except Exception:

@@ -37,7 +37,7 @@ from cogs.pictures.scenes import ALT_LIMIT, card_words, cut, sorted_hand
 from cogs.render.text import ordinal
 from cogs.replay.ids import Act, replay_id
 from rules import Card
-from rules.i18n import Lang, number, rank_text, translator
+from rules.i18n import Lang, is_ai_name, number, rank_text, translator
 
 ENDING_FILE = "hand-over"  # and the chosen format's extension
 LIST_W = 190  # the finishing order's column, in card units
@@ -85,7 +85,7 @@ def end_of_hand_picture(order: Sequence[str], loser: str, last_cards: Sequence[C
     lines = []
     for n, name in enumerate(names, 1):
         change = changes.get(name)
-        lines.append((ordinal(n, lang), name,
+        lines.append((ordinal(n, lang, ai=is_ai_name(name, lang)), name,
                       signed(change, lang) if change is not None else "",
                       0.0 if change is None else change))
     cards = sorted_hand(last_cards, trump)

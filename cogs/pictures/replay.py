@@ -46,7 +46,7 @@ from cogs.pictures.scenes import (
 from cogs.render.text import ordinal
 from rules import Card, Game, Phase
 from rules.cards import SUITS
-from rules.i18n import Lang, rank_text, shown_name, translator
+from rules.i18n import Lang, is_ai_name, rank_text, shown_name, translator
 
 REPLAY_FILE = f"replay.{FORMATS['replay']}"
 ALT_LIMIT = 1024
@@ -106,7 +106,8 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         if game.loser == seat:
             status = _("loses")
         elif seat in places and not collect:
-            status = _("out ({place})").format(place=ordinal(places[seat], lang))
+            status = _("out ({place})").format(place=ordinal(places[seat], lang,
+                                                             ai=is_ai_name(game.names[seat])))
         else:
             status = n_("{count} card", "{count} cards", count).format(count=count)
         seats.append(Seat(f"{cut(name)}\n{status}",

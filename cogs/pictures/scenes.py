@@ -43,7 +43,7 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
                ) -> tuple[HandScene, str] | None:
     """A player's stack (bottom to top, in runs of 13) or hand (a row per suit, the cards
     they may play now standing out and the rest standing back), with its alt text in
-    ``lang``; the cards show ``letters``' rank letters (the table's, as its message does)."""
+    ``lang``; the cards show ``lang``'s rank letters too, unless ``letters`` says otherwise."""
     if not view.own:
         return None
     ranks = letters or lang

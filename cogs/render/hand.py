@@ -17,7 +17,7 @@ from rules.i18n import DEFAULT, Lang, translator
 def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT,
                  *, letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
     """The player's stack or hand, and in phase two their controls, in their own language,
-    the cards in the table's ``letters`` (``card_text``)."""
+    their cards in its letters too (``letters``, if given, overrides them)."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     view = table.view_of_user(user_id)

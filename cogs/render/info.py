@@ -17,7 +17,7 @@ from rules.i18n import DEFAULT, Lang, translator
 def moves_message(table: Table, page: int | None = None, lang: Lang = DEFAULT, *,
                   letters: Lang | None = None) -> tuple[discord.Embed, discord.ui.View]:
     """One page of the hand's moves (None: the latest page), with buttons to turn pages,
-    the cards in the table's ``letters``."""
+    in the reader's words and card letters (``letters``, if given, overrides them)."""
     _ = translator(lang).gettext
     view = table.public_view()
     assert view is not None

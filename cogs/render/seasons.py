@@ -19,7 +19,7 @@ from bot.guilds.seasons import Season, SeasonBoard
 from bot.guilds.service import LeaderboardPage
 from cogs.render import COLOUR, safe_name, stats
 from cogs.widgets.buttons import Buttons, NLKButton
-from rules.i18n import DEFAULT, Lang, number, translator
+from rules.i18n import DEFAULT, N_, Lang, number, translator
 
 PREFIX = "nlkb"
 ALL_TIME = "A"
@@ -33,11 +33,15 @@ def board_id(season: str, players: int, page: int) -> str:
     return f"{PREFIX}:{season}:{players}:{page}"
 
 
+# A quarter's name, one entry per quarter, so each language writes its own way ("Q4 2026",
+# "2026. IV. negyedév", "T4 2026") without numbering code.
+QUARTERS = (N_("Q1 {year}"), N_("Q2 {year}"), N_("Q3 {year}"), N_("Q4 {year}"))
+
+
 def season_name(season: Season, lang: Lang = DEFAULT) -> str:
     """``November 2026``, ``2026. november``, ``novembre 2026``; ``Q4 2026`` …"""
     if season.quarter is not None:
-        return translator(lang).gettext("Q{quarter} {year}").format(quarter=season.quarter,
-                                                                    year=season.year)
+        return translator(lang).gettext(QUARTERS[season.quarter - 1]).format(year=season.year)
     return format_skeleton("yMMMM", date(season.year, season.first, 1), locale=lang.value)
 
 

@@ -266,7 +266,7 @@ def _seat_lines(table: Table, view: SeatView, detail: Detail = DETAILS[0],
             detail_text = f"{shown} ({count})"
         elif seat in view.out:
             detail_text = _("out ({place})").format(
-                place=ordinal(view.out.index(seat) + 1, lang))
+                place=ordinal(view.out.index(seat) + 1, lang, ai=bool(table.seats[seat].ai)))
         elif seat == view.loser:
             detail_text = n_("loser ({count} card)", "loser ({count} cards)",
                              count).format(count=count)

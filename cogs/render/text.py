@@ -81,11 +81,15 @@ def player_names(players: tuple[str, ...] | list[str], lang: Lang = DEFAULT
     return tuple(player_name(p, lang) for p in players)
 
 
-def ordinal(n: int, lang: Lang = DEFAULT) -> str:
-    """A place in the finishing order: 1st, 1., 1er (a table has at most nine)."""
-    _ = translator(lang).gettext
+def ordinal(n: int, lang: Lang = DEFAULT, *, ai: bool = False) -> str:
+    """A place in the finishing order: 1st, 1., 1er (a table has at most nine); beside an
+    AI seat, the form that agrees with it (French "1re": *une* IA)."""
+    t = translator(lang)
+    _ = t.gettext
     if 10 <= n % 100 <= 20 or n % 10 not in (1, 2, 3):
         return _("{n}th").format(n=n)
+    if n % 10 == 1 and ai:
+        return t.pgettext("AI seat", "{n}st").format(n=n)
     return {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}[n % 10].format(n=n)
 
 
@@ -105,10 +109,11 @@ def card_text(card: Card, lang: Lang = DEFAULT, letters: Lang | None = None) -> 
     colour mark: ``10♥️``, ``J♠︎``, Hungarian ``B♠︎``, French ``V♠︎`` (the engine says
     ``10♥``; input stays ``TH``).
 
-    ``letters``: the table's language, when it is not the reader's. One card never reads two
-    ways to one person: the table message and the pings show the server's letters, so a
-    private message (your hand, its buttons, Moves) does too, while its sentences follow your
-    own language. A French player on an English server reads "Ramasser J♥️"."""
+    ``letters``: another language's letters, when they are not ``lang``'s. Card letters
+    follow the reader, as words do: a private message (your hand, its buttons, Moves, a
+    refusal, the lesson) shows your own letters, a public one (the table message, pings,
+    notices) the place's. A French player on an English server reads "Ramasser V♥️" in her
+    hand, and "J♥️" on the table message everyone reads."""
     return rank_text(card.rank, letters or lang) + SUIT_MARKS[card.suit]
 
 

@@ -190,13 +190,12 @@ class Replays:
 
     async def _answer(self, interaction: Interaction, opened: Opened, at: int,
                       *, edit: bool, marks: Landmarks | None = None) -> None:
-        lang = lang_of(interaction)
-        letters = await self.languages.public(place_of(interaction), interaction)
+        lang = lang_of(interaction)  # a private step: the reader's words and card letters
         if marks is None:
             marks = await asyncio.to_thread(landmarks, opened.replay)
         step = await asyncio.to_thread(step_of, opened.replay, at)
         style = await self._private_style(interaction)
-        embed, picture = await self._drawn(opened, marks, step, lang, letters, style)
+        embed, picture = await self._drawn(opened, marks, step, lang, lang, style)
         view = step_view(opened, marks, step.number, lang)
         if edit:
             await interaction.response.edit_message(embed=embed, view=view,

@@ -1,8 +1,8 @@
 """One replay step as a reader sees it: the move in words with its number, whose turn it is,
 at the end the finishing order and the loser; its picture's scene; and the step buttons.
 
-Words follow the reader's language, cards the server's letters (``letters``), as every
-private message does.
+Words and card letters follow the reader's language, as every private message does; a
+step shared in the channel is drawn in the place's language, its letters included.
 """
 
 from __future__ import annotations

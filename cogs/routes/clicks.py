@@ -234,7 +234,7 @@ class Clicks:
     async def _show_hand(self, interaction: Interaction, table_id: int) -> None:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         seated(table, interaction.user.id)
-        letters = await self.languages.public(place_of(interaction), interaction)
+        letters = lang_of(interaction)  # a private message: the reader's own card letters
         if is_ephemeral(interaction):  # Refresh on the hand itself
             await self.hands.answer(interaction, table, letters=letters)
         else:
@@ -253,9 +253,8 @@ class Clicks:
         table = await self.service.get(table_id, channel_id=interaction.channel_id)
         if table.public_view() is None:
             raise NotPlaying("lobby")
-        letters = await self.languages.public(place_of(interaction), interaction)
         embed, view = render.moves_message(table, int(arg) if arg else None,
-                                           lang_of(interaction), letters=letters)
+                                           lang_of(interaction))
         if is_ephemeral(interaction):
             await interaction.response.edit_message(embed=embed, view=view)
         else:
@@ -299,10 +298,7 @@ class Clicks:
                 not interaction.response.is_done():
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                letters = await self.languages.public(place_of(interaction),
-                                                                interaction)
-                await self.hands.answer(interaction, table, letters=letters,
-                                                  note=text)
+                await self.hands.answer(interaction, table, letters=lang, note=text)
                 return
             except Refusal:
                 pass

@@ -38,8 +38,8 @@ def test_a_rising_and_a_falling_history_draw_differently_and_say_which():
     assert summary(RISING, Lang.EN) == "rating 27.0, up 18.0 over the last 20 hands"
     assert summary(FALLING, Lang.EN) == "rating -11.0, down 10.0 over the last 20 hands"
     assert summary([0.02, 0.0], Lang.EN) == "rating 0.0, unchanged over the last 2 hands"
-    assert summary([3.5], Lang.HU) == ("pontszám: 3,5, az utolsó 1 leosztásban 3,5 pontot "
-                                           "emelkedett")
+    assert summary([3.5], Lang.HU) == ("pontszám: 3,5, az utolsó 1 leosztásban 3,5 ponttal "
+                                           "nőtt")
     # The provisional part (the first ten hands) is on its own band, in grey.
     few = plot_area(draw_chart(RISING[:5], "provisional", Lang.EN))
     assert all(few.getpixel((x, y)) != GOLD for x in range(few.width)

@@ -181,7 +181,7 @@ async def test_a_hungarian_server_and_a_french_player_at_one_table(fake_discord,
         refusal = await ix.wait_response()
         first, link = refusal.data["content"].split("\n")  # a first refusal links the lesson
         assert refusal.ephemeral and first == "C’est au tour d’hugo."
-        assert link.startswith("Nouveau au NLK\u202f? </nlk learn:")
+        assert link.startswith("Vous découvrez le NLK\u202f? </nlk learn:")
         # Each player's own stack in their own language.
         ix = await fake.click("amelie", table, label="Kupacom")
         stack = await ix.wait_message()
@@ -242,6 +242,11 @@ async def test_localised_commands_pass_discords_rules_when_synced(fake_discord, 
     for option in command["options"]:
         for local in (option.get("description_localizations") or {}).values():
             assert len(local) <= 100
+    # An option description can't hold a mention: it names the command as the reader's
+    # Discord lists it (issue 46).
+    replay = {o["name"]: o for o in options["replay"]["options"]}
+    described = replay["file"]["description_localizations"]
+    assert "/nlk exportálás" in described["hu"] and "/nlk exporter" in described["fr"]
 
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
@@ -295,3 +300,30 @@ async def test_a_restart_redraws_a_table_whose_servers_language_changed_meanwhil
         await asyncio.sleep(1.0)
         assert fake.request_counts[EDITS] == edits + 1
     fake.assert_clean()
+
+
+def test_a_quarter_is_named_each_languages_way():
+    from bot.guilds.seasons import Season
+    from cogs.render.seasons import season_name
+
+    q4 = Season.parse("2026Q4")
+    assert [season_name(q4, lang) for lang in (Lang.EN, Lang.HU, Lang.FR)] == [
+        "Q4 2026", "2026. IV. negyedév", "T4 2026"]
+
+
+def test_a_french_place_beside_an_ai_seat_agrees_with_it():
+    """*Une* IA finishes "1re", a person "1er" (issue 46); other places read alike."""
+    from cogs.pictures.ending import end_of_hand_picture
+    from cogs.render.text import ordinal
+    from rules.i18n import is_ai_name
+
+    assert ordinal(1, Lang.FR) == "1er" and ordinal(1, Lang.FR, ai=True) == "1re"
+    assert ordinal(2, Lang.FR, ai=True) == "2e" and ordinal(1, Lang.EN, ai=True) == "1st"
+    assert ordinal(1, Lang.HU, ai=True) == "1."
+    assert is_ai_name("IA 2 (forte)", Lang.FR) and is_ai_name("AI 1 (heuristic)")
+    assert not is_ai_name("IA 2 (forte)", Lang.HU) and not is_ai_name("Ann 1", Lang.FR)
+    # The end-of-hand picture's finishing order, in its alt text.
+    for first, place in (("IA 2 (forte)", "1re"), ("Ann", "1er")):
+        picture = end_of_hand_picture([first, "Bob"], "Cy", [Card.parse("KS")], Lang.FR,
+                                      hand_number=1)
+        assert f"{place} {first}, 2e Bob" in picture.alt, picture.alt

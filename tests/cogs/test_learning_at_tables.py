@@ -84,7 +84,7 @@ async def test_a_first_refused_command_at_a_table_links_the_lesson_once(fake_dis
 
 
 HINT = {"en-GB": "Hint", "hu": "Tipp", "fr": "Conseil"}
-ASSISTED = {"en-GB": "Assisted", "hu": "Segített", "fr": "Assistée"}
+ASSISTED = {"en-GB": "Assisted", "hu": "Tippel játszott", "fr": "Assistée"}
 
 
 def hint_buttons(hand):

@@ -18,7 +18,7 @@ from tests.nlk_driver import running_bot
 # taking (R4.5), going out (R4.8), who loses (R4.9).
 NEEDED = {"R3.2", "R3.3", "R3.4", "R4.2", "R4.5", "R4.8", "R4.9"}
 WRONG = {"en": "❌", "hu": "❌", "fr": "❌"}
-AGAIN = {"en": "Play the lesson again", "hu": "A lecke újra", "fr": "Refaire la leçon"}
+AGAIN = {"en": "Play the lesson again", "hu": "Lecke elölről", "fr": "Refaire la leçon"}
 
 
 @pytest.mark.parametrize("locale", ["en-GB", "hu", "fr"])

@@ -30,7 +30,7 @@ def rated_rows(path):
 
 @pytest.mark.parametrize(("locale", "over", "processes"), [
     ("en-GB", "Play again", 1),  # the AI, the hints and the pictures in processes, as deployed
-    ("hu", "Újra", 0), ("fr", "Rejouer", 0)])
+    ("hu", "Még egy leosztás", 0), ("fr", "Rejouer", 0)])
 async def test_a_whole_practice_hand_with_hints_is_never_rated(fake_discord, tmp_path, locale,
                                                                over, processes):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"

@@ -6,6 +6,7 @@ buttons working after a restart, and shows a step in the channel."""
 import io
 import json
 import random
+import re
 
 from PIL import Image
 
@@ -104,11 +105,22 @@ async def test_a_finished_hand_replays_step_by_step_to_its_loser(fake_discord, t
         assert message.embeds[0]["description"].startswith(f"**Move {marks.shed} of ")
         assert "**Shed** · trump" in message.embeds[0]["description"]
 
-        # In the reader's language, the cards in the server's letters.
+        # In the reader's language, its card letters included (Hungarian D and B at an
+        # English server, on the first move's cards).
         fake.set_locale("cy", "hu")
         ix = await fake.slash("cy", None, "nlk", "replay")
         message = await ix.wait_message()
         assert message.embeds[0]["title"] == f"Visszajátszás · #{t} asztal · 1. leosztás"
+        seen = []
+        for _step in range(40):  # the first moves, until one shows a queen or a jack
+            ix = await fake.click("cy", message, custom_id=button(message, "next").custom_id)
+            await ix.wait_response()
+            seen.append(message.embeds[0]["description"])
+            if re.search(r"(?<!\w)[DBQJ][♠♥♦♣]", seen[-1]):
+                break
+        said = "\n".join(seen)
+        assert re.search(r"(?<!\w)[DB][♠♥♦♣]", said) and not re.search(
+            r"(?<!\w)[QJ][♠♥♦♣]", said), said
         _picture, alt = image_of(message)
         assert "Mindenki lapjai" in alt
     fake.assert_clean()

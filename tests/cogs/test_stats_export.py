@@ -139,7 +139,7 @@ async def test_leaderboards_by_table_size_and_exports_of_any_finished_hand(fake_
         ix = await fake.slash("cy", None, "nlk", "stats")
         board = await ix.wait_message()
         assert board.ephemeral and board.embeds[0]["title"].startswith("Classement NLK")
-        assert "par le seul hasard\u202f: 50,0\u00a0%" in board.embeds[0]["description"]
+        assert "attendu au hasard\u202f: 50,0\u00a0%" in board.embeds[0]["description"]
         replay = json.loads(exported[f"{t}.3"].data)
         assert replay["format"] == "nlk-replay/1" and replay["players"] == json.loads(
             hands[2]["names"])

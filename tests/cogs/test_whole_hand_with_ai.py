@@ -1,7 +1,7 @@
 """A Hungarian and a French table with AI seats each play a whole hand through the fake
 Discord, and no English word reaches any message (issue 30): not the AI seats' names, not
 their levels, not a line built outside the catalogue. Player names are the only words the
-bot does not translate, and cards show the server's letters."""
+bot does not translate; cards show the language's letters."""
 
 import random
 import re

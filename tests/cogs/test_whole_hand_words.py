@@ -63,4 +63,4 @@ async def test_a_whole_hand_reads_as_the_review_asked(fake_discord, tmp_path, la
         assert "ramassez" in private and "prenez" not in private
         assert "Ordre de sortie\u202f: " in ending and "d’arrivée" not in everything
         assert board.embeds[0]["title"] == "Classement NLK · tables de 3 joueurs"
-        assert "par le seul hasard\u202f: 33,3\u00a0%" in board.embeds[0]["description"]
+        assert "attendu au hasard\u202f: 33,3\u00a0%" in board.embeds[0]["description"]

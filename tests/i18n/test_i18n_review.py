@@ -157,7 +157,8 @@ def test_no_jargon_reaches_players(lang: Lang) -> None:
 def test_a_long_turn_timer_has_its_thousands_separator() -> None:
     from cogs.render import timer_line
 
-    assert timer_line(3600, Lang.FR) == "3\u202f600 s par tour"
+    # A no-break space before the unit too (issue 46): "s" never starts a line.
+    assert timer_line(3600, Lang.FR) == "3\u202f600\u00a0s par tour"
     assert timer_line(3600, Lang.EN) == "3,600 s per turn"
 
 
