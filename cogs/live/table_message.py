@@ -252,6 +252,8 @@ class TableMessages:
             # Its token can edit it for the next 15 minutes: it becomes the table message.
             live.keep(await self._adopt_tapped(table, tapped))
             shown.moved(tapped)
+        elif old is None and tapped is not None:
+            shown.moved(tapped)  # a tap beat ``/nlk new``'s answer to storing its message
         lang = await self.languages.public(live.newest.place, interaction)
         table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
