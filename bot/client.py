@@ -31,7 +31,7 @@ from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.ops.commands import warn_if_registered_twice
 from bot.ops.observe import Observer
-from bot.ops.workers import WorkerPool, load
+from bot.ops.workers import WorkerPool, drawing_processes, load
 from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
@@ -53,7 +53,8 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, picture_processes: int = 1, channel_edits: int = 5,
+                 ai_processes: int = 2, picture_processes: int | None = None,
+                 channel_edits: int = 5,
                  clock: Callable[[], float] | None = None, db: Database | None = None,
                  **options: Any) -> None:
         intents = discord.Intents.none()
@@ -74,7 +75,9 @@ class NLKBot(commands.Bot):
         self.ai_budget_ms = ai_budget_ms
         self.idle_seconds = idle_seconds
         self.ai_processes = ai_processes
-        self.picture_processes = picture_processes  # card pictures are drawn there
+        # Card pictures are drawn there (None: as many as the machine's cores, up to four,
+        # shared among a cluster's processes: see ``setup_hook``).
+        self.picture_processes = picture_processes
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
         # The shards this process owns: it runs only their servers' tables, and takes their
@@ -103,6 +106,13 @@ class NLKBot(commands.Bot):
                 log.info("shutting down: an interaction was not taken")
 
         parsers["INTERACTION_CREATE"] = take_interaction
+
+    def _drawers(self) -> int:
+        """The card pictures' drawing processes: as asked, or this process's share of the
+        machine's cores (``drawing_processes``)."""
+        if self.picture_processes is not None:
+            return self.picture_processes
+        return drawing_processes(self.shard_range.share)
 
     def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` while shutting down, after interactions in flight have finished and
@@ -144,7 +154,7 @@ class NLKBot(commands.Bot):
         # error replies, and tells the players what the clocks do.
         parts = compose(self, self.service, self.servers, self.clocks,
                         channel_edits=self.channel_edits, rest_share=self.shard_range.share,
-                        picture_processes=0 if self.sync_only else self.picture_processes)
+                        picture_processes=0 if self.sync_only else self._drawers())
         self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
         self.clocks.notifier = self.nlk.publisher

@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from bot.ops.workers import WorkerPool
+from bot.ops.workers import WorkerPool, drawing_processes
 
 
 @pytest.fixture
@@ -84,3 +84,12 @@ def test_an_eager_pool_starts_and_warms_its_processes_before_any_job():
         assert WARMED == []  # not here
     finally:
         pool.shutdown(wait=True)
+
+
+@pytest.mark.parametrize(("cores", "share", "drawers"), [
+    (1, 1.0, 1), (2, 1.0, 2), (8, 1.0, 4), (4, 0.5, 2), (2, 0.5, 1), (1, 0.25, 1)])
+def test_pictures_are_drawn_by_a_process_per_core_shared_in_a_cluster(
+        monkeypatch, cores, share, drawers):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)),
+                        raising=False)
+    assert drawing_processes(share) == drawers
