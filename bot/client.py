@@ -107,12 +107,25 @@ class NLKBot(commands.Bot):
 
         parsers["INTERACTION_CREATE"] = take_interaction
 
+    def machine_share(self) -> float:
+        """This process's part of the machine: of a cluster started by ``python -m bot
+        cluster`` (its processes run side by side), its part of the shards; else all of it
+        (one process, or processes on machines of their own)."""
+        return self.shard_range.share if self.settings.process is not None else 1.0
+
     def _drawers(self) -> int:
         """The card pictures' drawing processes: as asked, or this process's share of the
         machine's cores (``drawing_processes``)."""
         if self.picture_processes is not None:
             return self.picture_processes
-        return drawing_processes(self.shard_range.share)
+        return drawing_processes(self.machine_share())
+
+    def _thinkers(self) -> int:
+        """The AI players' processes: as asked, shared among a cluster's processes (a
+        2-process cluster has as many as one process, not twice as many idling)."""
+        if self.ai_processes <= 0:
+            return 0
+        return max(1, round(self.ai_processes * self.machine_share()))
 
     def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` while shutting down, after interactions in flight have finished and
@@ -146,7 +159,7 @@ class NLKBot(commands.Bot):
             # AI players think in other processes, so a thinking AI never delays a table.
             # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
             # (Started now, having loaded the AI and the rules: no first move waits.)
-            self.ai_pool = WorkerPool(self.ai_processes, eager=True,
+            self.ai_pool = WorkerPool(self._thinkers(), eager=True,
                                       warm=functools.partial(load, "rules.practice"))
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)

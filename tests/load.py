@@ -422,7 +422,10 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
     try:
         with open(folder / "bot.log", "wb") as log:
             for shard in range(processes):
-                env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else {}
+                # As ``cluster`` starts them: each knows its number (and so that the
+                # machine is shared: see ``NLKBot.machine_share``).
+                env = {"NLK_SHARDS": f"{shard}/{processes}", "NLK_PROCESS": str(shard + 1)} \
+                    if processes > 1 else {}
                 if metrics_port is not None:
                     env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
                             "NLK_PROCESS": str(shard + 1)}

@@ -93,3 +93,23 @@ def test_pictures_are_drawn_by_a_process_per_core_shared_in_a_cluster(
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)),
                         raising=False)
     assert drawing_processes(share) == drawers
+
+
+@pytest.mark.parametrize(("shards", "process", "thinkers", "drawers"), [
+    (None, None, 2, 4),  # one process: the whole machine
+    ("0/2", 1, 1, 2),  # one of a cluster's two processes: half of it
+    ("0/2", None, 2, 4),  # a shard run on a machine of its own (no launcher)
+])
+def test_a_clusters_processes_share_the_machines_workers(monkeypatch, shards, process,
+                                                         thinkers, drawers):
+    from bot.client import NLKBot
+    from bot.cluster.shards import Shards
+    from bot.settings import Settings
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(4)), raising=False)
+    settings = Settings(token="x", database=":memory:", process=process,
+                        shards=Shards.parse(shards) if shards else None)
+    bot = NLKBot(settings, ai_processes=2)
+    assert (bot._thinkers(), bot._drawers()) == (thinkers, drawers)
+    assert NLKBot(settings, ai_processes=0, picture_processes=1)._drawers() == 1
+    assert NLKBot(settings, ai_processes=0)._thinkers() == 0
