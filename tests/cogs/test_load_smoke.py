@@ -91,10 +91,11 @@ async def test_a_profiled_run_writes_a_profile_of_the_bot_and_its_workers(tmp_pa
     assert report["_failures"] == [] and report["violations"] == 0, told(report)
     said = capsys.readouterr().err
     assert f"the profile of the bot and its workers is in {path}" in said, said
-    stacks = path.read_text().splitlines()
-    processes = {line.split(";", 1)[0].split('"', 1)[1] for line in stacks}
-    assert any(p.endswith("-m bot") for p in processes), processes  # the bot
-    assert any(p.endswith("-m bot.ops.worker") for p in processes), processes  # its drawer
+    # Each stack starts with the processes it is in: the bot's, then a worker's if in one.
+    processes = {frame.split('"')[1].rsplit(" -m ", 1)[-1]
+                 for line in path.read_text().splitlines() for frame in line.split(";")
+                 if frame.startswith("process ") and '"' in frame}
+    assert processes == {"bot", "bot.ops.worker"}, processes  # the bot, and its drawers
 
 
 async def test_without_py_spy_a_profiled_run_says_so_and_goes_on(tmp_path, monkeypatch, capsys):
