@@ -31,7 +31,7 @@ from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.ops.commands import warn_if_registered_twice
 from bot.ops.observe import Observer
-from bot.ops.workers import WorkerPool, load
+from bot.ops.workers import WorkerPool, drawing_processes, load
 from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
@@ -53,7 +53,8 @@ class NLKBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, sync_only: bool = False, ai_delay: float = 1.0,
                  ai_budget_ms: int | None = None, idle_seconds: float = 6 * 3600,
-                 ai_processes: int = 2, picture_processes: int = 1, channel_edits: int = 5,
+                 ai_processes: int = 2, picture_processes: int | None = None,
+                 channel_edits: int = 5,
                  clock: Callable[[], float] | None = None, db: Database | None = None,
                  **options: Any) -> None:
         intents = discord.Intents.none()
@@ -74,7 +75,9 @@ class NLKBot(commands.Bot):
         self.ai_budget_ms = ai_budget_ms
         self.idle_seconds = idle_seconds
         self.ai_processes = ai_processes
-        self.picture_processes = picture_processes  # card pictures are drawn there
+        # Card pictures are drawn there (None: as many as the machine's cores, up to four,
+        # shared among a cluster's processes: see ``setup_hook``).
+        self.picture_processes = picture_processes
         self.channel_edits = channel_edits  # channel posts and edits per 5 s (Discord: ~5)
         self.clock = clock  # what time it is (tests move it); None: the real time
         # The shards this process owns: it runs only their servers' tables, and takes their
@@ -103,6 +106,26 @@ class NLKBot(commands.Bot):
                 log.info("shutting down: an interaction was not taken")
 
         parsers["INTERACTION_CREATE"] = take_interaction
+
+    def machine_share(self) -> float:
+        """This process's part of the machine: of a cluster started by ``python -m bot
+        cluster`` (its processes run side by side), its part of the shards; else all of it
+        (one process, or processes on machines of their own)."""
+        return self.shard_range.share if self.settings.process is not None else 1.0
+
+    def _drawers(self) -> int:
+        """The card pictures' drawing processes: as asked, or this process's share of the
+        machine's cores (``drawing_processes``)."""
+        if self.picture_processes is not None:
+            return self.picture_processes
+        return drawing_processes(self.machine_share())
+
+    def _thinkers(self) -> int:
+        """The AI players' processes: as asked, shared among a cluster's processes (a
+        2-process cluster has as many as one process, not twice as many idling)."""
+        if self.ai_processes <= 0:
+            return 0
+        return max(1, round(self.ai_processes * self.machine_share()))
 
     def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` while shutting down, after interactions in flight have finished and
@@ -136,7 +159,7 @@ class NLKBot(commands.Bot):
             # AI players think in other processes, so a thinking AI never delays a table.
             # (Processes of our own, which exit with the bot even when it is SIGKILLed.)
             # (Started now, having loaded the AI and the rules: no first move waits.)
-            self.ai_pool = WorkerPool(self.ai_processes, eager=True,
+            self.ai_pool = WorkerPool(self._thinkers(), eager=True,
                                       warm=functools.partial(load, "rules.practice"))
         self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
                              budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
@@ -144,7 +167,7 @@ class NLKBot(commands.Bot):
         # error replies, and tells the players what the clocks do.
         parts = compose(self, self.service, self.servers, self.clocks,
                         channel_edits=self.channel_edits, rest_share=self.shard_range.share,
-                        picture_processes=0 if self.sync_only else self.picture_processes)
+                        picture_processes=0 if self.sync_only else self._drawers())
         self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
         self.clocks.notifier = self.nlk.publisher

@@ -1,7 +1,7 @@
 """Load benchmark: many NLK tables at once, the bot in its own process, played by scripted taps.
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
-                         [--pictures on|four-colour|off] [--learners N]
+                         [--pictures on|four-colour|off] [--learners N] [--profile [FILE]]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -94,6 +94,15 @@ again and counts the same while the idle sweep (a minute after the start) ends t
      "idle_resume": {…}, "sweep": {…}, "violations"}
 
 ``requests`` counts the bot's requests by route (interaction answers excluded: none come).
+
+**Profile** (``--profile [FILE]``): py-spy (in the project's ``test`` extra) samples the bot
+and its worker processes (the AI's, the pictures') 100 times a second for the whole run, and
+writes what they were doing into FILE (default: ``nlk-profile-<date>-<time>.svg`` here), whose
+path the run prints: a flame graph to open in a browser (``.svg``), or speedscope's format
+(``.json``, for https://www.speedscope.app) or py-spy's raw stacks (``.txt``). With several
+``--processes``, the first. Sampling pauses the bot for a few microseconds each time, so the
+figures include that. Without py-spy (or where it may not read other processes), the run
+says so and goes on without a profile.
 """
 
 from __future__ import annotations
@@ -106,6 +115,7 @@ import json
 import math
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import sys
@@ -404,19 +414,23 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
-    ``profile``: the (first) process runs under cProfile and writes its statistics there.
-    ``metrics_port``: the bots serve ``/metrics`` there (process k on the port + k − 1)."""
+    ``profile``: py-spy profiles the (first) process and its workers into that file, if it
+    can (``Profiler``). ``metrics_port``: the bots serve ``/metrics`` there (process k on
+    the port + k − 1)."""
     started = []
+    profiler = Profiler(profile, folder) if profile else None
     try:
         with open(folder / "bot.log", "wb") as log:
             for shard in range(processes):
-                env = {"NLK_SHARDS": f"{shard}/{processes}"} if processes > 1 else {}
+                # As ``cluster`` starts them: each knows its number (and so that the
+                # machine is shared: see ``NLKBot.machine_share``).
+                env = {"NLK_SHARDS": f"{shard}/{processes}", "NLK_PROCESS": str(shard + 1)} \
+                    if processes > 1 else {}
                 if metrics_port is not None:
                     env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
                             "NLK_PROCESS": str(shard + 1)}
                 started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
-                                               stdout=log, stderr=log, env=env,
-                                               profile=None if shard else profile))
+                                               stdout=log, stderr=log, env=env))
         for shard in range(processes):
             await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None)
         if processes > 1:
@@ -424,8 +438,12 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
             # gets them, as a global sync would.
             await fake.wait_until(lambda: fake.state.commands.get(fake.guild_id), 30)
             fake.state.commands[None] = dict(fake.state.commands[fake.guild_id])
+        if profiler is not None:  # once its workers have started, which it samples too
+            await profiler.start(started[0].pid)
         yield [process.pid for process in started]
     finally:
+        if profiler is not None:  # the run, not the shutdown
+            await profiler.stop()
         for process in started:
             if process.returncode is None:
                 process.terminate()
@@ -435,6 +453,84 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+class Profiler:
+    """py-spy sampling a process and its children into ``path``, in the format its suffix
+    names; or, without py-spy or where it can't read the process, a polite line saying the
+    run goes on without it. It says on standard error where the profile is."""
+
+    FORMATS = {".json": "speedscope", ".txt": "raw"}  # anything else: a flame graph (SVG)
+    RATE = 100  # samples a second
+    ATTACH = 3.0  # seconds py-spy has to say it can't read the process
+
+    def __init__(self, path: Path, folder: Path) -> None:
+        self.path = path.resolve()
+        self.log = folder / "py-spy.log"
+        self.process: asyncio.subprocess.Process | None = None
+
+    @staticmethod
+    def program() -> str | None:
+        """py-spy, next to this Python (a virtual environment's, not on PATH) or on PATH."""
+        here = Path(sys.executable).parent
+        return shutil.which("py-spy", path=os.pathsep.join((str(here),
+                                                            os.environ.get("PATH", ""))))
+
+    async def start(self, pid: int) -> None:
+        program = self.program()
+        if program is None:
+            say("--profile: py-spy is not installed (pip install py-spy, or the project's "
+                "test extra), so this run goes on without a profile.")
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fmt = self.FORMATS.get(self.path.suffix.lower(), "flamegraph")
+        with open(self.log, "wb") as log:
+            process = await asyncio.create_subprocess_exec(
+                program, "record", "--pid", str(pid), "--subprocesses", "--rate",
+                str(self.RATE), "--format", fmt, "--output", str(self.path),
+                stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log)
+        try:  # one that can't read the process stops within a second or two
+            await asyncio.wait_for(process.wait(), self.ATTACH)
+        except TimeoutError:
+            self.process = process
+            say(f"--profile: py-spy samples the bot and its workers into {self.path}")
+            return
+        say(f"--profile: py-spy could not profile the bot ({self.why(process)}), so this "
+            "run goes on without a profile.")
+
+    def why(self, process: asyncio.subprocess.Process) -> str:
+        """What py-spy said went wrong: its error line, else its last."""
+        said = [line.strip() for line in self.log.read_text(errors="replace").splitlines()
+                if line.strip()]
+        errors = [line for line in said if line.startswith("Error")]
+        return (errors or said or [f"it exited with {process.returncode}"])[0 if errors else -1]
+
+    async def stop(self) -> None:
+        """py-spy writes its file on SIGINT (as on Ctrl-C)."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.returncode is not None and not self.path.is_file():
+            say(f"--profile: py-spy stopped during the run ({self.why(process)}): no profile.")
+            return
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGINT)
+        try:
+            await asyncio.wait_for(process.wait(), 60)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+        if self.path.is_file():
+            say(f"--profile: the profile of the bot and its workers is in {self.path} "
+                f"({self.path.stat().st_size // 1024} KiB)")
+        else:
+            say(f"--profile: py-spy wrote no profile ({self.why(process)}).")
+
+
+def say(line: str) -> None:
+    """A line for the person running the benchmark (on standard error: ``--json`` keeps
+    standard output to the JSON object)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 async def scrape_every(port: int, processes: int, seconds: float) -> None:
@@ -712,7 +808,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
     afterwards) instead of a new SQLite file; ``pictures``: the server's card pictures;
-    ``profile``: where the bot's cProfile statistics go (it runs without a profiler if None);
+    ``profile``: where py-spy's profile of the bot goes (it runs without a profiler if None);
     ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds; ``learners``: that
     many people take the lesson, as many play practice hands and as many sit at tables whose
     server allows hints, beside the tables."""
@@ -1051,9 +1147,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1, metavar="N",
                         help="run the bot as N processes, one shard each, on the --database "
                              "server (default 1)")
-    parser.add_argument("--profile", type=Path, metavar="FILE",
-                        help="run the bot under cProfile and write its statistics to FILE"
-                             " (figures then include the profiler's cost)")
+    parser.add_argument("--profile", type=Path, metavar="FILE", nargs="?",
+                        const=Path(time.strftime("nlk-profile-%Y%m%d-%H%M%S.svg")),
+                        help="profile the bot and its workers with py-spy (if installed) "
+                             "into FILE: .svg, a flame graph (default: "
+                             "nlk-profile-<date>-<time>.svg here), .json for speedscope, "
+                             ".txt raw; the figures include its small cost")
     parser.add_argument("--metrics", action="store_true",
                         help="the bot serves NLK_METRICS, scraped every 5 s (to measure "
                              "what metrics cost)")

@@ -96,22 +96,20 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
 
 
 async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object = None,
-                    stderr: object = None, env: dict[str, str] | None = None,
-                    profile: Path | None = None) -> asyncio.subprocess.Process:
+                    stderr: object = None, env: dict[str, str] | None = None
+                    ) -> asyncio.subprocess.Process:
     """``python -m bot`` as deployed, in a process of its own, connected to ``fake``.
 
     ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded);
-    ``env`` adds to (or, with an empty value, removes from) the bot's environment;
-    ``profile``: run it under cProfile, writing the statistics there when it stops.
+    ``env`` adds to (or, with an empty value, removes from) the bot's environment.
     """
     env = {key: value for key, value in {
         **os.environ, **fake.env(), "NLK_DATABASE": str(database),
         "NLK_DEV_GUILD": str(fake.guild_id), "LOG_LEVEL": "WARNING", **(env or {})}.items()
         if value}
     quiet = asyncio.subprocess.DEVNULL
-    profiler = ["-m", "cProfile", "-o", str(profile.resolve())] if profile else []
     return await asyncio.create_subprocess_exec(
-        sys.executable, *profiler, "-m", "bot", cwd=ROOT, env=env,
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
         stdout=quiet if stdout is None else stdout, stderr=quiet if stderr is None else stderr)
 
 

@@ -79,13 +79,14 @@ ANSWER_WAIT = 0.06
 # the new one follows once it is drawn.
 PAINT_WAIT = 2.0
 
-# Where pictures are drawn. The bot draws them in a process of its own (``processes=1``):
-# drawing is most of what the bot computes, and in a thread of the bot's process it held
-# the interpreter lock that every answer needs. Without one (tests, the benchmark), in one
-# thread: one, as pictures are drawn one at a time anyway (``Turns``), so the large buffers
-# of each picture (its pixels, their rows to deflate) reuse the same freed memory instead of
-# growing an allocator arena in each of the default pool's threads (about 20 MB of resident
-# memory over a few thousand pictures).
+# Where pictures are drawn. The bot draws them in processes of their own (``processes``: one
+# per core, up to four, ``drawing_processes``), several at once: drawing is most of what
+# the bot computes, and in a thread of the bot's process it held the interpreter lock that
+# every answer needs. Without them (tests, the benchmark), in one thread: one, as a thread
+# draws one picture at a time anyway (the font's lock), so the large buffers of each picture
+# (its pixels, their rows to deflate) reuse the same freed memory instead of growing an
+# allocator arena in each of the default pool's threads (about 20 MB of resident memory over
+# a few thousand pictures).
 DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
 WARM_WAIT = 120.0  # seconds start-up waits at most for the drawing process to be ready
 
@@ -198,8 +199,13 @@ class Pictures:
         self.styles = Styles(servers)
         self.broken: str | None = None  # why pictures are off for this run, once logged
         self._failed: set[str] = set()  # kinds of drawing failure already logged
-        self.turns = Turns()
+        # As many drawn at once as there are drawers, urgent ones first.
+        self.turns = Turns(max(processes, 1))
         self._late = Tasks()  # drawings answers left behind
+        # Drawings on their way, by what they show: a picture asked for again meanwhile (the
+        # same hand for its answer and its redraw) is drawn once, not once per drawer.
+        self._drawing: dict[PictureKey, asyncio.Task[Picture | None]] = {}
+        self._hurried: set[PictureKey] = set()  # of those, ones an answer waits for
         self.answer_wait = ANSWER_WAIT
         self.paint_wait = PAINT_WAIT
         # ``processes``: drawn in that many processes of their own (each warmed as it
@@ -354,7 +360,25 @@ class Pictures:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        async with self.turns.turn(urgent):
+        drawing = self._drawing.get(key)
+        if drawing is None:
+            drawing = asyncio.ensure_future(self._draw(scene, key, alt, filename, urgent))
+            self._drawing[key] = drawing
+            drawing.add_done_callback(lambda _done: self._forget(key))
+        elif urgent:  # already on its way, but waiting in the background's turn
+            self._hurried.add(key)
+        # Shielded: a caller that gives up (an answer that had to go) leaves the drawing to
+        # finish and land in the cache, for the others waiting for it and the redraw after.
+        return await asyncio.shield(drawing)
+
+    def _forget(self, key: PictureKey) -> None:
+        self._drawing.pop(key, None)
+        self._hurried.discard(key)
+
+    async def _draw(self, scene: HandScene | TableScene | ReplayScene, key: PictureKey,
+                    alt: str, filename: str, urgent: bool) -> Picture | None:
+        """Draw the picture ``key`` names in its turn, into the cache (None: text only)."""
+        async with self.turns.turn(urgent, lambda: key in self._hurried):
             cached = self.cache.get(key)  # drawn while this waited its turn
             if cached is not None:
                 return cached

@@ -80,7 +80,8 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
 
 def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str] | None:
     """The table's public cards: in the collect phase each seat's top card, the talon, the
-    drawn card and the trump; in the shed phase the trump and the trick as it stands."""
+    drawn card and the trump; in the shed phase each player's hand face down with its card
+    count (or "out"), the trump and the trick as it stands."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     players = [shown_name(p, lang) for p in view.players]  # an AI in the reader's words
@@ -114,19 +115,30 @@ def table_scene(view: SeatView, lang: Lang, four: bool) -> tuple[TableScene, str
         return TableScene(tuple(rows), four), _alt(text)
     if view.phase != Phase.SHED:
         return None
+    # Each player: their hand face down and how many cards it holds, or an empty place and
+    # "out"; the one to act edged in gold. Then the trump and the trick as it stands.
+    seats, held = [], []
+    for seat, name in enumerate(names):
+        count = view.counts[seat]
+        out = seat in view.out or count == 0
+        holds = _("out") if out else n_("{count} card", "{count} cards", count).format(
+            count=count)
+        seats.append(Place(f"{name}\n{holds}", back=not out, mark=seat == view.to_act))
+        held.append(_("{name}: {card}").format(name=players[seat], card=holds))
     places = [Place(_("Trump"), suit=trump)] if trump is not None else []
     last = len(view.trick) - 1
     for i, (seat, card) in enumerate(view.trick):
         places.append(Place(names[seat], card, rank_text(card.rank, lang), mark=i == last))
     if not view.trick and view.to_act is not None:
         places.append(Place(names[view.to_act], mark=True))
-    shed_rows = tuple(tuple(places[i:i + PER_TABLE_ROW])
-                      for i in range(0, len(places), PER_TABLE_ROW))
+    shed_rows = tuple(tuple(row[i:i + PER_TABLE_ROW])
+                      for row in (seats, places) for i in range(0, len(row), PER_TABLE_ROW))
     trick = ", ".join(_("{card} ({name})").format(card=card_word(card, lang),
                                                   name=players[seat])
                       for seat, card in view.trick) or _("empty")
     text = _("Trump: {suit}").format(suit=trump_word) + ". " + \
-        _("Trick: {cards}").format(cards=trick) + "."
+        _("Trick: {cards}").format(cards=trick) + ". " + \
+        _("Hands: {counts}.").format(counts=semicolons(held, lang))
     return TableScene(shed_rows, four), _alt(text)
 
 

@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from bot.ops.workers import WorkerPool
+from bot.ops.workers import WorkerPool, drawing_processes
 
 
 @pytest.fixture
@@ -84,3 +84,32 @@ def test_an_eager_pool_starts_and_warms_its_processes_before_any_job():
         assert WARMED == []  # not here
     finally:
         pool.shutdown(wait=True)
+
+
+@pytest.mark.parametrize(("cores", "share", "drawers"), [
+    (1, 1.0, 1), (2, 1.0, 2), (8, 1.0, 4), (4, 0.5, 2), (2, 0.5, 1), (1, 0.25, 1)])
+def test_pictures_are_drawn_by_a_process_per_core_shared_in_a_cluster(
+        monkeypatch, cores, share, drawers):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)),
+                        raising=False)
+    assert drawing_processes(share) == drawers
+
+
+@pytest.mark.parametrize(("shards", "process", "thinkers", "drawers"), [
+    (None, None, 2, 4),  # one process: the whole machine
+    ("0/2", 1, 1, 2),  # one of a cluster's two processes: half of it
+    ("0/2", None, 2, 4),  # a shard run on a machine of its own (no launcher)
+])
+def test_a_clusters_processes_share_the_machines_workers(monkeypatch, shards, process,
+                                                         thinkers, drawers):
+    from bot.client import NLKBot
+    from bot.cluster.shards import Shards
+    from bot.settings import Settings
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(4)), raising=False)
+    settings = Settings(token="x", database=":memory:", process=process,
+                        shards=Shards.parse(shards) if shards else None)
+    bot = NLKBot(settings, ai_processes=2)
+    assert (bot._thinkers(), bot._drawers()) == (thinkers, drawers)
+    assert NLKBot(settings, ai_processes=0, picture_processes=1)._drawers() == 1
+    assert NLKBot(settings, ai_processes=0)._thinkers() == 0

@@ -1,12 +1,14 @@
 """The load benchmark (``python -m tests.load``) runs, and at a tiny size the bot stays clean;
 with ``--learners`` it reports the coach steps and the hints as kinds of their own."""
 
+import asyncio
 import json
+import os
 
 import pytest
 
 from rules import lesson
-from tests.load import LEARNING_COMMANDS, public, run_load
+from tests.load import LEARNING_COMMANDS, Profiler, public, run_load
 
 LEARNER_KINDS = {"coach", "practice", "practice hint", "hint",
                  *(f"/nlk {name}" for name in LEARNING_COMMANDS)}
@@ -76,3 +78,47 @@ async def test_learners_beside_a_table_report_coach_steps_and_hints():
         assert 0 < ms["p50"] <= ms["p90"] <= ms["p99"] <= ms["max"] < 3000, (ms, told(report))
     # Every interaction is counted under one kind.
     assert sum(k["count"] for k in kinds.values()) == figures["interactions"]
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(120)
+async def test_a_profiled_run_writes_a_profile_of_the_bot_and_its_workers(tmp_path, capsys):
+    if Profiler.program() is None:
+        pytest.skip("py-spy is not installed (the test extra installs it)")
+    path = tmp_path / "profile.txt"  # py-spy's raw stacks: one line per stack, and a count
+    report = await run_load(tables=1, players=2, seed=2, hands=1, think_ms=0, timeout=100,
+                            profile=path)
+    assert report["_failures"] == [] and report["violations"] == 0, told(report)
+    said = capsys.readouterr().err
+    assert f"the profile of the bot and its workers is in {path}" in said, said
+    # Each stack starts with the processes it is in: the bot's, then a worker's if in one.
+    processes = {frame.split('"')[1].rsplit(" -m ", 1)[-1]
+                 for line in path.read_text().splitlines() for frame in line.split(";")
+                 if frame.startswith("process ") and '"' in frame}
+    assert processes == {"bot", "bot.ops.worker"}, processes  # the bot, and its drawers
+
+
+async def test_without_py_spy_a_profiled_run_says_so_and_goes_on(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(Profiler, "program", staticmethod(lambda: None))
+    profiler = Profiler(tmp_path / "profile.svg", tmp_path)
+    await profiler.start(os.getpid())
+    await profiler.stop()
+    said = capsys.readouterr().err
+    assert "py-spy is not installed" in said and "goes on without a profile" in said
+    assert not (tmp_path / "profile.svg").exists()
+
+
+async def test_a_process_py_spy_cannot_read_is_run_without_a_profile(tmp_path, capsys):
+    if Profiler.program() is None:
+        pytest.skip("py-spy is not installed (the test extra installs it)")
+    other = await asyncio.create_subprocess_exec("sleep", "30")  # no Python in it
+    try:
+        profiler = Profiler(tmp_path / "profile.svg", tmp_path)
+        await profiler.start(other.pid)
+        await profiler.stop()
+    finally:
+        other.kill()
+        await other.wait()
+    said = capsys.readouterr().err
+    assert "py-spy could not profile the bot (Error: " in said, said
+    assert "goes on without a profile" in said

@@ -15,6 +15,7 @@ from cogs.pictures import Pictures
 from cogs.pictures.__main__ import hand_view, table_view
 from cogs.pictures.chart import draw_chart
 from cogs.pictures.draw import (
+    BACK,
     FORMATS,
     FRAME,
     MUTED,
@@ -257,3 +258,30 @@ def test_the_layout_search_measures_each_packing_as_it_would_be_made():
                     plan = _pack(lengths, most, share)
                     assert _measure(lengths, most, share, step) == (
                         len(plan), max(_width(line, step) for line in plan)), (lengths, most)
+
+
+@pytest.mark.parametrize(("lang", "out", "hands"), [
+    (Lang.EN, "out", "Hands: Ann: 5 cards; Bob: out; Csilla: 1 card."),
+    (Lang.HU, "végzett", "Lapok a kézben: Ann: 5 lap; Bob: végzett; Csilla: 1 lap."),
+    (Lang.FR, "sorti", "Mains\u202f: Ann\u202f: 5 cartes\u202f; Bob\u202f: sorti\u202f; "
+                       "Csilla\u202f: 1 carte."),
+])
+def test_the_shed_phase_table_shows_each_players_card_count_and_who_is_out(lang, out, hands):
+    """A glance at the table's picture tells the state: every player's hand face down with
+    its card count, or an empty place for one who is out; the one to act edged in gold."""
+    view = replace(table_view(Phase.SHED, random.Random(5)), players=tuple(NAMES[:3]),
+                   counts=(5, 0, 1), out=(1,), to_act=2, trick=((0, Card.parse("9H")),))
+    found = table_scene(view, lang, False)
+    assert found is not None
+    scene, alt = found
+    seats = {p.label.split("\n")[0]: p for row in scene.rows for p in row if "\n" in p.label}
+    assert set(seats) == set(NAMES[:3])
+    assert [seats[n].back for n in NAMES[:3]] == [True, False, True]  # Bob's hand is gone
+    assert [seats[n].mark for n in NAMES[:3]] == [False, False, True]
+    assert seats["Bob"].card is None and seats["Bob"].label == f"Bob\n{out}"
+    assert seats["Ann"].label.startswith("Ann\n5 ")
+    assert alt.endswith(hands), alt
+    picture = Pictures().draw(scene, alt, "table.png")
+    colours = {c for _n, c in decode(picture.png).getcolors(1 << 16)}
+    assert BACK in colours  # the hands face down
+    assert [b.card for b in picture.boxes] == [Card.parse("9H")]

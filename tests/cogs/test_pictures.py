@@ -578,3 +578,62 @@ async def test_an_answer_lands_after_a_paced_edit_already_on_its_way(fake_discor
         await asyncio.sleep(2.0)
         assert move_of(table) == newest, [move_of(v) for v in table.versions[-4:]]
     fake.assert_clean()
+
+
+async def test_turns_let_as_many_draw_at_once_as_there_are_drawers_an_answer_first():
+    turns = Turns(2)
+    drawing, most, order = 0, 0, []
+    release = asyncio.Event()
+
+    async def draw(name, urgent):
+        nonlocal drawing, most
+        async with turns.turn(urgent):
+            drawing += 1
+            most = max(most, drawing)
+            order.append(name)
+            await release.wait()
+            drawing -= 1
+
+    first = [asyncio.create_task(draw(n, False)) for n in ("first", "second")]
+    await asyncio.sleep(0)
+    assert order == ["first", "second"]  # two drawers: both draw at once
+    queued = [asyncio.create_task(draw(name, urgent)) for name, urgent in
+              [("redraw", False), ("answer", True)]]
+    await asyncio.sleep(0)
+    assert turns.waiting == 2
+    release.set()
+    await asyncio.gather(*first, *queued)
+    assert most == 2 and order == ["first", "second", "answer", "redraw"]
+    assert turns.waiting == 0
+
+
+async def test_a_picture_asked_for_while_on_its_way_is_drawn_once_in_an_answers_turn(
+        monkeypatch):
+    """Two drawers: the same hand asked for by its redraw and then by an answer is drawn
+    once; and the answer, arriving while that redraw waits behind other redraws, moves it
+    ahead of them."""
+    pictures = Pictures()
+    pictures.turns = Turns(1)
+    drawn: list[str] = []
+    real = cogs.pictures.draw_picture
+
+    def counted(scene, key, alt, *args):
+        drawn.append(alt)
+        time.sleep(0.02)
+        return real(scene, key, alt, *args)
+
+    monkeypatch.setattr(cogs.pictures, "draw_picture", counted)
+
+    def scene(card):
+        return HandScene(((Shown(Card.parse(card), card[0], PLAIN),),), False)
+
+    busy = asyncio.create_task(pictures._picture(scene("2S"), "busy", "hand.png"))
+    await asyncio.sleep(0)
+    redraws = [asyncio.create_task(pictures._picture(scene(c), c, "hand.png"))
+               for c in ("3S", "4S", "5S")]
+    await asyncio.sleep(0)
+    answer = await pictures._picture(scene("5S"), "5S", "hand.png", urgent=True)
+    others = await asyncio.gather(busy, *redraws)
+    assert drawn == ["busy", "5S", "3S", "4S"]
+    assert answer is others[-1] and answer is not None
+    assert pictures._drawing == {}  # nothing left on its way
