@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.db.records import Mark
@@ -134,21 +135,23 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
         lines.append(_("{name}: {move}").format(
             name=names[turn.seat],
             move=turn_text(turn, names, table.marks, None, lang, letters)))
-        lines += [f"↳ *{why}*" for why in forced_reasons(turn.moves, table.marks, names,
-                                                         view.seat, lang)]
+        lines += [f"↳ *{why}*" for why in forced_reasons(view.history, turn.moves,
+                                                         table.marks, names, view.seat, lang)]
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines
 
 
-def forced_reasons(moves: tuple[tuple[int, Event], ...], kinds_of: dict[int, Mark],
-                   names: tuple[str, ...], reader: int | None, lang: Lang = DEFAULT
-                   ) -> list[str]:
-    """Why each of ``moves`` that played itself had no choice, each sentence once: to its
-    own player "You had to draw: …", to anyone else "ann had to draw: …"."""
+def forced_reasons(history: Sequence[Event], moves: tuple[tuple[int, Event], ...],
+                   kinds_of: dict[int, Mark], names: tuple[str, ...], reader: int | None,
+                   lang: Lang = DEFAULT) -> list[str]:
+    """Why each of ``moves`` (``history``'s, by index) that played itself had no choice,
+    each sentence once: to its own player "You had to draw: …", to anyone else "ann had to
+    draw: …"; a draw's reason depends on the moves before it (again after a give of the
+    drawn card), so the hand's history comes too."""
     said: list[str] = []
     for i, event in moves:
-        found = forced_event(event) if kinds_of.get(i) is Mark.FORCED else None
+        found = forced_event(history, i) if kinds_of.get(i) is Mark.FORCED else None
         if found is None:
             continue
         reason, told = found
@@ -169,7 +172,8 @@ def own_forced(table: Table, user_id: int, lang: Lang = DEFAULT) -> list[str]:
     while at > 0 and table.marks.get(at - 1) is Mark.FORCED:
         at -= 1
     moves = tuple((i, history[i]) for i in range(at, len(history)) if history[i].seat == seat)
-    return forced_reasons(moves, table.marks, player_names(game.names, lang), seat, lang)
+    return forced_reasons(history, moves, table.marks, player_names(game.names, lang), seat,
+                          lang)
 
 
 def log_pages(lines: list[str]) -> list[str]:
