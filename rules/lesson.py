@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.actions import TAKE, Action
+from rules.actions import TAKE, Act, Action
 from rules.cards import Card
 from rules.engine import Game
 from rules.errors import IllegalAction
@@ -137,7 +137,7 @@ THE_END = Coach(N_(
 
 TAPS: tuple[int, ...] = tuple(i for i, line in enumerate(SCRIPT) if line.tap)
 STEPS = len(TAPS)  # step ``STEPS`` is the finished hand
-SHED = next(s for s, i in enumerate(TAPS) if SCRIPT[i].action.act == "play")
+SHED = next(s for s, i in enumerate(TAPS) if SCRIPT[i].action.act == Act.PLAY)
 
 CHAPTERS = (N_("Collect"), N_("Shed"))
 

@@ -21,13 +21,13 @@ from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
-from cogs.lesson.ids import act_of, action_of, lesson_id
+from cogs.lesson.ids import Way, act_of, action_of, lesson_id, way_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
 from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import lesson
-from rules.actions import Action
+from rules.actions import Act, Action
 from rules.engine import Game
 from rules.i18n import N_, Lang, translator
 
@@ -93,8 +93,9 @@ class Lessons:
                 return
             stored = await self._stored(interaction.user.id)
             at = lesson.STEPS if stored.finished else stored.step
-            if act in ("skip", "back", "again"):
-                at = {"skip": lesson.SHED, "back": 0, "again": 0}[act]
+            way = way_of(act)
+            if way is not None:
+                at = lesson.SHED if way is Way.SKIP else 0
                 await self._save(interaction.user.id, at)
                 await self._answer(interaction, at, edit=True)
                 return
@@ -202,14 +203,14 @@ def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:
 def move_label(action: Action, game: Game, lang: Lang) -> str:
     """A move's button in ``game``, worded as at a real table (the practice's too)."""
     _ = translator(lang).gettext
-    if action.act == "give" and action.card is not None and action.to is not None:
+    if action.act == Act.GIVE and action.card is not None and action.to is not None:
         return _("Give {card} to {name}").format(card=card_text(action.card, lang),
                                                  name=label_name(game.names[action.to], lang))
-    if action.act == "keep" and game.drawn is not None:
+    if action.act == Act.KEEP and game.drawn is not None:
         return _("Keep {card}").format(card=card_text(game.drawn, lang))
-    if action.act == "play" and action.card is not None:
+    if action.act == Act.PLAY and action.card is not None:
         return card_text(action.card, lang)
-    if action.act == "take" and game.trick:
+    if action.act == Act.TAKE and game.trick:
         return _("Take {card}").format(card=card_text(game.trick[0], lang))
     return _("Draw")
 
@@ -224,12 +225,12 @@ def lesson_view(here: lesson.Situation, lang: Lang) -> discord.ui.View:
                                 button_label(action, here, lang),
                                 discord.ButtonStyle.primary, row=i // 5))
     if here.finished:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "again"),
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.AGAIN),
                                 _("Play the lesson again"), row=4))
     elif here.chapter == 0:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "skip"),
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.SKIP),
                                 _("Skip to the shed phase"), row=4))
     else:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "back"),
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.BACK),
                                 _("Back to the collect phase"), row=4))
     return view

@@ -30,7 +30,7 @@ from cogs.lesson.ids import MOVES, act_of, action_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
 from cogs.pictures.scenes import hand_scene, table_scene
-from cogs.practice.ids import practice_id
+from cogs.practice.ids import Way, practice_id
 from cogs.widgets.buttons import Buttons, NLKButton, NLKSelect
 from rules import practice
 from rules.actions import Action
@@ -163,11 +163,11 @@ class Practices:
                 return
             moved_on = _("Your practice hand had moved on from that message: here is where "
                          "you are.")
-            if act == "again" and number == stored.number:
+            if act == Way.AGAIN and number == stored.number:
                 await self._start(interaction, stored.number + 1, hand.players, hand.level,
                                   edit=True)
                 return
-            if act == "again":  # an older hand's: the hand under way stays
+            if act == Way.AGAIN:  # an older hand's: the hand under way stays
                 await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
                 return
             if number != stored.number or version != len(hand.moves):
@@ -177,7 +177,7 @@ class Practices:
             if game.to_act != practice.PLAYER:  # the hand is over
                 await self._answer(interaction, stored.number, hand, edit=True)
                 return
-            if act == "hint":
+            if act == Way.HINT:
                 hint = await off_loop(self.pool, functools.partial(practice.suggestion,
                                                                    hand))
                 hand = practice.hinted(hand)
@@ -352,9 +352,9 @@ def practice_view(game: Game, number: int, version: int, lang: Lang,
                 view.add_item(NLKSelect(practice_id(number, version, f"pick{row}"),
                                         _("Your move"), options, row=row))
     if legal:
-        view.add_item(NLKButton(practice_id(number, version, "hint"), "💡 " + _("Hint"),
+        view.add_item(NLKButton(practice_id(number, version, Way.HINT), "💡 " + _("Hint"),
                                 row=4))
     elif game.is_over:
-        view.add_item(NLKButton(practice_id(number, version, "again"), _("Play again"),
+        view.add_item(NLKButton(practice_id(number, version, Way.AGAIN), _("Play again"),
                                 discord.ButtonStyle.success, row=4))
     return view

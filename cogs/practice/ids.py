@@ -14,11 +14,21 @@ The format never changes, so a practice message from any earlier version keeps w
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
 from cogs.lesson.ids import MOVES
 
 PREFIX = "nlkp"
-WAYS = ("hint", "again")
+
+
+class Way(StrEnum):
+    """A practice button that is not a move."""
+
+    HINT = "hint"
+    AGAIN = "again"  # another hand
+
+
+WAYS = tuple(Way)
 PICK = "pick[0-3]"  # one menu per row, each id unique in its message
 TEMPLATE = (rf"{PREFIX}:(?P<hand>[0-9]{{1,9}}):(?P<version>[0-9]{{1,6}}):"
             rf"(?P<act>{MOVES}|{'|'.join(WAYS)}|{PICK})")
