@@ -36,10 +36,13 @@ log = logging.getLogger(__name__)
 COLOUR = discord.Colour.from_rgb(88, 160, 110)
 LEARNED = N_("""\
 **You have played your first hand of NLK.** What you learned:
-• Collect (R3): draw each turn; give a card where it is one rank higher, or keep it; the last \
-talon card is kept and makes trump.
-• Shed (R4): beat in suit or with a trump, or take the trick's bottom card; play your last card \
-to be out.
+• The pack: the Aces down to one rank lower for each player more (R1.2); the dealer's \
+next player starts (R3.1).
+• Collect (R3): give the top card of your stack, as many as fit, then draw; give a drawn card \
+where it is one rank higher, whatever the suit, and draw again, or keep it; the last talon \
+card is kept and makes trump.
+• Shed (R4): beat in suit or with a trump, or take the trick's bottom card; a trick holds as \
+many cards as players were in when it was led; play your last card to be out.
 • The last player holding cards loses.
 Ready for a real table? Start one with `/nlk new`, or tap below to play the lesson again.""")
 # Under a player's first refusal at a real table, once ever.
@@ -106,8 +109,9 @@ class Lessons:
                 return
             verdict = lesson.judge(at, action)
             if not verdict.right:
+                names = (display_name(interaction.user), *lesson.AI_NAMES)
                 await self._answer(interaction, at, edit=True, note="❌ " + lesson.wrong_words(
-                    verdict, lang_of(interaction)))
+                    verdict, lang_of(interaction), names))
                 return
             await self._save(interaction.user.id, at + 1)
             await self._answer(interaction, at + 1, edit=True)
@@ -229,8 +233,8 @@ def lesson_view(here: lesson.Situation, lang: Lang) -> discord.ui.View:
                                 _("Play the lesson again"), row=4))
     elif here.chapter == 0:
         view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.SKIP),
-                                _("Skip to the shed phase"), row=4))
+                                _("Skip to phase 2: shed"), row=4))
     else:
         view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.BACK),
-                                _("Back to the collect phase"), row=4))
+                                _("Back to phase 1: collect"), row=4))
     return view

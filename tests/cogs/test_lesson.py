@@ -16,7 +16,11 @@ from tests.nlk_driver import running_bot
 # The rules a first-timer needs (issue 34): drawing, giving, keeping and a move that plays
 # itself (R3.2, R3.3), the last talon card (R3.4), beating in suit and trumping (R4.2),
 # taking (R4.5), going out (R4.8), who loses (R4.9).
-NEEDED = {"R3.2", "R3.3", "R3.4", "R4.2", "R4.5", "R4.8", "R4.9"}
+# Issue 45 adds what newcomers had to guess: the pack by player count (R1.2), who starts
+# (R3.1), a trick's size (R4.3), who leads after a take of the only card (R4.7), and the
+# footer's variants (R6.1, R6.2).
+NEEDED = {"R1.2", "R3.1", "R3.2", "R3.3", "R3.4", "R4.2", "R4.3", "R4.5", "R4.7", "R4.8",
+          "R4.9", "R6.1", "R6.2"}
 WRONG = {"en": "❌", "hu": "❌", "fr": "❌"}
 AGAIN = {"en": "Play the lesson again", "hu": "A lecke újra", "fr": "Refaire la leçon"}
 
