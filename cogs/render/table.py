@@ -21,7 +21,7 @@ from cogs.render.text import (
     ordinal,
     player_name,
     rules_line,
-    seed_reveal,
+    seed_proof,
     short_names,
     suit_mark,
     timer_line,
@@ -152,7 +152,7 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
                timer_line(table.turn_seconds, lang)]
     if table.seed is not None:
         if view.is_over or closed:
-            embed.add_field(name=_("Fair deal"), value=seed_reveal(table.seed, view.n, lang),
+            embed.add_field(name=_("Fair deal"), value=seed_proof(table.seed, lang),
                             inline=False)
         else:
             footer.append(_("fair deal {fingerprint}").format(

@@ -157,6 +157,16 @@ def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
              "{players}`").format(seed=seed, digest=commitment(seed), players=players)
 
 
+def seed_proof(seed: str, lang: Lang = DEFAULT) -> str:
+    """What a finished hand's revealed seed proves, in one line a player understands; the
+    command that checks it is in the **Fair deal** button's private message, where those
+    who run it look (issue 45: a bare `python -m rules verify …` meant nothing in Discord)."""
+    _ = translator(lang).gettext
+    return _("Dealt from seed `{seed}`, fixed before the first card: its fingerprint was shown "
+             "all hand, so nobody could pick the cards. **Fair deal** shows how to check "
+             "it.").format(seed=seed)
+
+
 def message_url(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
     """A link to a message (to its channel while there is no message)."""
     if message_id is None:
