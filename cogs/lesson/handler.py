@@ -16,6 +16,7 @@ import discord
 
 from bot import errors
 from bot.db.lesson_queries import LessonQueries, Progress
+from cogs.answers import rulebook
 from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
@@ -91,6 +92,10 @@ class Lessons:
         """A move or a way around the lesson, tapped on a lesson message."""
         _ = translator(lang_of(interaction)).gettext
         try:
+            rule = rulebook.rule_of(act)
+            if rule is not None:  # a "📖 R3.3" button: the rule, privately; the lesson stays
+                await rulebook.open_rule(interaction, rule)
+                return
             if name != lesson.LESSON:
                 await self.unknown(interaction)
                 return
@@ -111,7 +116,7 @@ class Lessons:
             if not verdict.right:
                 names = (display_name(interaction.user), *lesson.AI_NAMES)
                 await self._answer(interaction, at, edit=True, note="❌ " + lesson.wrong_words(
-                    verdict, lang_of(interaction), names))
+                    verdict, lang_of(interaction), names), cites=(verdict.rule or "",))
                 return
             await self._save(interaction.user.id, at + 1)
             await self._answer(interaction, at + 1, edit=True)
@@ -156,7 +161,7 @@ class Lessons:
         return lesson.coach_words(here.coach, lang, label)
 
     async def _answer(self, interaction: Interaction, step: int, *, edit: bool,
-                      note: str | None = None) -> None:
+                      note: str | None = None, cites: tuple[str, ...] = ()) -> None:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         names = (display_name(interaction.user), *lesson.AI_NAMES)
@@ -184,7 +189,7 @@ class Lessons:
                                 inline=False)
         except Exception:
             log.warning("could not draw a lesson picture; sending text", exc_info=True)
-        await send(interaction, embed, lesson_view(here, lang), picture, edit=edit)
+        await send(interaction, embed, lesson_view(here, lang, cites), picture, edit=edit)
 
     async def _style(self, interaction: Interaction) -> str:
         return await self.pictures.styles.private_or_known(interaction.user.id,
@@ -219,15 +224,20 @@ def move_label(action: Action, game: Game, lang: Lang) -> str:
     return _("Draw")
 
 
-def lesson_view(here: lesson.Situation, lang: Lang) -> discord.ui.View:
-    """The step's moves (at most a hand's cards and **Take**: two rows), and the way to the
-    other chapter or back to the start."""
+def lesson_view(here: lesson.Situation, lang: Lang, cites: tuple[str, ...] = ()
+                ) -> discord.ui.View:
+    """The step's moves (at most a hand's cards and **Take**: three rows), a "📖 R3.3"
+    button for each rule the step's words cite (``cites``: a wrong tap's too), and the way
+    to the other chapter or back to the start."""
     _ = translator(lang).gettext
     view = Buttons()
-    for i, action in enumerate(here.options[:20]):
+    for i, action in enumerate(here.options[:15]):
         view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, act_of(action)),
                                 button_label(action, here, lang),
                                 discord.ButtonStyle.primary, row=i // 5))
+    for rule in rulebook.cited(cites, here.rules):
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, rulebook.act_of(rule)),
+                                rulebook.label(rule), row=3))
     if here.finished:
         view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.AGAIN),
                                 _("Play the lesson again"), row=4))

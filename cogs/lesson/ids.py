@@ -1,8 +1,9 @@
 """The lesson's custom ids: ``nlkl:<lesson>:<step>:<act>``.
 
 ``lesson`` names the deal (``rules.lesson.LESSON``), ``step`` the step the message shows, and
-the act is a move (``draw``, ``keep``, ``take``, ``give.KS.1``, ``play.8C``) or a way around the
-lesson (``skip`` to the shed phase, ``back`` to the collect phase, ``again`` from the start).
+the act is a move (``draw``, ``keep``, ``take``, ``give.KS.1``, ``play.8C``), a way around the
+lesson (``skip`` to the shed phase, ``back`` to the collect phase, ``again`` from the start),
+or a rule to read (``rule.R3.3``).
 The format never changes, so a lesson message from any earlier version keeps working.
 
 >>> lesson_id("1", 3, "give.9C.2")
@@ -32,8 +33,9 @@ class Way(StrEnum):
 
 
 WAYS = tuple(Way)
+RULE = r"rule\.R[1-6]\.[0-9]"  # a "📖 R3.3" button: the rule, privately (issue 45)
 TEMPLATE = (rf"{PREFIX}:(?P<lesson>[0-9a-z]{{1,8}}):(?P<step>[0-9]{{1,3}}):"
-            rf"(?P<act>{MOVES}|{'|'.join(WAYS)})")
+            rf"(?P<act>{MOVES}|{'|'.join(WAYS)}|{RULE})")
 # Anything else that starts like a lesson id (damaged, forged, or from a future version).
 UNKNOWN = rf"(?!{TEMPLATE}$){PREFIX}:.{{0,95}}"
 

@@ -21,6 +21,7 @@ from discord import app_commands
 
 from bot.db.lesson_queries import PracticeQueries, StoredPractice
 from bot.ops.workers import off_loop
+from cogs.answers import rulebook
 from cogs.answers.interaction import display_name
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
@@ -156,6 +157,10 @@ class Practices:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         try:
+            rule = rulebook.rule_of(act)
+            if rule is not None:  # a "📖 R4.2" button: the rule, privately; the hand stays
+                await rulebook.open_rule(interaction, rule)
+                return
             stored = await self.store.practice(interaction.user.id)
             hand = self._hand(stored) if stored is not None else None
             if stored is None or hand is None:
@@ -193,7 +198,7 @@ class Practices:
             except IllegalAction as refused:
                 await self._answer(interaction, stored.number, hand, edit=True, note="❌ " + _(
                     "That move isn't allowed: {why}. Try again.").format(
-                        why=explain(refused, lang)))
+                        why=explain(refused, lang)), cites=(refused.rule,))
                 return
             moved = await self._advance(played, game)
             await self._save(interaction.user.id, stored.number, moved)
@@ -238,7 +243,7 @@ class Practices:
 
     async def _answer(self, interaction: Interaction, number: int, hand: practice.Practice,
                       *, edit: bool, note: str | None = None, hint: Hint | None = None,
-                      told_moves: int = 0) -> None:
+                      told_moves: int = 0, cites: tuple[str, ...] = ()) -> None:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         names = (display_name(interaction.user),
@@ -259,8 +264,10 @@ class Practices:
                     count=hand.hints))
         embed.description = "\n".join(lines)[-4000:]
         picture = await self._picture(interaction, game, embed, lang)
+        if hint is not None:
+            cites = (*cites, hint.reason.rule)
         view = practice_view(game, number, len(hand.moves), lang,
-                             hint.action if hint is not None else None)
+                             hint.action if hint is not None else None, cites)
         await send(interaction, embed, view, picture, edit=edit)
 
     async def _picture(self, interaction: Interaction, game: Game, embed: discord.Embed,
@@ -329,10 +336,11 @@ def _status(game: Game, hand: practice.Practice, lang: Lang) -> str:
 
 
 def practice_view(game: Game, number: int, version: int, lang: Lang,
-                  hinted: Action | None = None) -> discord.ui.View:
+                  hinted: Action | None = None, cites: tuple[str, ...] = ()
+                  ) -> discord.ui.View:
     """The legal moves as buttons (the hinted one green), or as menus of up to 25 cards
     when a hand has more; **Hint** while it is the player's turn, **Play again** at the
-    end."""
+    end, and beside them a "📖 R4.2" button for each rule the hint or a refusal cites."""
     _ = translator(lang).gettext
     view = Buttons()
     legal = game.legal_actions() if game.to_act == practice.PLAYER else []
@@ -357,4 +365,7 @@ def practice_view(game: Game, number: int, version: int, lang: Lang,
     elif game.is_over:
         view.add_item(NLKButton(practice_id(number, version, Way.AGAIN), _("Play again"),
                                 discord.ButtonStyle.success, row=4))
+    for rule in rulebook.cited(cites)[:4]:
+        view.add_item(NLKButton(practice_id(number, version, rulebook.act_of(rule)),
+                                rulebook.label(rule), row=4))
     return view
