@@ -4,7 +4,7 @@
 a later one), ``version`` the number of moves the message was drawn after, and the act is a
 move (as in the lesson's ids: ``draw``, ``keep``, ``take``, ``give.KS.1``, ``play.8C``), a
 card picked from a menu (``pick0`` … ``pick3``, the move in the menu's value), ``hint``,
-``again``, or a rule to read (``rule.R4.2``).
+``again``, ``moves`` (the whole log, privately), or a rule to read (``rule.R4.2``).
 The format never changes, so a practice message from any earlier version keeps working.
 
 >>> practice_id(2, 14, "hint")
@@ -26,6 +26,7 @@ class Way(StrEnum):
 
     HINT = "hint"
     AGAIN = "again"  # another hand
+    MOVES = "moves"  # the hand's whole log, privately
 
 
 WAYS = tuple(Way)

@@ -18,7 +18,7 @@ from cogs.render.text import (
 from rules import Act, SeatView
 from rules.cards import SUITS
 from rules.engine import Event
-from rules.hint import forced_event
+from rules.hint import TOLD_OUT, Reason, Told, forced_event
 from rules.i18n import DEFAULT, Lang, translator
 
 
@@ -114,6 +114,56 @@ def _said(marked: dict[Mark, str], mark: Mark | None) -> str:
     return "" if mark is None else marked.get(mark, "")
 
 
+def went_out(history: Sequence[Event], out: Sequence[int]) -> dict[int, int]:
+    """The plays that were their player's last card (R4.8), as ``{history index: seat}``:
+    a player out whose last event is a play went out with it (one out at the start of the
+    shed phase, holding nothing, played nothing)."""
+    last: dict[int, int] = {}
+    for i, event in enumerate(history):
+        last[event.seat] = i
+    return {last[seat]: seat for seat in out
+            if seat in last and history[last[seat]].act == Act.PLAY}
+
+
+def out_line(event: Event, names: tuple[str, ...], lang: Lang = DEFAULT) -> str:
+    """"ann played their last card (9♣) and is out. (R4.8)"""
+    told = Told(Reason(TOLD_OUT, "R4.8", (("card", event.card),)), event.seat)
+    return told.words(names, lang)
+
+
+def dealt_line(dealer: int | None, names: tuple[str, ...], lang: Lang = DEFAULT
+               ) -> str | None:
+    """Who dealt, and so who moves first (R2.2, R3.1), said once at the start of a hand;
+    None for a hand that started from a position, with no dealer."""
+    if dealer is None:
+        return None
+    first = (dealer + 1) % len(names)
+    return translator(lang).gettext(
+        "{dealer} dealt, so {name}, the player after the dealer, moves first (R3.1).").format(
+            dealer=names[dealer], name=names[first])
+
+
+def last_plays(history: Sequence[Event], out: Sequence[int], names: tuple[str, ...],
+               kinds_of: dict[int, Mark], limit: int | None = None, lang: Lang = DEFAULT,
+               turns_kept: int | None = None) -> list[str]:
+    """The hand's last round (its latest ``turns_kept`` turns), a line per turn, oldest
+    first, with who went out in it: what
+    a finished hand's table shows above its result (issue 45: the table jumped straight to
+    "dora loses", and the last plays were only under Moves)."""
+    _ = translator(lang).gettext
+    outs = went_out(history, out)
+    shown = sorted(last_round(tuple(history)).values(), key=lambda turn: turn.moves[0][0])
+    if turns_kept is not None:
+        shown = shown[len(shown) - turns_kept:] if turns_kept else []
+    lines = []
+    for turn in shown:
+        lines.append(_("{name}: {move}").format(
+            name=names[turn.seat], move=turn_text(turn, names, kinds_of, limit, lang)))
+        lines += [f"↳ *{out_line(event, names, lang)}*" for i, event in turn.moves
+                  if i in outs]
+    return lines
+
+
 def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
               letters: Lang | None = None) -> list[str]:
     """The hand's public history, a line per turn; drawn from the public view only, which
@@ -123,6 +173,10 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
+    first = dealt_line(view.dealer, names, lang)
+    if first is not None:
+        lines.append(f"↳ *{first}*")
+    outs = went_out(view.history, view.out)
     if table.assisted:
         lines.insert(0, _("💡 **Assisted**: a player used a hint in this hand."))
     shed = False
@@ -137,6 +191,8 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
             move=turn_text(turn, names, table.marks, None, lang, letters)))
         lines += [f"↳ *{why}*" for why in forced_reasons(view.history, turn.moves,
                                                          table.marks, names, view.seat, lang)]
+        lines += [f"↳ *{out_line(event, names, lang)}*" for i, event in turn.moves
+                  if i in outs]
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines

@@ -9,7 +9,7 @@ import discord
 from bot.db.records import TableStatus
 from bot.tables.service import AILevel, Table
 from bot.tables.table import Moment
-from cogs.render.history import last_round, turn_text
+from cogs.render.history import dealt_line, last_plays, last_round, turn_text
 from cogs.render.text import (
     COLOUR,
     FINGERPRINT,
@@ -43,6 +43,9 @@ class Detail:
     turns: bool = True
 
 
+FIELD_CHARS = 1024  # Discord's limit for one field's value
+LAST_PLAYS = 3  # a finished hand's last turns shown above its result, room allowing
+
 DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
            Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 14, False))
 
@@ -56,11 +59,13 @@ def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     if view is None:
         return discord.Embed(title=_("NLK table"), colour=COLOUR,
                              description=_("This table was cancelled before it started."))
-    for detail in DETAILS:
-        embed = _hand_embed(table, view, detail, lang)
-        chars, lines = embed_size(embed)
-        if chars <= TABLE_CHARS and lines <= TABLE_LINES:
-            break
+    # A finished hand shows its last plays (up to LAST_PLAYS turns) as room allows.
+    for plays in range(LAST_PLAYS if view.is_over else 0, -1, -1):
+        for detail in DETAILS if plays == 0 else DETAILS[:-1]:
+            embed = _hand_embed(table, view, detail, lang, plays)
+            chars, lines = embed_size(embed)
+            if chars <= TABLE_CHARS and lines <= TABLE_LINES:
+                return embed
     return embed
 
 
@@ -100,7 +105,7 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
 
 
 def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
-                lang: Lang = DEFAULT) -> discord.Embed:
+                lang: Lang = DEFAULT, plays: int = 0) -> discord.Embed:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     number = table.hand_number
@@ -121,10 +126,20 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         status = next_hand_status(table, view, lang)
     else:
         status = _status(view, lang)
+        if view.phase == Phase.COLLECT and not any(e.act == Act.KEEP for e in view.history):
+            first = dealt_line(view.dealer, tuple(player_name(p, lang) for p in view.players),
+                               lang)  # once: during the hand's first turn
+            if first is not None:
+                status = f"{first}\n{status}"
         if table.ai_to_act() and not view.is_over:
             status += "\n" + _("*The AI is thinking…*")
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     if view.is_over:
+        said = last_plays(view.history, view.out, short_names(view.players, lang),
+                          table.marks, detail.turn_chars, lang, plays)
+        if said:
+            embed.add_field(name=_("Last plays"), value="\n".join(said)[-FIELD_CHARS:],
+                            inline=False)
         order = [*view.out, *([view.loser] if view.loser is not None else [])]
         loses = " — " + _("**loses**")
         lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}"

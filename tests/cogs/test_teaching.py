@@ -125,3 +125,82 @@ async def test_a_practice_hint_offers_its_rule(fake_discord, tmp_path):
         opened = await ix.wait_message()
         assert opened.embeds[0]["description"] == book.text(rules[0].label[2:])
     fake.assert_clean()
+
+
+# --- see what happened ----------------------------------------------------------------------
+
+def test_a_finished_hand_shows_its_last_plays_and_who_went_out():
+    from rules.views import observe
+
+    table = finished_table()
+    game = table.game
+    embed = render.table_embed(table, Lang.EN)
+    names = [f.name for f in embed.fields]
+    assert "Last plays" in names and names.index("Last plays") < names.index("Finishing order")
+    plays = embed.fields[names.index("Last plays")].value
+    last = game.history()[-1]
+    assert render.card_text(last.card, Lang.EN) in plays  # the play that ended the hand
+    # The moves log says who dealt and who went out, each once.
+    log = render.log_lines(table, observe(game, None), Lang.EN)
+    dealer = game.names[game.dealer]
+    assert any(line.startswith(f"↳ *{dealer} dealt, so ") and "(R3.1)" in line
+               for line in log)
+    outs = [line for line in log if "played their last card" in line]
+    assert len(outs) == sum(1 for seat in game.out if game.stacks[seat] == []) >= 1
+    assert all("(R4.8)" in line for line in outs)
+
+
+def test_the_first_turn_says_who_dealt_and_why_that_player_starts():
+    game = Game.deal(4, random.Random(9), names=("ann", "bob", "cy", "dee"), dealer=2)
+    table = table_for(game)
+    status = render.table_embed(table, Lang.EN).description or ""
+    assert "cy dealt, so dee, the player after the dealer, moves first (R3.1)." in status
+    while not any(e.act == "keep" for e in game.history()):
+        game.apply(game.legal_actions()[-1])
+    assert "dealt, so" not in (render.table_embed(table, Lang.EN).description or "")
+
+
+def test_practice_tells_the_whole_round_and_a_hint_keeps_it():
+    from rules import practice
+
+    hand = practice.deal(4, "heuristic", "round")
+    hand, made = practice.advance(hand)
+    ai_moves = 0
+    while ai_moves == 0:  # the player's taps until the AI seats have moved
+        hand = practice.play(hand, practice.replay(hand).legal_actions()[-1])
+        before = len(hand.moves)
+        hand, made = practice.advance(hand)
+        ai_moves = sum(1 for seat, _ in made if seat != practice.PLAYER)
+    assert ai_moves >= 3
+    seen = practice.recent(hand)
+    assert practice.recent(practice.hinted(hand)) == seen  # a hint tells the same again
+    game = practice.replay(hand)
+    assert seen.start <= len(game.history()) - (len(hand.moves) - before)
+    from cogs.practice.handler import round_lines
+    lines = round_lines(game, seen.start, seen.forced, game.names, Lang.EN)
+    ai_seats = {seat for seat, _ in made if seat != practice.PLAYER}
+    assert {game.names[s] for s in ai_seats} <= {line.split(":")[0] for line in lines}
+
+
+async def test_a_practice_hint_does_not_wipe_the_ai_moves(fake_discord, tmp_path):
+    from tests.learners import description, practice_moves, practice_way
+    from tests.nlk_driver import running_bot
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("pia")
+    async with running_bot(fake, path):
+        ix = await fake.slash("pia", None, "nlk", "practice")
+        message = await ix.wait_message()
+        ix = await fake.click("pia", message, custom_id=practice_moves(message)[-1].custom_id)
+        await ix.wait_response()
+        told = description(message).split("\n\n")[0]
+        assert "AI 1" in told and "AI 3" in told, told
+        ix = await fake.click("pia", message, custom_id=practice_way(message, "hint").custom_id)
+        await ix.wait_response()
+        assert description(message).split("\n\n")[0] == told
+        ix = await fake.click("pia", message, custom_id=practice_way(message, "moves")
+                              .custom_id)
+        log = await ix.wait_message()
+        assert log.ephemeral and "dealt, so" in log.embeds[0]["description"]
+        assert told.split("\n")[-1] in log.embeds[0]["description"]
+    fake.assert_clean()
