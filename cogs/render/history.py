@@ -10,6 +10,7 @@ from bot.tables.service import Table
 from cogs.render.text import (
     FORCED_SYMBOL,
     LOG_PAGE_CHARS,
+    STAND_IN_SYMBOL,
     card_text,
     marks,
     player_names,
@@ -80,12 +81,13 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
         # Moves of several kinds: each marked move gets a symbol, and the line says once
         # what the symbols mean ("drew 8♦️✱, gave it to ann, drew 9♥️✱, kept it · ✱ no
         # choice"), rather than repeating the words after every move.
-        marked = {Mark.FORCED: FORCED_SYMBOL, Mark.AI: " 🤖", Mark.STAND_IN: " 🤖"}
+        marked = {Mark.FORCED: FORCED_SYMBOL, Mark.AI: " 🤖",
+                  Mark.STAND_IN: f" {STAND_IN_SYMBOL}"}
         legend = []
         if Mark.FORCED in kinds:
             legend.append(_("✱ no choice"))
         if Mark.STAND_IN in kinds:
-            legend.append(_("🤖 stand-in"))
+            legend.append(_("⏱ stand-in"))
         once = None
         tail = " · " + ", ".join(legend) if legend else ""
     drawn = None

@@ -173,7 +173,7 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
             footer.append(_("fair deal {fingerprint}").format(
                 fingerprint=commitment(table.seed)[:FINGERPRINT]))
     if table.stand_in:
-        footer.append(_("Unrated: a stand-in played"))
+        footer.append(_("Unrated: the AI kept a player's seat"))
     embed.set_footer(text=" · ".join(footer))
     return embed
 

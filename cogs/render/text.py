@@ -42,14 +42,16 @@ LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4
 
 
 def marks(lang: Lang = DEFAULT) -> dict[Mark, str]:
-    """What a move nobody chose is marked with: forced, by an AI seat, by a stand-in."""
+    """What a move nobody chose is marked with: forced, by an AI seat (🤖), by a stand-in
+    playing a late person's turn (⏱, issue 45: both were 🤖, and told apart by nothing)."""
     _ = translator(lang).gettext
     return {Mark.FORCED: " " + _("(no choice)"), Mark.AI: " 🤖",
-            Mark.STAND_IN: " 🤖 " + _("(stand-in)")}
+            Mark.STAND_IN: f" {STAND_IN_SYMBOL} " + _("(stand-in)")}
 
 
-MARKS = marks(Lang.EN)
 FORCED_SYMBOL = "✱"  # a move with no choice, in a line that mixes kinds of moves
+STAND_IN_SYMBOL = "⏱"  # a move a stand-in made when a person's turn timer ran out
+MARKS = marks(Lang.EN)
 
 
 def cut_name(name: str, chars: int) -> str:

@@ -99,18 +99,22 @@ async def test_a_lapsed_timer_plays_a_stand_in_even_across_a_restart(fake_discor
         assert move_of(table) == move
         clock.advance(21)
         await fake.wait_until(lambda: move_of(table) > move, timeout=10)
-        assert "Unrated" in table.text()
+        # One turn played for a late player leaves the hand theirs, and rated (issue 45).
+        assert "Unrated" not in table.text()
         hands, actions = database_rows(path, table_id_of(table))
         # Moves with no choice play themselves; the first move that was a choice lapsed.
         chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]
         assert chosen[0]["by"] == "stand-in"
-        assert hands[0]["stand_in"] == 1
+        assert hands[0]["stand_in"] == 0
         # The others play their turns; when the slow player's clock lapses a second time in
         # a row, the AI keeps the seat until its owner is back.
         while actor(table) != slow:
             await driver._collect_step(table)
         clock.advance(31)
         await fake.wait_until(lambda: "away (AI playing)" in table.text(), timeout=10)
+        # The AI keeps the seat now: no longer a hand of people, so it is not rated.
+        assert "Unrated: the AI kept a player's seat" in table.text()
+        assert database_rows(path, table_id_of(table))[0][0]["stand_in"] == 1
         assert any(b.label == "I'm back" for b in table.buttons())
         other = next(n for n in ("ann", "bob", "cy") if n != slow)
         ix, response = await driver.click(other, table, "I'm back", expect=4)

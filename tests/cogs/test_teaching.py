@@ -204,3 +204,30 @@ async def test_a_practice_hint_does_not_wipe_the_ai_moves(fake_discord, tmp_path
         assert log.ephemeral and "dealt, so" in log.embeds[0]["description"]
         assert told.split("\n")[-1] in log.embeds[0]["description"]
     fake.assert_clean()
+
+
+# --- rated hands: short stand-ins don't void a hand of people, and stats say what counts ---
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_the_stats_say_what_counts_as_a_rated_hand(lang):
+    from bot.guilds.service import LeaderboardPage, PlayerStats
+    from cogs.render import stats
+    from rules.i18n import translator
+
+    rated = translator(lang).gettext(stats.RATED)
+    embed, _view = stats.leaderboard(LeaderboardPage([], 0, 1, 1), lang)
+    assert rated in (embed.description or "")
+    card = stats.player("ann", PlayerStats(None, [], []), lang)
+    assert rated in (card.description or "")
+    if lang is Lang.EN:
+        assert "a stand-in playing a turn or two" in rated and "AI seat" in rated
+
+
+def test_an_ai_seats_moves_and_a_stand_ins_are_marked_apart():
+    from bot.db.records import Mark
+    from cogs.render.text import marks
+
+    for lang in Lang:
+        shown = marks(lang)
+        assert "🤖" in shown[Mark.AI] and "🤖" not in shown[Mark.STAND_IN]
+        assert "⏱" in shown[Mark.STAND_IN]
