@@ -163,9 +163,12 @@ class TableService:
                 await self.store.change(existing.id, None, self._closer(TableStatus.ENDED))
                 existing = None
         if existing is not None:  # said first: no setting matters in a channel that has one
-            # Only a lobby can be cancelled; a table that has played is ended instead.
+            # Only a lobby can be cancelled; a table that has played is ended instead. Its
+            # host is told what she can do, not to ask its host (issue 45).
+            lobby = existing.status is TableStatus.LOBBY
+            own = "_own" if existing.host_id == user_id else ""
             raise TableExists(existing.id, existing.message_id,
-                              "lobby" if existing.status is TableStatus.LOBBY else "")
+                              ("lobby" if lobby else "") + own)
         if bad is not None:
             raise bad
         try:

@@ -231,3 +231,30 @@ def test_an_ai_seats_moves_and_a_stand_ins_are_marked_apart():
         shown = marks(lang)
         assert "🤖" in shown[Mark.AI] and "🤖" not in shown[Mark.STAND_IN]
         assert "⏱" in shown[Mark.STAND_IN]
+
+
+# --- friends at a table: the host is told what she can do, not to ask its host --------------
+
+async def test_the_host_is_not_told_to_ask_the_host(fake_discord, tmp_path):
+    import random as rnd
+
+    from tests.nlk_driver import Driver, running_bot
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, rnd.Random(3))
+    async with running_bot(fake, path):
+        table = await driver.new_table("ann", seats=3)
+        said = {}
+        for who in ("ann", "bob"):
+            ix = await fake.slash(who, None, "nlk", "new")
+            said[who] = (await ix.wait_response()).data["content"]
+        assert "You already opened an NLK table here" in said["ann"]
+        assert "its host can cancel it" in said["bob"]
+        await driver.click("bob", table, "Join")
+        await driver.click("ann", table, "Start (host)")
+        for who in ("ann", "bob"):
+            ix = await fake.slash(who, None, "nlk", "new")
+            said[who] = (await ix.wait_response()).data["content"]
+        assert "You host this channel's NLK table" in said["ann"] and "ask" not in said["ann"]
+        assert "ask its host" in said["bob"]
+    fake.assert_clean()
