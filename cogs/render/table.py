@@ -361,7 +361,9 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
 
 def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,
                     ai_allowed: bool = True) -> None:
-    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike): only
+    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike), marked
+    "(host)" like **Start (host)**, as only the host may tap them (issue 45: "Add AI"
+    refused others without saying so on the button): only
     those that can do something, never one that can only refuse (a full table adds no AI,
     a table without AI seats removes none, a server without AI players shows none)."""
     _ = translator(lang).gettext
@@ -370,11 +372,12 @@ def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,
         return
     if len(table.next_seats) < table.max_seats:
         view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.HEURISTIC.upper()),
-                                _("Add AI"), row=1))
+                                _("Add AI (host)"), row=1))
         view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.STRONG.upper()),
-                                _("Add strong AI"), row=1))
+                                _("Add strong AI (host)"), row=1))
     if any(s.ai for s in table.next_seats):
-        view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI"), row=1))
+        view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI (host)"),
+                                row=1))
 
 
 def to_act_legal(table: Table) -> tuple[Action, ...]:

@@ -40,11 +40,11 @@ async def test_one_person_plays_a_whole_hand_against_ai_seats(fake_discord, tmp_
     async with running_bot(fake, path, ai_processes=1, **fast_channel):
         driver = Driver(fake, random.Random(2), humans={"ann"})
         table = await driver.new_table("ann", seats=4)
-        await driver.click("ann", table, "Add AI")
-        await driver.click("ann", table, "Add AI")
-        ix, response = await driver.click("bob", table, "Add AI", expect=4)
+        await driver.click("ann", table, "Add AI (host)")
+        await driver.click("ann", table, "Add AI (host)")
+        ix, response = await driver.click("bob", table, "Add AI (host)", expect=4)
         assert "Only the host" in response.data["content"]
-        await driver.click("ann", table, "Add strong AI")
+        await driver.click("ann", table, "Add strong AI (host)")
         assert "🤖" in table.text() and "AI 3 (strong)" in table.text()
         await driver.click("ann", table, "Start (host)")
         await driver.play_hand(table)
@@ -65,8 +65,8 @@ async def test_after_an_ai_moves_the_ping_costs_the_channel_no_post(fake_discord
         driver = Driver(fake, random.Random(3), humans={"ann", "bob"})
         table = await driver.new_table("ann", seats=4)
         await driver.click("bob", table, "Join")
-        await driver.click("ann", table, "Add AI")
-        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Add AI (host)")
+        await driver.click("ann", table, "Add AI (host)")
         await driver.click("ann", table, "Start (host)")
         await driver.play_hand(table)
         await asyncio.sleep(0.3)  # the last pings and deletes land

@@ -258,3 +258,19 @@ async def test_the_host_is_not_told_to_ask_the_host(fake_discord, tmp_path):
         assert "You host this channel's NLK table" in said["ann"] and "ask" not in said["ann"]
         assert "ask its host" in said["bob"]
     fake.assert_clean()
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_every_host_only_button_says_host(lang):
+    """Issue 45: "Add AI" refused a non-host without saying so on the button, beside
+    "Start (host)"."""
+    from cogs.widgets.ids import Seating
+    from rules.i18n import translator
+    from tests.cogs.test_rough_edges import AI, ANN, _lobby
+
+    host = translator(lang).gettext("(host)")
+    view = render.table_view(_lobby([ANN, AI]), lang)
+    only_host = {Seating.START, Seating.CANCEL, Seating.ADD_AI, Seating.REMOVE_AI}
+    labels = [b.label for b in view.children
+              if b.custom_id.split(":")[3].split(".")[0] in only_host]
+    assert len(labels) == 5 and all(host in label for label in labels), labels
