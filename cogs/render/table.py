@@ -98,6 +98,13 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
         _("The host taps **Start** when everyone is in (two or more players)."),
     )
     embed.add_field(name=_("Seats"), value=seats, inline=False)
+    if table.private:
+        # Issue 45: a group DM member who has not added the app sees no /nlk, and nothing
+        # said why; the buttons work for everyone.
+        embed.add_field(name=_("In a group DM"), value=_(
+            "Everyone here can join and play with these buttons, and **New to NLK? Learn it** "
+            "opens the lesson. Opening a table with `/nlk new` needs NLK added to your own "
+            "account: open NLK's profile and tap **Add App**."), inline=False)
     embed.set_footer(text=" · ".join((_("Table {table}").format(table=table.id),
                                       rules_line(table.variant, lang),
                                       timer_line(table.turn_seconds, lang))))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -274,3 +275,16 @@ def test_every_host_only_button_says_host(lang):
     labels = [b.label for b in view.children
               if b.custom_id.split(":")[3].split(".")[0] in only_host]
     assert len(labels) == 5 and all(host in label for label in labels), labels
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_a_group_dm_lobby_says_who_can_open_tables_and_how_to_add_the_app(lang):
+    from rules.i18n import translator
+    from tests.cogs.test_rough_edges import ANN, _lobby
+
+    _ = translator(lang).gettext
+    server = render.table_embed(_lobby([ANN]), lang)
+    group = render.table_embed(dataclasses.replace(_lobby([ANN]), guild_id=None), lang)
+    said = [f.value for f in group.fields if f.name == _("In a group DM")]
+    assert said and "`/nlk new`" in said[0] and "**" in said[0]
+    assert not [f for f in server.fields if f.name == _("In a group DM")]
