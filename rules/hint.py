@@ -16,6 +16,7 @@ the refusals. ``forced`` explains a move that plays itself: the only legal one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rules.actions import Act, Action
@@ -58,6 +59,10 @@ LEAD_OTHER = N_("Lead {card}: the others will have to beat it, and you keep your
 # --- forced moves: you had nothing else that fits -------------------------------------------
 FORCED_DRAW = N_("You had to draw: no top card of your stack fits on another stack, and "
                  "drawing is compulsory.")
+FORCED_DRAW_AGAIN = N_("You had to draw again: you gave away the card you drew, and after "
+                       "giving a drawn card you must draw again.")
+FORCED_DRAW_EMPTY = N_("You had to draw: your stack is empty, so you had nothing to give, and "
+                       "drawing is compulsory.")
 FORCED_KEEP = N_("You had to keep {card}: it fits on no other player's stack.")
 FORCED_TAKE = N_("You had to take the trick's lowest card ({bottom}): nothing in your hand "
                  "beats {top}.")
@@ -164,7 +169,9 @@ def forced(game: Game) -> Reason:
     seat = game.to_act
     assert seat is not None
     if action.act == Act.DRAW:
-        return Reason(FORCED_DRAW, "R3.3")
+        if game.has_drawn:  # a give of the drawn card: draw again (R3.3, step 3)
+            return Reason(FORCED_DRAW_AGAIN, "R3.3")
+        return Reason(FORCED_DRAW if game.stacks[seat] else FORCED_DRAW_EMPTY, "R3.3")
     if action.act == Act.KEEP:
         assert game.drawn is not None
         return Reason(FORCED_KEEP, "R3.3", (("card", Card(game.drawn)),))
@@ -242,27 +249,71 @@ def told(game: Game, action: Action) -> Told:
 # --- a move that played itself at a real table, told to anyone reading the moves -----------
 TOLD_FORCED_DRAW = N_("{name} had to draw: no top card of their stack fits on another stack, "
                       "and drawing is compulsory.")
+TOLD_FORCED_DRAW_AGAIN = N_("{name} had to draw again: after giving away a drawn card, a player "
+                            "must draw again.")
+TOLD_FORCED_DRAW_EMPTY = N_("{name} had to draw: their stack is empty, so they had nothing to "
+                            "give, and drawing is compulsory.")
 TOLD_FORCED_KEEP = N_("{name} had to keep {card}: it fits on no other player's stack.")
 
+# A forced draw's reason for its player, and told for the others, by the position it came
+# from: at the start of a turn with nothing of the stack fitting, with an empty stack, or
+# after a give of the drawn card.
+_DRAWS = {FORCED_DRAW: TOLD_FORCED_DRAW, FORCED_DRAW_AGAIN: TOLD_FORCED_DRAW_AGAIN,
+          FORCED_DRAW_EMPTY: TOLD_FORCED_DRAW_EMPTY}
 
-def forced_event(event: Event) -> tuple[Reason, Told] | None:
-    """Why a move that played itself at a real table had no choice, from its event alone:
-    only collect moves play themselves there (a draw when nothing of the stack fits, the
-    keep of a drawn card that fits nowhere), so the event says which. The same reason as
-    ``forced`` on the position before it, for its player ("You had to draw"), and told
-    for the others ("ann had to draw"); None for a move that never plays itself.
 
-    >>> reason, told_ = forced_event(Event(0, "keep", Card.parse("9H"), None))
-    >>> reason.words(["ann", "bob"])
-    "You had to keep 9♥: it fits on no other player's stack. (R3.3)"
+def forced_event(history: Sequence[Event], at: int) -> tuple[Reason, Told] | None:
+    """Why the move whose first event is ``history[at]``, one that played itself at a real
+    table, had no choice, from the public events up to it: only collect moves play
+    themselves there (a draw when nothing of the stack can be given, or again after a give
+    of the drawn card; the keep of a drawn card that fits nowhere), and the events before
+    it say which. The same reason as ``forced`` on the position before it, for its player
+    ("You had to draw"), and told for the others ("ann had to draw"); None for a move that
+    never plays itself.
+
+    >>> cards = [Card.parse(c) for c in ("9H", "KS", "AS", "TC")]
+    >>> history = [Event(0, "deal", cards[0]), Event(1, "deal", cards[1]),
+    ...            Event(0, "draw", cards[2]), Event(0, "give", cards[2], 1),
+    ...            Event(0, "draw", cards[3]), Event(0, "keep", cards[3])]
+    >>> reason, told_ = forced_event(history, 4)
+    >>> reason.words(["ann", "bob"]).startswith("You had to draw again: you gave away the card")
+    True
     >>> told_.words(["ann", "bob"])
-    "ann had to keep 9♥: it fits on no other player's stack. (R3.3)"
+    'ann had to draw again: after giving away a drawn card, a player must draw again. (R3.3)'
+    >>> forced_event(history, 5)[1].words(["ann", "bob"])
+    "ann had to keep 10♣: it fits on no other player's stack. (R3.3)"
     """
+    event = history[at]
     if event.act == Act.DRAW:
-        return Reason(FORCED_DRAW, "R3.3"), Told(Reason(TOLD_FORCED_DRAW, "R3.3"), event.seat)
+        text = _draw_reason(history, at)
+        return (Reason(text, "R3.3"),
+                Told(Reason(_DRAWS[text], "R3.3"), event.seat))
     if event.act == Act.KEEP:
         cards = (("card", Card(event.card)),)
         return (Reason(FORCED_KEEP, "R3.3", cards),
                 Told(Reason(TOLD_FORCED_KEEP, "R3.3", cards), event.seat))
     return None
 
+
+def _draw_reason(history: Sequence[Event], at: int) -> str:
+    """Which forced draw ``history[at]`` was: the drawer's turn so far says whether they had
+    drawn already (then they gave the drawn card away), else their stack's size whether it
+    was empty."""
+    seat = history[at].seat
+    for event in reversed(history[:at]):
+        if event.seat != seat or event.act in (Act.DEAL, Act.KEEP):
+            break
+        if event.act == Act.DRAW:
+            return FORCED_DRAW_AGAIN
+    size = 0
+    for i, event in enumerate(history[:at]):
+        if event.act in (Act.DEAL, Act.KEEP) and event.seat == seat:
+            size += 1
+        elif event.act == Act.GIVE:
+            if event.to == seat:
+                size += 1
+            before = history[i - 1] if i else None
+            drawn = before is not None and before.act == Act.DRAW and before.card == event.card
+            if event.seat == seat and not drawn:  # a give from the stack
+                size -= 1
+    return FORCED_DRAW if size else FORCED_DRAW_EMPTY

@@ -105,6 +105,39 @@ def advance(hand: Practice, game: Game | None = None
     return replace(hand, moves=moves), tuple(made)
 
 
+@dataclass(frozen=True)
+class Recent:
+    """What a practice message tells above the table: the events since the player's last
+    turn (from ``start``, an index of the hand's history: every AI seat's move since, and
+    the player's own moves after them), and which events began a player's move that
+    played itself (``forced``), so that it can say why."""
+
+    start: int
+    forced: frozenset[int]
+
+
+def recent(hand: Practice) -> Recent:
+    """The hand's ``Recent``, from the hand alone: a hint or a refused tap tells the same
+    as the tap before it (issue 45: a hint wiped the AI seats' moves from the message)."""
+    game = Game.deal(hand.players, random.Random(hand.seed), names=hand.names)
+    firsts: list[int] = []
+    forced: set[int] = set()
+    for action in hand.moves:
+        firsts.append(len(game.events))
+        if game.to_act == PLAYER and game.phase is Phase.COLLECT \
+                and len(game.legal_actions()) == 1:
+            forced.add(len(game.events))
+        game.apply(action)
+    seats = [seat for seat, _action in game.actions]
+    latest_ai = max((k for k, seat in enumerate(seats) if seat != PLAYER), default=None)
+    if latest_ai is None:
+        return Recent(firsts[0] if firsts else len(game.events), frozenset(forced))
+    start = latest_ai
+    while start > 0 and seats[start - 1] != PLAYER:
+        start -= 1
+    return Recent(firsts[start], frozenset(forced))
+
+
 def suggestion(hand: Practice) -> Hint:
     """The Hint for the player at ``hand``, from the hand alone (it is replayed): a job
     small to send to another process."""

@@ -34,8 +34,9 @@ def coach_line(message: Any) -> str:
 
 
 def move_buttons(message: Any) -> list[Any]:
-    """A lesson message's moves (not its ways around the lesson)."""
-    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in LESSON_WAYS]
+    """A lesson message's moves (not its ways around the lesson, nor its rule buttons)."""
+    return [b for b in message.buttons() if b.custom_id.split(":")[3] not in LESSON_WAYS
+            and not b.custom_id.split(":")[3].startswith("rule.")]
 
 
 def lesson_way(message: Any, act: str) -> Any | None:
@@ -103,9 +104,10 @@ async def coach_through(fake: Any, user: str, message: Any, rng: random.Random, 
 
 
 def practice_moves(message: Any) -> list[Any]:
-    """A practice message's move buttons (not Hint, not Play again)."""
+    """A practice message's move buttons (not Hint, not Play again, not a rule's)."""
     return [b for b in message.buttons()
-            if b.custom_id.split(":")[3] not in practice_ids.WAYS]
+            if b.custom_id.split(":")[3] not in practice_ids.WAYS
+            and not b.custom_id.split(":")[3].startswith("rule.")]
 
 
 def practice_way(message: Any, act: str) -> Any | None:

@@ -291,7 +291,7 @@ async def play(flow: Flow, names: list[str], ai: int, hands: int, settle: float)
     for name in names[1:]:
         await (await fake.click(name, table, label="Join")).wait_response()
     for _ in range(ai):
-        await (await fake.click(host, table, label="Add AI")).wait_response()
+        await (await fake.click(host, table, label="Add AI (host)")).wait_response()
     await (await fake.click(host, table, label="Start (host)")).wait_response()
     flow.people = [Person(flow, name) for name in names]
     people = [asyncio.create_task(person.run()) for person in flow.people]

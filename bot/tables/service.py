@@ -166,9 +166,12 @@ class TableService:
                                                     self._closer(TableStatus.ENDED))).table
                 existing = None
         if existing is not None:  # said first: no setting matters in a channel that has one
-            # Only a lobby can be cancelled; a table that has played is ended instead.
+            # Only a lobby can be cancelled; a table that has played is ended instead. Its
+            # host is told what she can do, not to ask its host (issue 45).
+            lobby = existing.status is TableStatus.LOBBY
+            own = "_own" if existing.host_id == user_id else ""
             raise TableExists(existing.id, existing.message_id,
-                              "lobby" if existing.status is TableStatus.LOBBY else "")
+                              ("lobby" if lobby else "") + own)
         if bad is not None:
             raise bad
         try:
@@ -442,11 +445,15 @@ class TableService:
             missed[seat] = 0
         elif by is By.STAND_IN and lapsed != seat:
             # The timer is per turn: a lapse is one missed turn, however many moves the
-            # stand-in then makes to finish it.
-            stand_in, lapsed = True, seat
+            # stand-in then makes to finish it. A turn or two played for a late person
+            # leaves the hand theirs, and rated (issue 45: seconds of one stand-in turn
+            # voided a hand of people); once the AI keeps the seat (away), it is no longer
+            # a hand of people, and it is not rated (``stand_in``).
+            lapsed = seat
             missed[seat] += 1
             if missed[seat] >= MISSES_BEFORE_AWAY:
                 away.add(seat)
+                stand_in = True
         turn_moved = trial.to_act != seat
         if turn_moved:
             lapsed = None

@@ -90,7 +90,7 @@ class Table:
     game: Game | None = None  # replaced, never changed in place, so snapshots stay true
     away: frozenset[int] = frozenset()  # seats the AI plays until "I'm back"
     missed: tuple[int, ...] = ()  # missed turns in a row, per seat
-    stand_in: bool = False  # a stand-in played this hand: it is not rated
+    stand_in: bool = False  # the AI kept a person's seat (away) in this hand: it is not rated
     turn_started: float = 0.0
     # Renewed on every change the table message shows, from one counter for the whole
     # process (``next_revision``).

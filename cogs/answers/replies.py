@@ -44,6 +44,11 @@ REPLIES: dict[Key, str] = {
                            "its host to end it with `/nlk end`."),
     (errors.TableExists, "lobby"): N_("This channel already has an NLK table waiting for "
                                       "players: join that one, or its host can cancel it."),
+    (errors.TableExists, "_own"): N_("You host this channel's NLK table: deal its next hand "
+                                     "there, or end it with `/nlk end` to open a new one."),
+    (errors.TableExists, "lobby_own"): N_("You already opened an NLK table here, waiting for "
+                                          "players: start it when everyone is in, or cancel "
+                                          "it with its **Cancel the table (host)** button."),
     errors.NotSeated: N_("You're not playing at this table."),
     (errors.NotSeated, "next"): N_("Only the players at this table can deal the next hand: tap "
                                    "**Join next hand** first to play it."),

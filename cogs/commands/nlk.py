@@ -15,6 +15,7 @@ from bot.db.records import TableRecord, TableStatus
 from bot.errors import BotLacksPermissions, InputError, NoTable, Refusal, TableExists
 from bot.tables.service import Change, Table
 from cogs import render
+from cogs.answers import rulebook
 from cogs.answers.interaction import (
     display_name,
     is_moderator,
@@ -284,8 +285,15 @@ class NLK(commands.Cog):
 
     @nlk.command(name=NC_("command", "rules"),
                  description=L_("A short summary of the rules at this channel's table."))
-    async def rules(self, interaction: Interaction) -> None:
-        """A short summary of the rules at this channel's table."""
+    @app_commands.describe(rule=L_("One rule by its number (R3.3) or a word in it, to read "
+                                   "it in full"))
+    @app_commands.rename(rule=NC_("command", "rule"))
+    async def rules(self, interaction: Interaction,
+                    rule: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """A short summary of the rules at this channel's table, or one rule in full."""
+        if rule is not None:
+            await rulebook.open_rule(interaction, rule)
+            return
         try:
             variant = (await self._table_here(interaction)).variant
         except NoTable:
@@ -294,6 +302,12 @@ class NLK(commands.Cog):
         embed = discord.Embed(title=translator(lang).gettext("How to play NLK"),
                               colour=render.COLOUR, description=render.rules_text(variant, lang))
         await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @rules.autocomplete("rule")
+    async def rule_choices(self, interaction: Interaction, current: str
+                           ) -> list[app_commands.Choice[str]]:
+        """The rules whose number or words match what is typed, in the reader's language."""
+        return rulebook.choices(current, lang_of(interaction))
 
     @nlk.command(name=NC_("command", "learn"),
                  description=L_("Learn NLK: a guided first hand against two AI players, just "

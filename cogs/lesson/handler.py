@@ -16,18 +16,19 @@ import discord
 
 from bot import errors
 from bot.db.lesson_queries import LessonQueries, Progress
+from cogs.answers import rulebook
 from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
-from cogs.lesson.ids import act_of, action_of, lesson_id
+from cogs.lesson.ids import Way, act_of, action_of, lesson_id, way_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
 from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import lesson
-from rules.actions import Action
+from rules.actions import Act, Action
 from rules.engine import Game
 from rules.i18n import N_, Lang, translator
 
@@ -36,10 +37,13 @@ log = logging.getLogger(__name__)
 COLOUR = discord.Colour.from_rgb(88, 160, 110)
 LEARNED = N_("""\
 **You have played your first hand of NLK.** What you learned:
-• Collect (R3): draw each turn; give a card where it is one rank higher, or keep it; the last \
-talon card is kept and makes trump.
-• Shed (R4): beat in suit or with a trump, or take the trick's bottom card; play your last card \
-to be out.
+• The pack: the Aces down to one rank lower for each player more (R1.2); the dealer's \
+next player starts (R3.1).
+• Collect (R3): give the top card of your stack, as many as fit, then draw; give a drawn card \
+where it is one rank higher, whatever the suit, and draw again, or keep it; the last talon \
+card is kept and makes trump.
+• Shed (R4): beat in suit or with a trump, or take the trick's bottom card; a trick holds as \
+many cards as players were in when it was led; play your last card to be out.
 • The last player holding cards loses.
 Ready for a real table? Start one with `/nlk new`, or tap below to play the lesson again.""")
 # Under a player's first refusal at a real table, once ever.
@@ -88,13 +92,18 @@ class Lessons:
         """A move or a way around the lesson, tapped on a lesson message."""
         _ = translator(lang_of(interaction)).gettext
         try:
+            rule = rulebook.rule_of(act)
+            if rule is not None:  # a "📖 R3.3" button: the rule, privately; the lesson stays
+                await rulebook.open_rule(interaction, rule)
+                return
             if name != lesson.LESSON:
                 await self.unknown(interaction)
                 return
             stored = await self._stored(interaction.user.id)
             at = lesson.STEPS if stored.finished else stored.step
-            if act in ("skip", "back", "again"):
-                at = {"skip": lesson.SHED, "back": 0, "again": 0}[act]
+            way = way_of(act)
+            if way is not None:
+                at = lesson.SHED if way is Way.SKIP else 0
                 await self._save(interaction.user.id, at)
                 await self._answer(interaction, at, edit=True)
                 return
@@ -105,8 +114,9 @@ class Lessons:
                 return
             verdict = lesson.judge(at, action)
             if not verdict.right:
+                names = (display_name(interaction.user), *lesson.AI_NAMES)
                 await self._answer(interaction, at, edit=True, note="❌ " + lesson.wrong_words(
-                    verdict, lang_of(interaction)))
+                    verdict, lang_of(interaction), names), cites=(verdict.rule or "",))
                 return
             await self._save(interaction.user.id, at + 1)
             await self._answer(interaction, at + 1, edit=True)
@@ -151,7 +161,7 @@ class Lessons:
         return lesson.coach_words(here.coach, lang, label)
 
     async def _answer(self, interaction: Interaction, step: int, *, edit: bool,
-                      note: str | None = None) -> None:
+                      note: str | None = None, cites: tuple[str, ...] = ()) -> None:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         names = (display_name(interaction.user), *lesson.AI_NAMES)
@@ -179,7 +189,7 @@ class Lessons:
                                 inline=False)
         except Exception:
             log.warning("could not draw a lesson picture; sending text", exc_info=True)
-        await send(interaction, embed, lesson_view(here, lang), picture, edit=edit)
+        await send(interaction, embed, lesson_view(here, lang, cites), picture, edit=edit)
 
     async def _style(self, interaction: Interaction) -> str:
         return await self.pictures.styles.private_or_known(interaction.user.id,
@@ -202,34 +212,39 @@ def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:
 def move_label(action: Action, game: Game, lang: Lang) -> str:
     """A move's button in ``game``, worded as at a real table (the practice's too)."""
     _ = translator(lang).gettext
-    if action.act == "give" and action.card is not None and action.to is not None:
+    if action.act == Act.GIVE and action.card is not None and action.to is not None:
         return _("Give {card} to {name}").format(card=card_text(action.card, lang),
                                                  name=label_name(game.names[action.to], lang))
-    if action.act == "keep" and game.drawn is not None:
+    if action.act == Act.KEEP and game.drawn is not None:
         return _("Keep {card}").format(card=card_text(game.drawn, lang))
-    if action.act == "play" and action.card is not None:
+    if action.act == Act.PLAY and action.card is not None:
         return card_text(action.card, lang)
-    if action.act == "take" and game.trick:
+    if action.act == Act.TAKE and game.trick:
         return _("Take {card}").format(card=card_text(game.trick[0], lang))
     return _("Draw")
 
 
-def lesson_view(here: lesson.Situation, lang: Lang) -> discord.ui.View:
-    """The step's moves (at most a hand's cards and **Take**: two rows), and the way to the
-    other chapter or back to the start."""
+def lesson_view(here: lesson.Situation, lang: Lang, cites: tuple[str, ...] = ()
+                ) -> discord.ui.View:
+    """The step's moves (at most a hand's cards and **Take**: three rows), a "📖 R3.3"
+    button for each rule the step's words cite (``cites``: a wrong tap's too), and the way
+    to the other chapter or back to the start."""
     _ = translator(lang).gettext
     view = Buttons()
-    for i, action in enumerate(here.options[:20]):
+    for i, action in enumerate(here.options[:15]):
         view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, act_of(action)),
                                 button_label(action, here, lang),
                                 discord.ButtonStyle.primary, row=i // 5))
+    for rule in rulebook.cited(cites, here.rules):
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, rulebook.act_of(rule)),
+                                rulebook.label(rule), row=3))
     if here.finished:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "again"),
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.AGAIN),
                                 _("Play the lesson again"), row=4))
     elif here.chapter == 0:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "skip"),
-                                _("Skip to the shed phase"), row=4))
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.SKIP),
+                                _("Skip to phase 2: shed"), row=4))
     else:
-        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, "back"),
-                                _("Back to the collect phase"), row=4))
+        view.add_item(NLKButton(lesson_id(lesson.LESSON, here.step, Way.BACK),
+                                _("Back to phase 1: collect"), row=4))
     return view

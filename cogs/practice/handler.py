@@ -20,7 +20,9 @@ import discord
 from discord import app_commands
 
 from bot.db.lesson_queries import PracticeQueries, StoredPractice
+from bot.db.records import Mark
 from bot.ops.workers import off_loop
+from cogs.answers import rulebook
 from cogs.answers.interaction import display_name
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
@@ -30,25 +32,33 @@ from cogs.lesson.ids import MOVES, act_of, action_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
 from cogs.pictures.scenes import hand_scene, table_scene
-from cogs.practice.ids import practice_id
+from cogs.practice.ids import Way, practice_id
+from cogs.render.history import (
+    SHED_ACTS,
+    dealt_line,
+    forced_reasons,
+    out_line,
+    turn_text,
+    turns,
+    went_out,
+)
+from cogs.render.text import suit_mark
 from cogs.widgets.buttons import Buttons, NLKButton, NLKSelect
 from rules import practice
-from rules.actions import Action
+from rules.actions import Act, Action
 from rules.engine import Game
 from rules.errors import IllegalAction
 from rules.explain import explain
 from rules.hint import Hint
 from rules.i18n import N_, Lang, level_name, shown_name, translator
 from rules.phase import Phase
-from rules.play import Words
-from rules.play import describe as told
 from rules.views import observe
 
 log = logging.getLogger(__name__)
 
 COLOUR = discord.Colour.from_rgb(70, 130, 180)
 AI_SEATS = 3  # a new hand's AI seats when none are asked for (four players)
-TOLD_LINES = 12  # the latest moves told above the table (a round of nine seats is longer)
+TOLD_LINES = 20  # lines above the table: a round of nine seats, why, who went out
 BUTTONS = 20  # four rows of five; the fifth holds Hint or Play again
 MOVE = re.compile(MOVES)
 LEVEL_CHOICES = [
@@ -156,6 +166,10 @@ class Practices:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         try:
+            rule = rulebook.rule_of(act)
+            if rule is not None:  # a "📖 R4.2" button: the rule, privately; the hand stays
+                await rulebook.open_rule(interaction, rule)
+                return
             stored = await self.store.practice(interaction.user.id)
             hand = self._hand(stored) if stored is not None else None
             if stored is None or hand is None:
@@ -163,11 +177,14 @@ class Practices:
                 return
             moved_on = _("Your practice hand had moved on from that message: here is where "
                          "you are.")
-            if act == "again" and number == stored.number:
+            if act == Way.MOVES:  # the whole hand so far, privately; the hand stays
+                await self._moves(interaction, hand)
+                return
+            if act == Way.AGAIN and number == stored.number:
                 await self._start(interaction, stored.number + 1, hand.players, hand.level,
                                   edit=True)
                 return
-            if act == "again":  # an older hand's: the hand under way stays
+            if act == Way.AGAIN:  # an older hand's: the hand under way stays
                 await self._answer(interaction, stored.number, hand, edit=True, note=moved_on)
                 return
             if number != stored.number or version != len(hand.moves):
@@ -177,7 +194,7 @@ class Practices:
             if game.to_act != practice.PLAYER:  # the hand is over
                 await self._answer(interaction, stored.number, hand, edit=True)
                 return
-            if act == "hint":
+            if act == Way.HINT:
                 hint = await off_loop(self.pool, functools.partial(practice.suggestion,
                                                                    hand))
                 hand = practice.hinted(hand)
@@ -193,14 +210,27 @@ class Practices:
             except IllegalAction as refused:
                 await self._answer(interaction, stored.number, hand, edit=True, note="❌ " + _(
                     "That move isn't allowed: {why}. Try again.").format(
-                        why=explain(refused, lang)))
+                        why=explain(refused, lang)), cites=(refused.rule,))
                 return
             moved = await self._advance(played, game)
             await self._save(interaction.user.id, stored.number, moved)
-            await self._answer(interaction, stored.number, moved, edit=True,
-                               told_moves=len(moved.moves) - len(hand.moves))
+            await self._answer(interaction, stored.number, moved, edit=True)
         except Exception as error:  # never a traceback for the player: a code, logged
             await say(interaction, describe(error, lang_of(interaction))[0])
+
+    async def _moves(self, interaction: Interaction, hand: practice.Practice) -> None:
+        """The hand's whole log, as a real table's **Moves**, in a private message."""
+        lang = lang_of(interaction)
+        _ = translator(lang).gettext
+        names = (display_name(interaction.user),
+                 *(shown_name(name, lang) for name in hand.names[1:]))
+        game = self.games.game(hand, names)
+        lines = round_lines(game, 0, practice.recent(hand).forced, names, lang)
+        text = "\n".join(lines) or _("No moves yet.")
+        if len(text) > 4000:
+            text = "…\n" + text[-3990:].split("\n", 1)[-1]
+        embed = discord.Embed(colour=COLOUR, title=_("Moves"), description=text)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
     async def unknown(self, interaction: Interaction) -> None:
         """A practice-shaped custom id that no version of the buttons made."""
@@ -216,8 +246,7 @@ class Practices:
         game = practice.replay(hand)
         moved = await self._advance(hand, game)
         await self._save(interaction.user.id, number, moved)
-        await self._answer(interaction, number, moved, edit=edit,
-                           told_moves=len(moved.moves) - len(hand.moves))
+        await self._answer(interaction, number, moved, edit=edit)
 
     async def _advance(self, hand: practice.Practice, game: Game) -> practice.Practice:
         """``practice.advance``, thought out in another process from the hand alone (a few
@@ -238,7 +267,7 @@ class Practices:
 
     async def _answer(self, interaction: Interaction, number: int, hand: practice.Practice,
                       *, edit: bool, note: str | None = None, hint: Hint | None = None,
-                      told_moves: int = 0) -> None:
+                      cites: tuple[str, ...] = ()) -> None:
         lang = lang_of(interaction)
         _ = translator(lang).gettext
         names = (display_name(interaction.user),
@@ -246,7 +275,7 @@ class Practices:
         game = self.games.game(hand, names)
         embed = discord.Embed(colour=COLOUR, title=_(LEVEL_WORDS).format(
             players=hand.players, level=level_name(hand.level, lang)))
-        lines = self._told(hand, game, told_moves, names, lang)
+        lines = self._told(hand, game, names, lang)
         if note:
             lines = [note, "", *lines]
         lines += ["", _status(game, hand, lang)]
@@ -259,8 +288,10 @@ class Practices:
                     count=hand.hints))
         embed.description = "\n".join(lines)[-4000:]
         picture = await self._picture(interaction, game, embed, lang)
+        if hint is not None:
+            cites = (*cites, hint.reason.rule)
         view = practice_view(game, number, len(hand.moves), lang,
-                             hint.action if hint is not None else None)
+                             hint.action if hint is not None else None, cites)
         await send(interaction, embed, view, picture, edit=edit)
 
     async def _picture(self, interaction: Interaction, game: Game, embed: discord.Embed,
@@ -302,17 +333,45 @@ class Practices:
                         exc_info=True)
             return None
 
-    def _told(self, hand: practice.Practice, game: Game, moves: int, names: tuple[str, ...],
+    def _told(self, hand: practice.Practice, game: Game, names: tuple[str, ...],
               lang: Lang) -> list[str]:
-        """The events of the hand's latest ``moves`` moves, in words (the latest lines)."""
-        if moves <= 0:
-            return []
-        before = self.games.game(practice.Practice(hand.players, hand.level, hand.seed,
-                                                   hand.moves[:len(hand.moves) - moves]))
-        words = Words(lang)
-        lines = [told(event, names, practice.PLAYER, words) + "."
-                 for event in game.history()[len(before.events):]]
-        return lines[-TOLD_LINES:]
+        """What happened since the player's last turn, a line per turn as at real tables
+        (issue 45: a tap that played 29 moves showed only the last 12 events), each move
+        that played itself for the player with why, and who went out; the hand's first
+        message says who dealt. A hint or a refusal tells the same again."""
+        recent = practice.recent(hand)
+        return round_lines(game, recent.start, recent.forced, names, lang)[-TOLD_LINES:]
+
+
+def round_lines(game: Game, start: int, forced: frozenset[int], names: tuple[str, ...],
+                lang: Lang) -> list[str]:
+    """The lines of ``game``'s history from event ``start`` on (see ``_told``); the whole
+    log from the first move (the **Moves** button)."""
+    _ = translator(lang).gettext
+    history = game.history()
+    kinds = dict.fromkeys(forced, Mark.FORCED)
+    lines: list[str] = []
+    if start <= sum(1 for e in history if e.act == Act.DEAL):
+        first = dealt_line(game.dealer, names, lang)
+        if first is not None:
+            lines.append(first)
+    outs = went_out(history, game.out)
+    shed = False
+    for turn in turns(history, by_phase=True):
+        if turn.moves[-1][0] < start:
+            shed = shed or turn.moves[0][1].act in SHED_ACTS
+            continue
+        if not shed and turn.moves[0][1].act in SHED_ACTS:
+            shed = True
+            if game.trump is not None:
+                lines.append(_("**Shed** · trump {suit}").format(suit=suit_mark(game.trump)))
+        lines.append(_("{name}: {move}").format(
+            name=names[turn.seat], move=turn_text(turn, names, kinds, None, lang)))
+        lines += [f"↳ *{why}*" for why in forced_reasons(history, turn.moves, kinds, names,
+                                                         practice.PLAYER, lang)]
+        lines += [f"↳ *{out_line(event, names, lang)}*" for i, event in turn.moves
+                  if i in outs]
+    return lines
 
 
 def _status(game: Game, hand: practice.Practice, lang: Lang) -> str:
@@ -329,10 +388,11 @@ def _status(game: Game, hand: practice.Practice, lang: Lang) -> str:
 
 
 def practice_view(game: Game, number: int, version: int, lang: Lang,
-                  hinted: Action | None = None) -> discord.ui.View:
+                  hinted: Action | None = None, cites: tuple[str, ...] = ()
+                  ) -> discord.ui.View:
     """The legal moves as buttons (the hinted one green), or as menus of up to 25 cards
     when a hand has more; **Hint** while it is the player's turn, **Play again** at the
-    end."""
+    end, and beside them a "📖 R4.2" button for each rule the hint or a refusal cites."""
     _ = translator(lang).gettext
     view = Buttons()
     legal = game.legal_actions() if game.to_act == practice.PLAYER else []
@@ -352,9 +412,14 @@ def practice_view(game: Game, number: int, version: int, lang: Lang,
                 view.add_item(NLKSelect(practice_id(number, version, f"pick{row}"),
                                         _("Your move"), options, row=row))
     if legal:
-        view.add_item(NLKButton(practice_id(number, version, "hint"), "💡 " + _("Hint"),
+        view.add_item(NLKButton(practice_id(number, version, Way.HINT), "💡 " + _("Hint"),
                                 row=4))
     elif game.is_over:
-        view.add_item(NLKButton(practice_id(number, version, "again"), _("Play again"),
+        view.add_item(NLKButton(practice_id(number, version, Way.AGAIN), _("Play again"),
                                 discord.ButtonStyle.success, row=4))
+    if version:
+        view.add_item(NLKButton(practice_id(number, version, Way.MOVES), _("Moves"), row=4))
+    for rule in rulebook.cited(cites)[:3]:
+        view.add_item(NLKButton(practice_id(number, version, rulebook.act_of(rule)),
+                                rulebook.label(rule), row=4))
     return view

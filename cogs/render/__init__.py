@@ -33,6 +33,7 @@ from cogs.render.text import (
     player_name,
     rules_line,
     safe_name,
+    seed_proof,
     seed_reveal,
     timer_line,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "rules_line",
     "rules_text",
     "safe_name",
+    "seed_proof",
     "seed_reveal",
     "seed_revealed",
     "table_embed",

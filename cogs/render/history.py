@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.db.records import Mark
@@ -9,6 +10,7 @@ from bot.tables.service import Table
 from cogs.render.text import (
     FORCED_SYMBOL,
     LOG_PAGE_CHARS,
+    STAND_IN_SYMBOL,
     card_text,
     marks,
     player_names,
@@ -17,7 +19,7 @@ from cogs.render.text import (
 from rules import Act, SeatView
 from rules.cards import SUITS
 from rules.engine import Event
-from rules.hint import forced_event
+from rules.hint import TOLD_OUT, Reason, Told, forced_event
 from rules.i18n import DEFAULT, Lang, translator
 
 
@@ -79,12 +81,13 @@ def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
         # Moves of several kinds: each marked move gets a symbol, and the line says once
         # what the symbols mean ("drew 8♦️✱, gave it to ann, drew 9♥️✱, kept it · ✱ no
         # choice"), rather than repeating the words after every move.
-        marked = {Mark.FORCED: FORCED_SYMBOL, Mark.AI: " 🤖", Mark.STAND_IN: " 🤖"}
+        marked = {Mark.FORCED: FORCED_SYMBOL, Mark.AI: " 🤖",
+                  Mark.STAND_IN: f" {STAND_IN_SYMBOL}"}
         legend = []
         if Mark.FORCED in kinds:
             legend.append(_("✱ no choice"))
         if Mark.STAND_IN in kinds:
-            legend.append(_("🤖 stand-in"))
+            legend.append(_("⏱ stand-in"))
         once = None
         tail = " · " + ", ".join(legend) if legend else ""
     drawn = None
@@ -113,6 +116,56 @@ def _said(marked: dict[Mark, str], mark: Mark | None) -> str:
     return "" if mark is None else marked.get(mark, "")
 
 
+def went_out(history: Sequence[Event], out: Sequence[int]) -> dict[int, int]:
+    """The plays that were their player's last card (R4.8), as ``{history index: seat}``:
+    a player out whose last event is a play went out with it (one out at the start of the
+    shed phase, holding nothing, played nothing)."""
+    last: dict[int, int] = {}
+    for i, event in enumerate(history):
+        last[event.seat] = i
+    return {last[seat]: seat for seat in out
+            if seat in last and history[last[seat]].act == Act.PLAY}
+
+
+def out_line(event: Event, names: tuple[str, ...], lang: Lang = DEFAULT) -> str:
+    """"ann played their last card (9♣) and is out. (R4.8)"""
+    told = Told(Reason(TOLD_OUT, "R4.8", (("card", event.card),)), event.seat)
+    return told.words(names, lang)
+
+
+def dealt_line(dealer: int | None, names: tuple[str, ...], lang: Lang = DEFAULT
+               ) -> str | None:
+    """Who dealt, and so who moves first (R2.2, R3.1), said once at the start of a hand;
+    None for a hand that started from a position, with no dealer."""
+    if dealer is None:
+        return None
+    first = (dealer + 1) % len(names)
+    return translator(lang).gettext(
+        "{dealer} dealt, so {name}, the player after the dealer, moves first (R3.1).").format(
+            dealer=names[dealer], name=names[first])
+
+
+def last_plays(history: Sequence[Event], out: Sequence[int], names: tuple[str, ...],
+               kinds_of: dict[int, Mark], limit: int | None = None, lang: Lang = DEFAULT,
+               turns_kept: int | None = None) -> list[str]:
+    """The hand's last round (its latest ``turns_kept`` turns), a line per turn, oldest
+    first, with who went out in it: what
+    a finished hand's table shows above its result (issue 45: the table jumped straight to
+    "dora loses", and the last plays were only under Moves)."""
+    _ = translator(lang).gettext
+    outs = went_out(history, out)
+    shown = sorted(last_round(tuple(history)).values(), key=lambda turn: turn.moves[0][0])
+    if turns_kept is not None:
+        shown = shown[len(shown) - turns_kept:] if turns_kept else []
+    lines = []
+    for turn in shown:
+        lines.append(_("{name}: {move}").format(
+            name=names[turn.seat], move=turn_text(turn, names, kinds_of, limit, lang)))
+        lines += [f"↳ *{out_line(event, names, lang)}*" for i, event in turn.moves
+                  if i in outs]
+    return lines
+
+
 def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
               letters: Lang | None = None) -> list[str]:
     """The hand's public history, a line per turn; drawn from the public view only, which
@@ -122,6 +175,10 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
     dealt = ", ".join(f"{names[e.seat]} {card_text(e.card, lang, letters)}"
                       for e in view.history if e.act == Act.DEAL)
     lines = [_("**Collect**"), _("Dealt face up: {cards}").format(cards=dealt)]
+    first = dealt_line(view.dealer, names, lang)
+    if first is not None:
+        lines.append(f"↳ *{first}*")
+    outs = went_out(view.history, view.out)
     if table.assisted:
         lines.insert(0, _("💡 **Assisted**: a player used a hint in this hand."))
     shed = False
@@ -134,21 +191,25 @@ def log_lines(table: Table, view: SeatView, lang: Lang = DEFAULT,
         lines.append(_("{name}: {move}").format(
             name=names[turn.seat],
             move=turn_text(turn, names, table.marks, None, lang, letters)))
-        lines += [f"↳ *{why}*" for why in forced_reasons(turn.moves, table.marks, names,
-                                                         view.seat, lang)]
+        lines += [f"↳ *{why}*" for why in forced_reasons(view.history, turn.moves,
+                                                         table.marks, names, view.seat, lang)]
+        lines += [f"↳ *{out_line(event, names, lang)}*" for i, event in turn.moves
+                  if i in outs]
     if view.loser is not None:
         lines.append(_("**{name} loses this hand.**").format(name=names[view.loser]))
     return lines
 
 
-def forced_reasons(moves: tuple[tuple[int, Event], ...], kinds_of: dict[int, Mark],
-                   names: tuple[str, ...], reader: int | None, lang: Lang = DEFAULT
-                   ) -> list[str]:
-    """Why each of ``moves`` that played itself had no choice, each sentence once: to its
-    own player "You had to draw: …", to anyone else "ann had to draw: …"."""
+def forced_reasons(history: Sequence[Event], moves: tuple[tuple[int, Event], ...],
+                   kinds_of: dict[int, Mark], names: tuple[str, ...], reader: int | None,
+                   lang: Lang = DEFAULT) -> list[str]:
+    """Why each of ``moves`` (``history``'s, by index) that played itself had no choice,
+    each sentence once: to its own player "You had to draw: …", to anyone else "ann had to
+    draw: …"; a draw's reason depends on the moves before it (again after a give of the
+    drawn card), so the hand's history comes too."""
     said: list[str] = []
     for i, event in moves:
-        found = forced_event(event) if kinds_of.get(i) is Mark.FORCED else None
+        found = forced_event(history, i) if kinds_of.get(i) is Mark.FORCED else None
         if found is None:
             continue
         reason, told = found
@@ -169,7 +230,8 @@ def own_forced(table: Table, user_id: int, lang: Lang = DEFAULT) -> list[str]:
     while at > 0 and table.marks.get(at - 1) is Mark.FORCED:
         at -= 1
     moves = tuple((i, history[i]) for i in range(at, len(history)) if history[i].seat == seat)
-    return forced_reasons(moves, table.marks, player_names(game.names, lang), seat, lang)
+    return forced_reasons(history, moves, table.marks, player_names(game.names, lang), seat,
+                          lang)
 
 
 def log_pages(lines: list[str]) -> list[str]:

@@ -14,7 +14,13 @@ from cogs.i18n.translator import list_of
 from cogs.render import COLOUR, safe_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from cogs.widgets.ids import Page, button_id
-from rules.i18n import DEFAULT, Lang, number, percent, translator
+from rules.i18n import DEFAULT, N_, Lang, number, percent, translator
+
+# What counts, said wherever stats are shown (issue 45: two finished hands left the stats
+# empty, and nothing said why).
+RATED = N_("Rated: every finished hand at a table of people only. A hand with an AI seat, or "
+           "where the AI kept an away player's seat, is not; a stand-in playing a turn or two "
+           "for a late player doesn't change that. Practice and the lesson are never rated.")
 
 
 def rate(losses: float, hands: int, lang: Lang) -> str:
@@ -67,10 +73,9 @@ def leaderboard(board: LeaderboardPage, lang: Lang = DEFAULT
         title = n_("NLK leaderboard · tables of {count} player",
                    "NLK leaderboard · tables of {count} players",
                    board.players).format(count=board.players)
-    embed = discord.Embed(
-        title=title, colour=COLOUR,
-        description="\n".join(lines) or _("No rated hands yet. Hands with AI seats or a "
-                                          "stand-in don't count."))
+    said = "\n".join(lines) or _("No rated hands yet.")
+    embed = discord.Embed(title=title, colour=COLOUR,
+                          description=f"{said}\n\n*{_(RATED)}*")
     if board.rows:  # an empty board has no pages to count, and no ratings to explain
         embed.set_footer(text=n_(
             "Page {page}/{pages} · the rating rises as you finish ahead of others, cautiously "
@@ -143,7 +148,7 @@ def player(display: str, stats: PlayerStats, lang: Lang = DEFAULT,
                           colour=COLOUR)
     rating = stats.rating
     if rating is None:
-        embed.description = _("No rated hands yet here.")
+        embed.description = f"{_('No rated hands yet here.')}\n\n*{_(RATED)}*"
         return _elsewhere(embed, stats, place_names or {}, lang)
     lines = [n_("{hands} rated hand · {losses} lost ({rate})",
                 "{hands} rated hands · {losses} lost ({rate})", rating.hands).format(

@@ -9,7 +9,7 @@ import discord
 from bot.db.records import TableStatus
 from bot.tables.service import AILevel, Table
 from bot.tables.table import Moment
-from cogs.render.history import last_round, turn_text
+from cogs.render.history import dealt_line, last_plays, last_round, turn_text
 from cogs.render.text import (
     COLOUR,
     FINGERPRINT,
@@ -21,7 +21,7 @@ from cogs.render.text import (
     ordinal,
     player_name,
     rules_line,
-    seed_reveal,
+    seed_proof,
     short_names,
     suit_mark,
     timer_line,
@@ -43,6 +43,9 @@ class Detail:
     turns: bool = True
 
 
+FIELD_CHARS = 1024  # Discord's limit for one field's value
+LAST_PLAYS = 3  # a finished hand's last turns shown above its result, room allowing
+
 DETAILS = (Detail(None, True, NAME_LIMIT), Detail(72, True, NAME_LIMIT),
            Detail(48, False, NAME_LIMIT), Detail(36, False, 20), Detail(None, False, 14, False))
 
@@ -56,11 +59,13 @@ def table_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     if view is None:
         return discord.Embed(title=_("NLK table"), colour=COLOUR,
                              description=_("This table was cancelled before it started."))
-    for detail in DETAILS:
-        embed = _hand_embed(table, view, detail, lang)
-        chars, lines = embed_size(embed)
-        if chars <= TABLE_CHARS and lines <= TABLE_LINES:
-            break
+    # A finished hand shows its last plays (up to LAST_PLAYS turns) as room allows.
+    for plays in range(LAST_PLAYS if view.is_over else 0, -1, -1):
+        for detail in DETAILS if plays == 0 else DETAILS[:-1]:
+            embed = _hand_embed(table, view, detail, lang, plays)
+            chars, lines = embed_size(embed)
+            if chars <= TABLE_CHARS and lines <= TABLE_LINES:
+                return embed
     return embed
 
 
@@ -94,6 +99,13 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     embed = discord.Embed(title=_("NLK table — waiting for players"), colour=COLOUR,
                           description=description)
     embed.add_field(name=_("Seats"), value=seats, inline=False)
+    if table.private:
+        # Issue 45: a group DM member who has not added the app sees no /nlk, and nothing
+        # said why; the buttons work for everyone.
+        embed.add_field(name=_("In a group DM"), value=_(
+            "Everyone here can join and play with these buttons, and **New to NLK? Learn it** "
+            "opens the lesson. Opening a table with `/nlk new` needs NLK added to your own "
+            "account: open NLK's profile and tap **Add App**."), inline=False)
     embed.set_footer(text=" · ".join((_("Table {table}").format(table=table.id),
                                       rules_line(table.variant, lang),
                                       timer_line(table.turn_seconds, lang))))
@@ -101,7 +113,7 @@ def _lobby_embed(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
 
 
 def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
-                lang: Lang = DEFAULT) -> discord.Embed:
+                lang: Lang = DEFAULT, plays: int = 0) -> discord.Embed:
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     number = table.hand_number
@@ -125,10 +137,20 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
         status = next_hand_status(table, view, lang)
     else:
         status = _status(view, lang)
+        if view.phase == Phase.COLLECT and not any(e.act == Act.KEEP for e in view.history):
+            first = dealt_line(view.dealer, tuple(player_name(p, lang) for p in view.players),
+                               lang)  # once: during the hand's first turn
+            if first is not None:
+                status = f"{first}\n{status}"
         if table.ai_to_act() and not view.is_over:
             status += "\n" + _("*The AI is thinking…*")
     embed = discord.Embed(title=title, colour=COLOUR, description=status)
     if view.is_over:
+        said = last_plays(view.history, view.out, short_names(view.players, lang),
+                          table.marks, detail.turn_chars, lang, plays)
+        if said:
+            embed.add_field(name=_("Last plays"), value="\n".join(said)[-FIELD_CHARS:],
+                            inline=False)
         order = [*view.out, *([view.loser] if view.loser is not None else [])]
         loses = " — " + _("**loses**")
         lines = [f"{i}. {'🤖 ' if table.seats[s].ai else ''}"
@@ -156,13 +178,13 @@ def _hand_embed(table: Table, view: SeatView, detail: Detail = DETAILS[0],
                timer_line(table.turn_seconds, lang)]
     if table.seed is not None:
         if view.is_over or closed:
-            embed.add_field(name=_("Fair deal"), value=seed_reveal(table.seed, view.n, lang),
+            embed.add_field(name=_("Fair deal"), value=seed_proof(table.seed, lang),
                             inline=False)
         else:
             footer.append(_("fair deal {fingerprint}").format(
                 fingerprint=commitment(table.seed)[:FINGERPRINT]))
     if table.stand_in:
-        footer.append(_("Unrated: a stand-in played"))
+        footer.append(_("Unrated: the AI kept a player's seat"))
     embed.set_footer(text=" · ".join(footer))
     return embed
 
@@ -365,7 +387,9 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
 
 def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,
                     ai_allowed: bool = True) -> None:
-    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike): only
+    """The host's AI seat buttons, on row 1 (the lobby's and between hands alike), marked
+    "(host)" like **Start (host)**, as only the host may tap them (issue 45: "Add AI"
+    refused others without saying so on the button): only
     those that can do something, never one that can only refuse (a full table adds no AI,
     a table without AI seats removes none, a server without AI players shows none)."""
     _ = translator(lang).gettext
@@ -374,11 +398,12 @@ def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,
         return
     if len(table.next_seats) < table.max_seats:
         view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.HEURISTIC.upper()),
-                                _("Add AI"), row=1))
+                                _("Add AI (host)"), row=1))
         view.add_item(NLKButton(button_id(t, None, Seating.ADD_AI, AILevel.STRONG.upper()),
-                                _("Add strong AI"), row=1))
+                                _("Add strong AI (host)"), row=1))
     if any(s.ai for s in table.next_seats):
-        view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI"), row=1))
+        view.add_item(NLKButton(button_id(t, None, Seating.REMOVE_AI), _("Remove AI (host)"),
+                                row=1))
 
 
 def to_act_legal(table: Table) -> tuple[Action, ...]:

@@ -42,14 +42,16 @@ LOG_PAGE_CHARS = 3800  # one page of the moves log (an embed description holds 4
 
 
 def marks(lang: Lang = DEFAULT) -> dict[Mark, str]:
-    """What a move nobody chose is marked with: forced, by an AI seat, by a stand-in."""
+    """What a move nobody chose is marked with: forced, by an AI seat (🤖), by a stand-in
+    playing a late person's turn (⏱, issue 45: both were 🤖, and told apart by nothing)."""
     _ = translator(lang).gettext
     return {Mark.FORCED: " " + _("(no choice)"), Mark.AI: " 🤖",
-            Mark.STAND_IN: " 🤖 " + _("(stand-in)")}
+            Mark.STAND_IN: f" {STAND_IN_SYMBOL} " + _("(stand-in)")}
 
 
-MARKS = marks(Lang.EN)
 FORCED_SYMBOL = "✱"  # a move with no choice, in a line that mixes kinds of moves
+STAND_IN_SYMBOL = "⏱"  # a move a stand-in made when a person's turn timer ran out
+MARKS = marks(Lang.EN)
 
 
 def cut_name(name: str, chars: int) -> str:
@@ -160,6 +162,16 @@ def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
     _ = translator(lang).gettext
     return _("Seed `{seed}` · check it: `python -m rules verify {seed} {digest} --players "
              "{players}`").format(seed=seed, digest=commitment(seed), players=players)
+
+
+def seed_proof(seed: str, lang: Lang = DEFAULT) -> str:
+    """What a finished hand's revealed seed proves, in one line a player understands; the
+    command that checks it is in the **Fair deal** button's private message, where those
+    who run it look (issue 45: a bare `python -m rules verify …` meant nothing in Discord)."""
+    _ = translator(lang).gettext
+    return _("Dealt from seed `{seed}`, fixed before the first card: its fingerprint was shown "
+             "all hand, so nobody could pick the cards. **Fair deal** shows how to check "
+             "it.").format(seed=seed)
 
 
 def message_url(guild_id: int | None, channel_id: int, message_id: int | None) -> str:

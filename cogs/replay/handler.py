@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NoTable, Refusal
-from bot.guilds.replays import MAX_FILE, Opened, ReplayRefused, ReplaySource
+from bot.guilds.replays import MAX_FILE, Opened, ReplayReason, ReplayRefused, ReplaySource
 from bot.guilds.service import GuildService
 from cogs.answers.interaction import display_name, place_of
 from cogs.answers.replies import describe, say
@@ -73,17 +73,17 @@ class Replays:
         try:
             if file is not None:
                 if file.size > MAX_FILE:
-                    raise ReplayRefused("too_big", limit=MAX_FILE // 1000)
+                    raise ReplayRefused(ReplayReason.TOO_BIG, limit=MAX_FILE // 1000)
                 try:
                     data = await file.read()
                 except discord.HTTPException:
-                    raise ReplayRefused("unreadable") from None
+                    raise ReplayRefused(ReplayReason.UNREADABLE) from None
                 opened = await self.source.from_file(data)
             else:
                 try:
                     opened = await self.source.from_channel(interaction.channel_id, hand)
                 except NoTable:
-                    raise ReplayRefused("none_yet") from None
+                    raise ReplayRefused(ReplayReason.NONE_YET) from None
         except ReplayRefused as refused:
             await say(interaction, refusal_text(refused, lang_of(interaction)))
             return
@@ -108,7 +108,7 @@ class Replays:
             if act is Act.JUMP:
                 target = int(values[0]) if values and values[0].isdigit() else None
             if target is None or not 0 <= target <= marks.last:
-                raise ReplayRefused("no_step")
+                raise ReplayRefused(ReplayReason.NO_STEP)
             await self._answer(interaction, opened, target, edit=True, marks=marks)
         except ReplayRefused as refused:
             await say(interaction, refusal_text(refused, lang_of(interaction)))
@@ -119,7 +119,8 @@ class Replays:
 
     async def unknown(self, interaction: Interaction) -> None:
         """A replay-shaped custom id that no version of the buttons made."""
-        await say(interaction, refusal_text(ReplayRefused("no_step"), lang_of(interaction)))
+        await say(interaction, refusal_text(ReplayRefused(ReplayReason.NO_STEP),
+                                            lang_of(interaction)))
 
     async def show(self, interaction: Interaction, opened: Opened, at: int
                    ) -> None:
@@ -230,22 +231,22 @@ def refusal_text(refused: ReplayRefused, lang: Lang) -> str:
     """The one line a reader gets for a replay that can't be opened."""
     _ = translator(lang).gettext
     details = refused.details
-    if refused.reason == "in_play":
+    if refused.reason is ReplayReason.IN_PLAY:
         return _("Hand {number} of table {table} is still being played: its replay would "
                  "reveal the players' hidden hands. Replay it once it is over.").format(
                      number=details["number"], table=details["table"])
-    if refused.reason == "none_yet":
+    if refused.reason is ReplayReason.NONE_YET:
         return _("No hand has finished in this channel yet: a hand can be replayed once it "
                  "is over.")
-    if refused.reason == "too_big":
+    if refused.reason is ReplayReason.TOO_BIG:
         return _("That file is too big for a replay (at most {limit} KB).").format(
             limit=details["limit"])
-    if refused.reason == "bad_file":
+    if refused.reason is ReplayReason.BAD_FILE:
         return _("That file is not a replay NLK can open: {problem}.").format(
             problem=file_problem(details, lang))
-    if refused.reason == "unreadable":
+    if refused.reason is ReplayReason.UNREADABLE:
         return _("Discord didn't let me read that file; please attach it again.")
-    if refused.reason == "gone":
+    if refused.reason is ReplayReason.GONE:
         return _("That replay is no longer here, so nothing changed. Open it again with "
                  "`/nlk replay`.")
     return _("That replay button doesn't make sense any more; nothing changed.")

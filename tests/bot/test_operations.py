@@ -204,7 +204,7 @@ async def test_a_sigkilled_bot_leaves_nothing_running(fake_discord, tmp_path):
         await fake.wait_for_bot(timeout=30)
         driver = Driver(fake, random.Random(2), humans={"ann"})
         table = await driver.new_table("ann", seats=2)
-        await driver.click("ann", table, "Add strong AI")
+        await driver.click("ann", table, "Add strong AI (host)")
         await driver.click("ann", table, "Start (host)")
         # Ann plays until the AI seat's turn, which it thinks in a worker process.
         playing = asyncio.create_task(driver.play_hand(table))

@@ -40,11 +40,11 @@ async def test_one_person_plays_a_whole_hand_against_ai_seats(fake_discord, tmp_
     async with running_bot(fake, path, ai_processes=1, **fast_channel):
         driver = Driver(fake, random.Random(2), humans={"ann"})
         table = await driver.new_table("ann", seats=4)
-        await driver.click("ann", table, "Add AI")
-        await driver.click("ann", table, "Add AI")
-        ix, response = await driver.click("bob", table, "Add AI", expect=4)
+        await driver.click("ann", table, "Add AI (host)")
+        await driver.click("ann", table, "Add AI (host)")
+        ix, response = await driver.click("bob", table, "Add AI (host)", expect=4)
         assert "Only the host" in response.data["content"]
-        await driver.click("ann", table, "Add strong AI")
+        await driver.click("ann", table, "Add strong AI (host)")
         assert "🤖" in table.text() and "AI 3 (strong)" in table.text()
         await driver.click("ann", table, "Start (host)")
         await driver.play_hand(table)
@@ -65,8 +65,8 @@ async def test_after_an_ai_moves_the_ping_costs_the_channel_no_post(fake_discord
         driver = Driver(fake, random.Random(3), humans={"ann", "bob"})
         table = await driver.new_table("ann", seats=4)
         await driver.click("bob", table, "Join")
-        await driver.click("ann", table, "Add AI")
-        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Add AI (host)")
+        await driver.click("ann", table, "Add AI (host)")
         await driver.click("ann", table, "Start (host)")
         await driver.play_hand(table)
         await asyncio.sleep(0.3)  # the last pings and deletes land
@@ -99,18 +99,22 @@ async def test_a_lapsed_timer_plays_a_stand_in_even_across_a_restart(fake_discor
         assert move_of(table) == move
         clock.advance(21)
         await fake.wait_until(lambda: move_of(table) > move, timeout=10)
-        assert "Unrated" in table.text()
+        # One turn played for a late player leaves the hand theirs, and rated (issue 45).
+        assert "Unrated" not in table.text()
         hands, actions = database_rows(path, table_id_of(table))
         # Moves with no choice play themselves; the first move that was a choice lapsed.
         chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]
         assert chosen[0]["by"] == "stand-in"
-        assert hands[0]["stand_in"] == 1
+        assert hands[0]["stand_in"] == 0
         # The others play their turns; when the slow player's clock lapses a second time in
         # a row, the AI keeps the seat until its owner is back.
         while actor(table) != slow:
             await driver._collect_step(table)
         clock.advance(31)
         await fake.wait_until(lambda: "away (AI playing)" in table.text(), timeout=10)
+        # The AI keeps the seat now: no longer a hand of people, so it is not rated.
+        assert "Unrated: the AI kept a player's seat" in table.text()
+        assert database_rows(path, table_id_of(table))[0][0]["stand_in"] == 1
         assert any(b.label == "I'm back" for b in table.buttons())
         other = next(n for n in ("ann", "bob", "cy") if n != slow)
         ix, response = await driver.click(other, table, "I'm back", expect=4)

@@ -66,7 +66,7 @@ def test_a_forced_moves_reason_is_the_one_its_position_gives():
             if len(legal) == 1:
                 before, at = forced(game), len(game.history())
                 game.apply(legal[0])
-                found = forced_event(game.history()[at])  # the move's first event is marked
+                found = forced_event(game.history(), at)  # the move's first event is marked
                 assert found is not None and found[0] == before
                 seen += 1
             else:
@@ -75,5 +75,57 @@ def test_a_forced_moves_reason_is_the_one_its_position_gives():
 
 
 def test_moves_that_never_play_themselves_have_no_forced_reason():
-    assert forced_event(Game.deal(3, random.Random(1)).history()[0]) is None
+    assert forced_event(Game.deal(3, random.Random(1)).history(), 0) is None
     assert Action.parse("draw").act == "draw"
+
+
+def again_table():
+    """Issue 45: ann (seat 0) draws 9♣, which fits on bob's 8♥; she gives it, and her next
+    draw plays itself: after a give of a drawn card she must draw again (R3.3), while her
+    own top card, J♠, fits on cy's 10♦ (a stack give, no longer allowed once she drew)."""
+    game = Game.from_collect_position([[Card.parse("JS")], [Card.parse("8H")],
+                                       [Card.parse("TD")]],
+                                      [Card.parse(c) for c in ("9C", "KH", "AC")], 0,
+                                      names=("ann", "bob", "cy"))
+    table = table_for(game)
+    game.apply(Action.parse("draw"))
+    game.apply(Action.parse("give 9C 1"))
+    assert game.legal_actions() == [Action.parse("draw")]  # the draw plays itself
+    table.marks[len(game.history())] = Mark.FORCED
+    game.apply(Action.parse("draw"))
+    return table
+
+
+@pytest.mark.parametrize("lang", [Lang.EN, Lang.HU, Lang.FR])
+def test_a_draw_after_giving_the_drawn_card_says_draw_again_not_nothing_fits(lang):
+    table = again_table()
+    own = [line for line in log_lines(table, table.seat_view(0), lang) if line.startswith("↳")]
+    others = [line for line in log_lines(table, table.seat_view(1), lang)
+              if line.startswith("↳")]
+    nothing_fits = forced(Game.from_collect_position(
+        [[Card.parse("TH")], [Card.parse("QS")], [Card.parse("KD")]],
+        [Card.parse("8C")], 0)).words(("a", "b", "c"), lang)
+    assert len(own) == 1 and len(others) == 1, own
+    assert nothing_fits[:-7] not in own[0]  # not "no top card of your stack fits"
+    assert own[0] != others[0] and "ann" in others[0] and "(R3.3)" in own[0]
+    if lang is Lang.EN:
+        assert own[0] == ("↳ *You had to draw again: you gave away the card you drew, and "
+                          "after giving a drawn card you must draw again. (R3.3)*")
+        assert others[0] == ("↳ *ann had to draw again: after giving away a drawn card, a "
+                             "player must draw again. (R3.3)*")
+    assert own_forced(table, 1000, lang) == [own[0][3:-1]]
+
+
+def test_a_forced_draw_from_an_empty_stack_says_the_stack_is_empty():
+    """ann gave her only card away before drawing: nothing of hers can fit anywhere, as her
+    stack is empty, and the position's reason says that, from the events too."""
+    game = Game.from_collect_position([[Card.parse("JS")], [Card.parse("TD")],
+                                       [Card.parse("8H")]],
+                                      [Card.parse(c) for c in ("KH", "AC")], 0)
+    game.apply(Action.parse("give JS 1"))
+    before, at = forced(game), len(game.history())
+    assert "empty" in before.words(game.names)
+    game.apply(Action.parse("draw"))
+    found = forced_event(game.history(), at)
+    assert found is not None and found[0] == before
+    assert "empty" in found[1].words(game.names)

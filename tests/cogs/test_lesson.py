@@ -16,7 +16,11 @@ from tests.nlk_driver import running_bot
 # The rules a first-timer needs (issue 34): drawing, giving, keeping and a move that plays
 # itself (R3.2, R3.3), the last talon card (R3.4), beating in suit and trumping (R4.2),
 # taking (R4.5), going out (R4.8), who loses (R4.9).
-NEEDED = {"R3.2", "R3.3", "R3.4", "R4.2", "R4.5", "R4.8", "R4.9"}
+# Issue 45 adds what newcomers had to guess: the pack by player count (R1.2), who starts
+# (R3.1), a trick's size (R4.3), who leads after a take of the only card (R4.7), and the
+# footer's variants (R6.1, R6.2).
+NEEDED = {"R1.2", "R3.1", "R3.2", "R3.3", "R3.4", "R4.2", "R4.3", "R4.5", "R4.7", "R4.8",
+          "R4.9", "R6.1", "R6.2"}
 WRONG = {"en": "❌", "hu": "❌", "fr": "❌"}
 AGAIN = {"en": "Play the lesson again", "hu": "Lecke elölről", "fr": "Refaire la leçon"}
 
@@ -89,7 +93,8 @@ def test_every_lesson_button_has_an_id_its_family_reads():
             assert match and len(item.custom_id) <= 100, item.custom_id
             lesson_name, at, act = ids.parse(match)
             assert (lesson_name, at) == (lesson.LESSON, step)
-            assert act in ids.WAYS or ids.action_of(act) in lesson.situation(step).options
+            assert act in ids.WAYS or ids.action_of(act) in lesson.situation(step).options \
+                or act.removeprefix("rule.") in lesson.situation(step).rules
             assert not unknown.fullmatch(item.custom_id)
             assert families(item.custom_id) == ["LessonStep"], item.custom_id
     for damaged in ("nlkl:1:3:give.ZZ.1", "nlkl:1:x:draw", "nlkl:1:3:fly"):

@@ -217,7 +217,7 @@ async def test_a_post_refused_for_lost_permissions_is_told_once(fake_discord, tm
     async with running_bot(fake, path, channel_edits=150):
         driver = Driver(fake, random.Random(6), humans={"ann"})
         table = await driver.new_table("ann", seats=2)
-        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Add AI (host)")
         await driver.click("ann", table, "Start (host)")
         fake.set_bot_permissions(fake.channel().id,
                                  DEFAULT_BOT_PERMISSIONS & ~Perm.SEND_MESSAGES)

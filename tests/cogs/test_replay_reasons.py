@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bot.guilds.replays import ReplayRefused, _first_replay
+from bot.guilds.replays import ReplayReason, ReplayRefused, _first_replay
 from cogs.replay.handler import FILE_PROBLEMS, refusal_text
 from rules import Game, shuffled_deck
 from rules.i18n import Lang, translator
@@ -74,3 +74,15 @@ def test_a_reason_is_never_cut():
         for lang in Lang:
             said = refusal_text(refused(text), lang)
             assert said.endswith(".") and "…" not in said, (why, said)
+
+
+def test_each_refusal_reason_has_its_own_sentence():
+    """The reasons are a typed ``ReplayReason``, each with its sentence (issue 45: they were
+    strings compared one by one, where a misspelt one fell through to the catch-all)."""
+    details = {"number": 3, "table": 7, "limit": 1000, "why": "empty"}
+    said = {reason: refusal_text(ReplayRefused(reason, **details), Lang.EN)
+            for reason in ReplayReason}
+    catch_all = refusal_text(ReplayRefused(ReplayReason.NO_STEP), Lang.EN)
+    others = [text for reason, text in said.items() if reason is not ReplayReason.NO_STEP]
+    assert len(set(others)) == len(others) and catch_all not in others
+    assert "Hand 3 of table 7" in said[ReplayReason.IN_PLAY]

@@ -36,10 +36,12 @@ AI = Seat(-1, stored_ai_name(1, "heuristic"), "heuristic")
 
 
 def test_the_lobby_offers_only_the_ai_buttons_that_can_do_something():
-    assert {"Add AI", "Add strong AI"} <= set(_labels(render.table_view(_lobby([ANN]))))
-    assert "Remove AI" not in _labels(render.table_view(_lobby([ANN])))  # none to remove
+    lobby = set(_labels(render.table_view(_lobby([ANN]))))
+    assert {"Add AI (host)", "Add strong AI (host)"} <= lobby
+    assert "Remove AI (host)" not in _labels(render.table_view(_lobby([ANN])))  # none to remove
     full = _labels(render.table_view(_lobby([ANN, BOB, AI])))
-    assert "Add AI" not in full and "Add strong AI" not in full and "Remove AI" in full
+    assert "Add AI (host)" not in full and "Add strong AI (host)" not in full
+    assert "Remove AI (host)" in full
     off = _labels(render.table_view(_lobby([ANN, AI]), ai_allowed=False))
     assert not [label for label in off if "AI" in label], off
 
@@ -181,6 +183,6 @@ async def test_a_server_without_ai_players_shows_no_ai_button(fake_discord, tmp_
         await (await fake.slash("owner", None, "nlk", "settings",
                                 {"allow_ai": True})).wait_response()
         # The open table follows the setting, with nobody touching it.
-        await fake.wait_until(lambda: any(b.label == "Add AI" for b in table.buttons()),
+        await fake.wait_until(lambda: any(b.label == "Add AI (host)" for b in table.buttons()),
                               timeout=10)
     fake.assert_clean()

@@ -429,21 +429,22 @@ async def test_the_host_adds_and_removes_ai_seats_between_hands(fake_discord, tm
         await driver.click("ann", table, "Start (host)")
         assert not any("AI" in (b.label or "") for b in table.buttons())  # not mid-hand
         await driver.play_hand(table)
-        ix, response = await driver.click("bob", table, "Add AI", expect=4)
+        ix, response = await driver.click("bob", table, "Add AI (host)", expect=4)
         assert "Only the host" in response.data["content"]
-        await driver.click("ann", table, "Add AI")
+        await driver.click("ann", table, "Add AI (host)")
         assert next_hand_field(table) == "ann, bob, 🤖 AI 1"
         assert button(table, "Join next hand (3/3)").disabled  # every seat is taken
         with pytest.raises(AssertionError, match="disabled"):
             await fake.click("cy", table, label="Join next hand (3/3)")
         # A full table offers no button that could only refuse: no AI to add.
         labels = [b.label for b in table.buttons()]
-        assert "Add AI" not in labels and "Add strong AI" not in labels and "Remove AI" in labels
-        await driver.click("ann", table, "Remove AI")
-        assert "Remove AI" not in [b.label for b in table.buttons()]  # none left to remove
+        assert "Add AI (host)" not in labels and "Add strong AI (host)" not in labels
+        assert "Remove AI (host)" in labels
+        await driver.click("ann", table, "Remove AI (host)")
+        assert "Remove AI (host)" not in [b.label for b in table.buttons()]  # none left to remove
         assert next_hand_field(table) == "ann, bob"
         assert not button(table, "Join next hand (2/3)").disabled
-        await driver.click("ann", table, "Add strong AI")
+        await driver.click("ann", table, "Add strong AI (host)")
         await driver.click("ann", table, "Next hand")
         assert " · hand 2 · " in title(table) and "🤖 AI 1 (strong)" in table.text()
     hands, _ = database_rows(path, table_id_of(table))

@@ -72,7 +72,7 @@ def test_whoever_is_to_act_sees_every_move_since_their_last_turn():
             assert render.card_text(event.card) in line, (event, line)
             kind = table.marks.get(i, "")
             # Said in words, or in a line mixing kinds of moves, by its symbol.
-            symbol = {"forced": render.FORCED_SYMBOL, "ai": "🤖", "stand-in": "🤖"}.get(kind, "")
+            symbol = {"forced": render.FORCED_SYMBOL, "ai": "🤖", "stand-in": "⏱"}.get(kind, "")
             assert render.MARKS.get(kind, "") in line or symbol in line
             if event.act == "give":
                 assert names[event.to] in line
@@ -146,8 +146,8 @@ def test_moves_log_pages_hold_every_line_within_discords_limits():
 # --- through the fake Discord ---------------------------------------------------------------
 
 CARD = "(?:10|[2-9AKQJ])[♠♥♦♣][\ufe0e\ufe0f]"
-MARK_TEXT = re.compile(r" 🤖 \(stand-in\)| 🤖| \(no choice\)|✱| · (✱ no choice|🤖 stand-in)"
-                       r"(, (✱ no choice|🤖 stand-in))*$")
+MARK_TEXT = re.compile(r" ⏱ \(stand-in\)| 🤖| ⏱| \(no choice\)|✱| · (✱ no choice|⏱ stand-in)"
+                       r"(, (✱ no choice|⏱ stand-in))*$")
 
 
 def parse_log(text: str) -> list[tuple[str, str, str, str | None]]:

@@ -55,6 +55,14 @@ def check_reason(game: Game, action: Action, reason: H.Reason) -> None:
     if reason.text == H.TRUMP_CHOICE:
         top = game.trick[-1]
         assert any(SUIT[c] == SUIT[top] and RANK[c] > RANK[top] for c in game.stacks[seat])
+    if reason.text == H.FORCED_DRAW:  # issue 45: never said after a give of the drawn card
+        assert not game.has_drawn and game.stacks[seat]
+        assert not any(a.act == Act.GIVE for a in legal)
+    if reason.text == H.FORCED_DRAW_AGAIN:
+        assert game.has_drawn and game.drawn is None
+        assert game.history()[-1].act == Act.GIVE and game.history()[-1].seat == seat
+    if reason.text == H.FORCED_DRAW_EMPTY:
+        assert not game.has_drawn and not game.stacks[seat]
     if reason.text == H.FORCED_TAKE:
         assert values["top"] == Card(game.trick[-1]) and values["bottom"] == Card(game.trick[0])
     if reason.text == H.TAKE_COSTLY:
@@ -88,7 +96,8 @@ def test_every_reason_is_derived_and_true_across_random_hands() -> None:
                 seen.add(reason.text)
     expected = {H.GIVE_STACK, H.GIVE_DRAWN, H.DRAW_NOW, H.KEEP_CHOICE, H.BEAT_IN_SUIT, H.BEAT_HIGH,
                 H.TRUMP_NO_SUIT, H.TRUMP_CHOICE, H.TAKE_COSTLY, H.LEAD_WEAK, H.LEAD_OTHER,
-                H.FORCED_DRAW, H.FORCED_KEEP, H.FORCED_TAKE,
+                H.FORCED_DRAW, H.FORCED_DRAW_AGAIN, H.FORCED_DRAW_EMPTY, H.FORCED_KEEP,
+                H.FORCED_TAKE,
                 H.FORCED_PLAY}
     assert seen == expected
 
