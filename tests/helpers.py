@@ -163,14 +163,17 @@ async def play_out_by_ids(fake, table, over: str, rng: random.Random, *,
         plays = [b for b in hand.buttons() if ":play." in b.custom_id or
                  b.custom_id.endswith(":take")]
         options = [(s, o["value"]) for s in hand.selects() for o in s.raw.get("options", [])]
-        shown = len(table.versions)
+        shown = table.embeds[0].get("footer", {}).get("text")  # its move number
         if plays and (not options or rng.random() < 0.5):
             ix = await fake.click(who, hand, custom_id=rng.choice(plays).custom_id)
         else:
             select, value = rng.choice(options)
             ix = await fake.select(who, hand, select.custom_id, [value])
         assert (await ix.wait_response()).type == 7
-        # The publisher redraws the table message, outside any interaction.
-        await fake.wait_until(lambda shown=shown: len(table.versions) > shown, timeout=10)
+        # The publisher redraws the table message, outside any interaction (an edit that
+        # only brings the picture of the state before does not count).
+        await fake.wait_until(lambda shown=shown: table.embeds[0].get("footer", {})
+                              .get("text") != shown or title(table).endswith(over),
+                              timeout=10)
     raise AssertionError("the hand did not end")
 

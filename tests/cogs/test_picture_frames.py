@@ -263,8 +263,8 @@ def test_the_layout_search_measures_each_packing_as_it_would_be_made():
 @pytest.mark.parametrize(("lang", "out", "hands"), [
     (Lang.EN, "out", "Hands: Ann: 5 cards; Bob: out; Csilla: 1 card."),
     (Lang.HU, "végzett", "Lapok a kézben: Ann: 5 lap; Bob: végzett; Csilla: 1 lap."),
-    (Lang.FR, "sorti", "Mains\u202f: Ann\u202f: 5 cartes\u202f; Bob\u202f: sorti\u202f; "
-                       "Csilla\u202f: 1 carte."),
+    (Lang.FR, "à l’abri", "Mains\u202f: Ann\u202f: 5 cartes\u202f; Bob\u202f: à l’abri\u202f; "
+                          "Csilla\u202f: 1 carte."),
 ])
 def test_the_shed_phase_table_shows_each_players_card_count_and_who_is_out(lang, out, hands):
     """A glance at the table's picture tells the state: every player's hand face down with
