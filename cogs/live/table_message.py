@@ -133,6 +133,13 @@ class MessageShown:
         self.painting = painting
         return self.drawn is not None
 
+    def painted(self, key: PictureKey | object | None) -> None:
+        """The picture of what it shows was drawn (``UNKNOWN``: it failed, or is still
+        late): edit it in, unless it is the one the message carries."""
+        self.painting = None
+        if self.drawn is not None and (key is UNKNOWN or key != self.picture):
+            self.drawn = (-1, *self.drawn[1:])
+
     def restyle(self) -> None:
         """The server's language or picture style changed: draw it again."""
         self.style += 1
@@ -381,7 +388,7 @@ class TableMessages:
             for extra in found[:-1]:
                 await self.tables.of(table).way.delete(extra)
             table = await self.service.get(table.id)
-            self.of(self.tables.of(table)).message_id = found[-1]  # what it shows: unknown
+            self.of(self.tables.of(table)).moved(found[-1])  # what it shows: unknown
         # Adopted (and edited if out of date), or posted: the loop sees no message to edit.
         self.tables.of(table).saw(table)
 
@@ -479,12 +486,9 @@ class TableMessages:
         if painting is not None:
             await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
             if shown.painting is painting:
-                shown.painting = None
                 drawn = painting.result() if painting.done() and not painting.cancelled() \
                     and painting.exception() is None else UNKNOWN
-                key = drawn.key if isinstance(drawn, Picture) else drawn
-                if shown.drawn is not None and (key is UNKNOWN or key != shown.picture):
-                    shown.drawn = (-1, *shown.drawn[1:])  # edit its picture in
+                shown.painted(drawn.key if isinstance(drawn, Picture) else drawn)
         way = live.way
         async with way.turn():
             if not shown.behind(live.newest):
