@@ -11,6 +11,7 @@ hands says so on both.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 
@@ -54,6 +55,21 @@ def stored(bot):
     return table
 
 
+@contextlib.asynccontextmanager
+async def friends_at_a_table(fake, tmp_path, options, **bot_options):
+    """Four friends in a group DM (alice installed the app) at a started table, the bot's
+    tokens on a clock the test moves: ``(bot, members, tokens)``."""
+    members = {m.name: m for m in group_dm(fake, FRIENDS, installed=["alice"])}
+    tokens = TokenClock()
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None,
+                           **bot_options) as bot:
+        nlk(bot).publisher.tables.clock = tokens
+        await bot.tree.sync()
+        await start_table(members, options)
+        yield bot, members, tokens
+    assert fake.refused.get("group_dm_channel", 0) == 0
+
+
 async def quiet_table(fake, bot, members: dict[str, GroupDMMember], tokens: TokenClock):
     """Play a few moves, then let 13½ minutes pass for the bot's tokens: the table message
     is left quiet. Returns it."""
@@ -70,13 +86,8 @@ async def quiet_table(fake, bot, members: dict[str, GroupDMMember], tokens: Toke
 async def test_a_quiet_chat_leaves_the_table_without_moves_and_a_tap_brings_it_back(
         fake_discord, tmp_path):
     fake = fake_discord
-    people = group_dm(fake, FRIENDS, installed=["alice"])
-    members = {m.name: m for m in people}
-    tokens = TokenClock()
-    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
-        nlk(bot).publisher.tables.clock = tokens
-        await bot.tree.sync()
-        await start_table(members, {"seats": 4, "turn_timer": 0})
+    async with friends_at_a_table(fake, tmp_path, {"seats": 4, "turn_timer": 0}) as (
+            bot, members, tokens):
         table = await quiet_table(fake, bot, members, tokens)
         assert "tap **Show the table**" in description(table)
         # No message anyone sees offers a move of a turn that may pass meanwhile.
@@ -89,19 +100,13 @@ async def test_a_quiet_chat_leaves_the_table_without_moves_and_a_tap_brings_it_b
         assert members["alice"].table_message() is table
         assert not quiet(table) and moves_on(table)
         assert to_act(table) == stored(bot).name_to_act()
-    assert fake.refused.get("group_dm_channel", 0) == 0
 
 
 async def test_a_tap_on_an_old_copy_brings_that_copy_current_and_removes_the_other(
         fake_discord, tmp_path):
     fake = fake_discord
-    people = group_dm(fake, FRIENDS, installed=["alice"])
-    members = {m.name: m for m in people}
-    tokens = TokenClock()
-    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
-        nlk(bot).publisher.tables.clock = tokens
-        await bot.tree.sync()
-        await start_table(members, {"seats": 4, "turn_timer": 0})
+    async with friends_at_a_table(fake, tmp_path, {"seats": 4, "turn_timer": 0}) as (
+            bot, members, tokens):
         old = await quiet_table(fake, bot, members, tokens)
         # Every token lapses, for Discord and for the bot.
         fake.set_token_ttl(60)
@@ -126,7 +131,6 @@ async def test_a_tap_on_an_old_copy_brings_that_copy_current_and_removes_the_oth
         assert not quiet(old) and to_act(old) == stored(bot).name_to_act()
         await fake.wait_until(lambda: new.deleted, timeout=30, what="the newer copy deleted")
         assert members["dave"].table_message() is old
-    assert fake.refused.get("group_dm_channel", 0) == 0
 
 
 async def test_a_stale_move_on_an_old_copy_brings_it_current_and_says_why_privately(
@@ -183,15 +187,9 @@ async def test_a_turn_waits_while_nothing_can_reach_the_chat(fake_discord, tmp_p
     """The timer ran out while every token had lapsed: no stand-in plays the turn; the
     first tap in the chat starts the turn afresh, and its player plays it."""
     fake = fake_discord
-    people = group_dm(fake, FRIENDS, installed=["alice"])
-    members = {m.name: m for m in people}
-    tokens = TokenClock()
     clock = TimeMachine()
-    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None,
-                           clock=clock) as bot:
-        nlk(bot).publisher.tables.clock = tokens
-        await bot.tree.sync()
-        await start_table(members, {"seats": 4, "turn_timer": 60})
+    async with friends_at_a_table(fake, tmp_path, {"seats": 4, "turn_timer": 60},
+                                  clock=clock) as (bot, members, tokens):
         table = members["alice"].table_message()
         who = to_act(table)
         turn = stored(bot).turn_key()
