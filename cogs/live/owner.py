@@ -94,13 +94,12 @@ class Flight(Generic[T]):
     def __init__(self, shows: T) -> None:
         self.shows = shows
         self.crossed: set[Any] = set()  # what other requests to the message drew meanwhile
-        self.landed = False
 
 
 class Flights(Generic[T]):
     """The requests on their way to one message. Discord applies two requests in flight at
     once in either order, so a request that crossed another drawing something else leaves
-    the message showing one of the two: not known (``landed`` answers None), and the kind
+    the message showing one of the two: not known (``outcome`` answers None), and the kind
     draws it again. One that flew alone, or beside requests drawing the same, is exact."""
 
     def __init__(self) -> None:
@@ -111,8 +110,8 @@ class Flights(Generic[T]):
 
     @contextmanager
     def fly(self, shows: T) -> Iterator[Flight[T]]:
-        """Hold while sending a request that draws ``shows``; mark it ``landed`` once
-        Discord accepted it."""
+        """Hold while a request that draws ``shows`` is on its way; once it landed,
+        ``outcome`` says what the message shows."""
         flight = Flight(shows)
         for other in self._flying:
             other.crossed.add(shows)

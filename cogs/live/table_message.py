@@ -236,7 +236,7 @@ class TableMessages:
         shown.landed(flight, message_id, digest, picture, painting)
         live.record(self.name)
         until = live.way.lapses()
-        if table.is_open and until is not None:
+        if table.is_open and until is not None and until > live.clock():
             # Left quiet before its last token lapses (unless a tap comes first).
             live.alarm(until - QUIET_SECONDS - live.clock())
         live.wake()  # the kinds that wait for the table message (a group DM's ping)

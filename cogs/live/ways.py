@@ -20,6 +20,7 @@ again. A message found deleted raises ``Gone``.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -187,7 +188,8 @@ class TokenWay:
         return self.tokens.sender(self.clock() + within) is not None
 
     def lapses(self) -> float | None:
-        return self.tokens.until()
+        until = self.tokens.until()
+        return until if until is not None else -math.inf  # no token: it reaches nothing
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # Discord does not count interaction webhooks per channel

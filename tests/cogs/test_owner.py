@@ -233,3 +233,12 @@ def test_the_table_message_behind_after_an_older_answer_lands_over_a_newer_edit(
         pass
     shown.landed(again, 111, "ten", None)
     assert not shown.behind(live.newest)
+
+
+async def test_a_table_reached_only_through_tokens_is_unreachable_with_none():
+    """A group DM's owner with no token held (after a restart, or once every token was
+    refused) can show nothing: its clock must not play stand-ins meanwhile."""
+    tables = LiveTables()  # (tokens only)
+    live = tables.of(Snap(7, 1, private=True))
+    assert not live.reachable() and not live.reachable(60.0)
+    await tables.close()
