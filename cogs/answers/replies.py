@@ -174,15 +174,17 @@ def sentence(refusal: errors.Refusal, lang: Lang = DEFAULT) -> str:
     return text
 
 
-async def say(interaction: Interaction, text: str) -> None:
-    """An ephemeral sentence, as the first answer or as a follow-up; the commands it names
-    become mentions."""
+async def say(interaction: Interaction, text: str,
+              view: discord.ui.View | None = None) -> None:
+    """An ephemeral sentence (with ``view``'s buttons), as the first answer or as a
+    follow-up; the commands it names become mentions."""
     text = linked(interaction, text, lang_of(interaction))
+    buttons = view or discord.utils.MISSING
     try:
         if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
+            await interaction.followup.send(text, ephemeral=True, view=buttons)
         else:
-            await interaction.response.send_message(text, ephemeral=True)
+            await interaction.response.send_message(text, ephemeral=True, view=buttons)
     except discord.HTTPException:
         log.warning("could not tell user %s: %s", interaction.user.id, text, exc_info=True)
 

@@ -49,6 +49,9 @@ Ready for a real table? Start one with `/nlk new`, or tap below to play the less
 # Under a player's first refusal at a real table, once ever.
 FIRST_REFUSAL = N_("New to NLK? `/nlk learn` plays a guided first hand with you, privately, in "
                    "about 3 minutes.")
+# The same in a group DM or a DM, where not everyone can run `/nlk`: with the lobby's button.
+FIRST_REFUSAL_BUTTON = N_("New to NLK? The button below plays a guided first hand with you, "
+                          "privately, in about 3 minutes.")
 # Refusals about the bot or a button rather than the game: no lesson would have helped.
 NOT_THE_GAME = (errors.InputError, errors.Stale, errors.WrongChannel, errors.StorageUnavailable,
                 errors.BotLacksPermissions)

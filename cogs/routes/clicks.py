@@ -30,7 +30,7 @@ from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import Languages, lang_of, t
-from cogs.lesson.handler import FIRST_REFUSAL, Lessons
+from cogs.lesson.handler import FIRST_REFUSAL, FIRST_REFUSAL_BUTTON, Lessons
 from cogs.live.open_hands import OpenHands
 from cogs.live.publisher import Publisher
 from cogs.live.table_message import TableMessages
@@ -38,7 +38,8 @@ from cogs.render import stats
 from cogs.render.history import own_forced
 from cogs.render.text import player_names
 from cogs.transport.posts import ChannelPosts
-from cogs.widgets.ids import Look, Move, Seating, Target
+from cogs.widgets.buttons import Buttons, NLKButton
+from cogs.widgets.ids import Look, Move, Seating, Target, button_id
 from rules import Action, Card, CardError
 from rules.hint import suggest
 from rules.i18n import translator
@@ -290,12 +291,20 @@ class Clicks:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
+        learn = None  # the lesson's button, where not everyone can run /nlk
         if isinstance(error, Refusal) and await self.lessons.link_once(interaction.user.id,
                                                                         error):
-            text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
+            if interaction.guild_id is None and table_id is not None:
+                text += "\n" + translator(lang).gettext(FIRST_REFUSAL_BUTTON)
+                learn = Buttons()
+                learn.add_item(NLKButton(button_id(table_id, None, Look.LEARN),
+                                         translator(lang).gettext(
+                                             "New to NLK? Learn it (3 min)")))
+            else:
+                text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
         text = linked(interaction, text, lang)
         if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
-                not interaction.response.is_done():
+                not interaction.response.is_done() and learn is None:
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
                 await self.hands.answer(interaction, table, letters=lang, note=text)
@@ -311,11 +320,12 @@ class Clicks:
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
                 await self.publisher.refresh(table, interaction)
-                await interaction.followup.send(text, ephemeral=True)
+                await interaction.followup.send(text, ephemeral=True,
+                                                view=learn or discord.utils.MISSING)
                 return
             except Refusal:
                 pass
-        await say(interaction, text)
+        await say(interaction, text, learn)
 
 
 async def tell_forced(interaction: Interaction, table: Table) -> None:

@@ -234,3 +234,24 @@ async def test_a_new_table_between_hands_says_so_on_the_old_one_and_the_lobby(
                               timeout=30, what="the old table saying so")
         assert old.buttons() == []  # nothing left that could only refuse
     assert fake.refused.get("group_dm_channel", 0) == 0
+
+
+async def test_a_first_refusal_in_a_group_dm_offers_the_lessons_button_not_a_command(
+        fake_discord, tmp_path):
+    """Not everyone in a group DM can run `/nlk` (only those who added the app): their
+    first refusal offers the lesson's own button instead of naming `/nlk learn`."""
+    fake = fake_discord
+    async with friends_at_a_table(fake, tmp_path, {"seats": 4, "turn_timer": 0}) as (
+            bot, members, tokens):
+        table = members["alice"].table_message()
+        who = to_act(table)
+        other = next(name for name in FRIENDS if name != who)
+        ix = await members[other].click(table, custom_id=moves_on(table)[0])
+        answer = await ix.wait_response()
+        said = (await ix.wait_followups(1))[0] if answer.type == 7 else \
+            await ix.wait_message()
+        assert said.ephemeral
+        assert "/nlk learn" not in said.text() and "</nlk learn:" not in said.text()
+        (learn,) = [b for b in said.buttons() if b.custom_id.endswith(":learn")]
+        ix = await members[other].click(said, custom_id=learn.custom_id)
+        assert (await ix.wait_response()).ephemeral  # the lesson, privately
