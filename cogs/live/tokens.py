@@ -115,5 +115,9 @@ class Tokens:
         held.followups += 1
         held.made.add(message_id)
 
+    def newest(self) -> Held | None:
+        """The token heard last (None: none held)."""
+        return self._held[-1] if self._held else None
+
     def __len__(self) -> int:
         return len(self._held)

@@ -50,6 +50,14 @@ def the_owner(bot):
     return live
 
 
+async def all_taps_held(fake, bot) -> None:
+    """Until the bot holds the token of the last tap (it does so just after answering it):
+    a test moving the bot's clock before then would make that token new again."""
+    last = fake.interactions[-1].id
+    await fake.wait_until(lambda: (held := the_owner(bot).tokens.newest()) is not None
+                          and held.interaction.id == last, timeout=30, what="the taps held")
+
+
 def stored(bot):
     (table,) = [t for t in bot.service.cached() if t.is_open]
     return table
@@ -76,6 +84,7 @@ async def quiet_table(fake, bot, members: dict[str, GroupDMMember], tokens: Toke
     rng = random.Random(5)
     for _ in range(3):
         await play_one(fake, members, to_act(members["alice"].table_message()), rng)
+    await all_taps_held(fake, bot)
     tokens.offset = 13.5 * 60
     the_owner(bot).wake()  # (its alarm, set for then, rings)
     table = members["alice"].table_message()
@@ -194,6 +203,7 @@ async def test_a_turn_waits_while_nothing_can_reach_the_chat(fake_discord, tmp_p
         table = members["alice"].table_message()
         who = to_act(table)
         turn = stored(bot).turn_key()
+        await all_taps_held(fake, bot)
         # Sixteen minutes of silence: every token lapses, and the turn's time runs out.
         tokens.offset = 16 * 60
         fake.set_token_ttl(60)

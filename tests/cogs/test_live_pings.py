@@ -12,6 +12,8 @@ from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
 from cogs.live.pings import PING, Ping, PingRecord, Pings, wanted_ping
 from cogs.live.records import Notes
+from cogs.live.ways import ChannelWay
+from cogs.transport.pacer import Pacer
 from rules import Game, Phase, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import table_for
@@ -78,7 +80,9 @@ class Languages:
 
 def owner(io=None):
     """The registry with the turn ping as its one kind, sending through ``io``."""
-    tables = LiveTables(released=lambda live: None)
+    # A server's tables: their channel is their way (the pings here go through ``io``).
+    tables = LiveTables(released=lambda live: None, ways=lambda live: ChannelWay(
+        None, Pacer(), None, live.channel_id, live.guild_id))
     service = Service()
     pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0),
                   io=io or RecordingIO())

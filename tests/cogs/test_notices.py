@@ -10,7 +10,9 @@ from bot.db.records import GuildSettings, TableStatus
 from cogs.live.notices import NOTICE, Notices
 from cogs.live.owner import LiveTables
 from cogs.live.records import Notes
+from cogs.live.ways import ChannelWay
 from cogs.pictures import Pictures
+from cogs.transport.pacer import Pacer
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import table_for
@@ -74,7 +76,8 @@ class Servers:
 
 def owner(store, *, pictures="on"):
     posts, notes, servers = Posts(), Notes(store, delay=0), Servers(pictures)
-    tables = LiveTables()
+    tables = LiveTables(ways=lambda live: ChannelWay(  # a server's tables
+        None, Pacer(), None, live.channel_id, live.guild_id))
     notices = tables.register(Notices(Languages(), posts, notes, Pictures(servers), servers))
     return tables, notices, posts, notes
 
