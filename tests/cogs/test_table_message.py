@@ -228,6 +228,8 @@ async def test_fair_deal_and_ending_mid_hand_reveal_what_they_may(fake_discord, 
         driver = Driver(fake, random.Random(2))
         table = await driver.seat_and_start("ann", ["bob", "cy"])
         for _ in range(4):
+            if " · collect" not in (table.embeds[0].get("title") or ""):
+                break  # (a random deal may reach the shed phase sooner: mid-hand all the same)
             await driver._collect_step(table)
         table_id = int(table.embeds[0]["footer"]["text"].split()[1])
         hands, _ = database_rows(path, table_id)
