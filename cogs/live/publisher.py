@@ -133,13 +133,9 @@ class Publisher:
 
     async def refresh(self, table: Table, interaction: Interaction) -> None:
         """Bring the table message tapped up to date in place (in a group DM: that copy
-        becomes the table message), changing nothing at the table."""
-        live = self.tables.of(table)
-        await self.messages.of(live).reply(live, interaction)
-        if live.newest.is_open:
-            live.heard(interaction)
-        live.saw(table)
-        self.clocks.poke(live.newest)
+        becomes the table message), changing nothing at the table: a change of nothing,
+        published as any other."""
+        await self.publish(Change(table, None, None), interaction)
 
     async def _post_table(self, live: LiveTable, interaction: Interaction, *,
                           retire_old: bool) -> None:
