@@ -40,6 +40,9 @@ async def test_four_player_hand_from_new_to_the_losers_announcement(nlk):
     order = next(f for f in table.embeds[0]["fields"] if f["name"] == "Finishing order")
     assert len(order["value"].splitlines()) == 4
     assert any(b.label == "Next hand" for b in table.buttons())
+    # The notice is posted by its own loop, maybe after the table message shows the end.
+    await fake.wait_until(lambda: any("is over" in m.content
+                      for m in fake.public_messages()), timeout=30)
     announcement = [m for m in fake.public_messages() if "is over" in m.content]
     assert len(announcement) == 1
     # The hand's story in one picture, and a button that replays it.

@@ -380,6 +380,10 @@ async def test_the_finished_hand_tells_the_next_hands_seats_and_dealer_as_people
         await fake.wait_until(lambda: said in description(table), timeout=10)
         assert "Tap **Next hand**" in description(table)
         assert "Next hand · 2/4" in table.text() and next_hand_field(table) == "ann, dee"
+        # The notice is posted by its own loop (its picture drawn meanwhile), maybe after
+        # the table message shows the end.
+        await fake.wait_until(lambda: any("Hand 1 is over" in m.content
+                                          for m in fake.public_messages()), timeout=30)
         [end] = [m for m in fake.public_messages() if "Hand 1 is over" in m.content]
         assert f"**{loser} loses** and has left: **dee** deals next." in end.content
         # No link to the table message: `/nlk table` may post it again elsewhere.
