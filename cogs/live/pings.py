@@ -111,9 +111,12 @@ class PingShown:
                            TableMessages.quiet(self.live))
 
     def behind(self, table: Table) -> bool:
+        """A ping that shows nothing wanted ("Your turn is over.", or not known) still
+        mentions its person: it is behind even where no ping is wanted, and goes."""
         want = self.want(table)
-        return not ((self.ping is None and want is None) or
-                    (self.ping is not None and self.ping.want == want))
+        if self.ping is None:
+            return want is not None
+        return want is None or self.ping.want != want
 
     async def step(self, live: LiveTable) -> None:
         await self.driver.converge(live, self)

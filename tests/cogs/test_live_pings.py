@@ -191,6 +191,22 @@ async def test_a_tap_answered_elsewhere_is_not_drawn_again():
     assert pings.io.kinds() == ["post", "post", "delete"]
 
 
+async def test_a_ping_answered_your_turn_is_over_goes_when_nobody_is_to_be_pinged():
+    """A late tap on a ping whose turn passed to a stand-in is answered "Your turn is
+    over." in place; that message still mentions its person, so it must go, not be taken
+    as showing what is wanted (no ping)."""
+    pings, tables = owner()
+    table = next(snapshots())
+    pings.changed(table)
+    live = await settled(tables)
+    posted = ping_of(live).message.id
+    covered = dataclasses.replace(table, lapsed=table.game.to_act, revision=table.revision + 1)
+    pings.answered(covered, posted, None)  # the tap's answer drew "Your turn is over."
+    await settled(tables)
+    assert pings.io.kinds() == ["post", "delete"]
+    assert ping_of(live) is None
+
+
 async def test_a_stand_in_turn_deletes_the_ping_and_wants_none():
     pings, tables = owner()
     table = next(snapshots())
