@@ -109,17 +109,21 @@ class Clicks:
             table=table_id, name=render.safe_name(display_name(interaction.user)))
         ended = change.table
         hand = ended.public_view()
+        fair = discord.utils.MISSING
         if ended.seed is not None and hand is not None and not hand.is_over:
-            # The unfinished hand's seed is public now, so its deal can still be checked.
+            # The unfinished hand's seed is public now, so its deal can still be checked: the
+            # line says what the seed proves, and **Fair deal** beside it (the closed table
+            # message has no buttons) shows the command that checks it, privately.
             unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
-            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
+            text += f" {unfinished} {render.seed_proof(ended.seed, lang)}"
+            fair = render.fair_button(table_id, lang)
         none = discord.AllowedMentions.none()
         if interaction.type is discord.InteractionType.application_command:
-            await interaction.response.send_message(text, allowed_mentions=none)
+            await interaction.response.send_message(text, allowed_mentions=none, view=fair)
         else:
             mine = t(interaction).gettext("You ended the table.")
             await interaction.response.edit_message(content=mine, embed=None, view=None)
-            await interaction.followup.send(text, allowed_mentions=none)
+            await interaction.followup.send(text, allowed_mentions=none, view=fair)
         await self.publisher.publish(change, interaction)
 
     async def _ask_end(self, interaction: Interaction, table_id: int) -> None:
