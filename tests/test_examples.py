@@ -12,7 +12,7 @@ MODULES = ["rules.i18n", "rules.cards", "rules.actions", "rules.deal", "rules.en
            "bot.cluster.shards", "bot.tasks", "cogs.widgets.ids", "cogs.i18n.mentions",
            "cogs.transport.mentions", "cogs.replay.ids", "bot.tables.table",
            "cogs.i18n.translator", "rules.lesson", "cogs.lesson.ids", "rules.practice",
-           "cogs.practice.ids", "cogs.live.tokens", "rules.book"]
+           "cogs.practice.ids", "cogs.live.tokens", "rules.book", "cogs.answers.rulebook"]
 
 
 @pytest.mark.parametrize("name", MODULES)

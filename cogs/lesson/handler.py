@@ -24,13 +24,13 @@ from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
 from cogs.lesson.ids import Way, act_of, action_of, lesson_id, way_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
-from cogs.pictures.replay import REPLAY_FILE, replay_scene
+from cogs.pictures.replay import REPLAY_FILE, Layout, ReplayScene, replay_scene, steady
 from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
 from rules import lesson
 from rules.actions import Act, Action
 from rules.engine import Game
-from rules.i18n import N_, Lang, translator
+from rules.i18n import DEFAULT, N_, Lang, translator
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class Lessons:
         style = await self._style(interaction)
         picture: Picture | None = None
         try:
-            scene, alt = replay_scene(here.game, lang, style == FOUR, lang)
+            scene, alt = lesson_scene(here, lang, style == FOUR)
             if style != OFF:
                 picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
             if picture is None:  # text only: the table in the words of the picture's alt text
@@ -205,6 +205,23 @@ def situation(step: int, names: tuple[str, ...]) -> lesson.Situation:
     every time (a step's answer only reads it), and the latest learners' steps are answered
     without replaying the lesson's script or waiting for a thread to do it."""
     return lesson.situation(step, names)
+
+
+def lesson_scene(here: lesson.Situation, lang: Lang, four: bool) -> tuple[ReplayScene, str]:
+    """The step's picture and its alt text, its seats where every step of the lesson puts
+    them."""
+    return replay_scene(here.game, lang, four, lang, layout=lesson_layout())
+
+
+@lru_cache(maxsize=1)
+def lesson_layout() -> Layout:
+    """One layout for the lesson's picture, with room for the cards of every step: its
+    seats keep their places from step to step (issue 45: fitted to each step alone, they
+    moved from one column to two and back as the stacks grew). Names and language take no
+    room of their own, so any will do."""
+    names = ("", *lesson.AI_NAMES)
+    return steady([replay_scene(situation(step, names).game, DEFAULT, False)[0]
+                   for step in range(lesson.STEPS + 1)])
 
 
 def button_label(action: Action, here: lesson.Situation, lang: Lang) -> str:

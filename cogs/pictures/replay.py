@@ -64,6 +64,64 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where a replay picture puts its seats: in ``cols`` columns (in seat order, top to
+    bottom then left to right), up to ``per_line`` cards a line, with room for ``longest``
+    cards in a line, ``lines[seat]`` lines of cards for each seat, and ``extras`` cells under
+    the seats (talon, drawn card, trump, trick). A picture fitted to one scene keeps room for
+    that scene alone; one layout kept for a series of scenes (``steady``: the lesson's steps)
+    puts every seat at the same place in each."""
+
+    cols: int
+    per_line: int
+    longest: int
+    lines: tuple[int, ...]
+    extras: int
+
+    @property
+    def columns(self) -> list[list[int]]:
+        seats = len(self.lines)
+        per_col = -(-seats // self.cols) if seats else 0
+        return [list(range(i, min(i + per_col, seats)))
+                for i in range(0, seats, max(per_col, 1))]
+
+    @property
+    def seat_w(self) -> float:
+        return NAME_W + CARD_W + STEP * max(self.longest - 1, 0)
+
+    @property
+    def tallest(self) -> float:
+        """The seats' height: the tallest column's lines of cards."""
+        return max((sum(self.lines[i] for i in col) for col in self.columns),
+                   default=0) * (CARD_H + ROW_GAP)
+
+    def size(self) -> tuple[float, float]:
+        """The content's size, in card units, without a caption."""
+        columns = len(self.columns)
+        width = 2 * MARGIN + max(self.seat_w * columns + 2 * MARGIN * (columns - 1),
+                                 CELL_W * max(self.extras, 1))
+        height = 2 * MARGIN + self.tallest + (CARD_H + LABEL_H if self.extras else 0)
+        return width, height
+
+    def places(self) -> tuple[tuple[float, float], ...]:
+        """Each seat's top left corner (its label, then its cards), below any caption."""
+        found: dict[int, tuple[float, float]] = {}
+        for c, column in enumerate(self.columns):
+            y: float = MARGIN
+            for index in column:
+                found[index] = (MARGIN + c * (self.seat_w + 2 * MARGIN), y)
+                y += self.lines[index] * (CARD_H + ROW_GAP)
+        return tuple(found[i] for i in range(len(self.lines)))
+
+    def holds(self, scene: ReplayScene) -> bool:
+        """Whether ``scene`` fits in the room this layout keeps."""
+        room = _room([scene], self.cols, self.per_line)
+        return len(room.lines) == len(self.lines) and room.longest <= self.longest and \
+            room.extras <= self.extras and all(
+                mine <= kept for mine, kept in zip(room.lines, self.lines, strict=True))
+
+
+@dataclass(frozen=True)
 class ReplayScene:
     seats: tuple[Seat, ...]
     talon: int
@@ -72,6 +130,7 @@ class ReplayScene:
     trick: tuple[tuple[str, Card, str], ...]  # (name, card, rank), bottom to top
     four: bool
     labels: tuple[str, str, str] = ("", "", "")  # under the talon, the drawn card, the trump
+    layout: Layout | None = None  # kept across a series of scenes; None: fitted to this one
 
     def key(self) -> Key:
         """What the scene shows, as plain values (the pictures' cache key)."""
@@ -83,14 +142,17 @@ class ReplayScene:
             flat += [v for card, rank in seat.cards for v in (int(card), rank)]
         flat += [v for name, card, rank in self.trick for v in (name, int(card), rank)]
         flat += self.labels
+        if self.layout is not None:
+            layout = self.layout
+            flat += [layout.cols, layout.per_line, layout.longest, layout.extras, *layout.lines]
         return tuple(flat)
 
 
-def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
-                 ) -> tuple[ReplayScene, str]:
+def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None, *,
+                 layout: Layout | None = None) -> tuple[ReplayScene, str]:
     """The table at this step with every hand face up, and its alt text in ``lang``
     (the table's public cards first, so a cut alt text still names them); the cards show
-    ``letters``' rank letters."""
+    ``letters``' rank letters; with ``layout``, its seats where that layout puts them."""
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
     ranks = letters or lang
@@ -142,27 +204,47 @@ def replay_scene(game: Game, lang: Lang, four: bool, letters: Lang | None = None
         game.trump,
         tuple((cut(names[seat]), card, rank_text(card.rank, ranks))
               for seat, card in zip(game.trick_seats, game.trick, strict=True)),
-        four, (_("Talon {count}").format(count=len(game.talon)), _("Drawn card"), _("Trump")))
+        four, (_("Talon {count}").format(count=len(game.talon)), _("Drawn card"), _("Trump")),
+        layout)
     return scene, text if len(text) <= ALT_LIMIT else text[:ALT_LIMIT - 1] + "…"
 
 
-def _columns(scene: ReplayScene, cols: int, per_line: int) -> tuple[list[list[int]], float,
-                                                                     float, list[int]]:
-    """The seats split into ``cols`` columns (in order, top to bottom then left to right),
-    each seat's number of card lines, and the content's size in card units."""
-    lines = [max(1, -(-len(seat.cards) // per_line)) for seat in scene.seats]
-    longest = max((min(len(s.cards), per_line) for s in scene.seats), default=1)
-    per_col = -(-len(scene.seats) // cols) if scene.seats else 0
-    columns = [list(range(i, min(i + per_col, len(scene.seats))))
-               for i in range(0, len(scene.seats), max(per_col, 1))]
-    seat_w = NAME_W + CARD_W + STEP * max(longest - 1, 0)
-    line_h = CARD_H + ROW_GAP
-    tallest = max((sum(lines[i] for i in col) for col in columns), default=0) * line_h
-    extras = len(_extras(scene))
-    width = 2 * MARGIN + max(seat_w * len(columns) + 2 * MARGIN * (len(columns) - 1),
-                             CELL_W * max(extras, 1))
-    height = 2 * MARGIN + tallest + (CARD_H + LABEL_H if extras else 0)
-    return columns, width, height, lines
+def _room(scenes: list[ReplayScene], cols: int, per_line: int) -> Layout:
+    """The layout in ``cols`` columns of ``per_line`` cards a line that has room for each
+    of ``scenes`` (of as many seats as the first)."""
+    seats = len(scenes[0].seats) if scenes else 0
+    lines = tuple(max(max(1, -(-len(scene.seats[i].cards) // per_line)) for scene in scenes
+                      if i < len(scene.seats)) for i in range(seats))
+    longest = max((min(len(seat.cards), per_line) for scene in scenes for seat in scene.seats),
+                  default=1)
+    extras = max((len(_extras(scene)) for scene in scenes), default=0)
+    return Layout(cols, per_line, longest, lines, extras)
+
+
+def steady(scenes: list[ReplayScene], frame: Frame = FRAME, caption: bool = False) -> Layout:
+    """The one layout with room for every scene of ``scenes`` (of one table) that lets their
+    cards be largest in ``frame``: drawn with it, their seats keep their places from scene
+    to scene (``caption``: the pictures have a caption line at the top)."""
+    pw, ph = frame.pixels
+    top = LABEL_H if caption else 0
+    best: tuple[float, int, int, Layout] | None = None
+    for cols in (1, 2, 3):
+        for per_line in (6, 8, 10, 13, PER_LINE):
+            layout = _room(scenes, cols, per_line)
+            width, height = layout.size()
+            candidate = (min(pw / width, ph / (height + top)), -cols, per_line, layout)
+            if best is None or candidate[:3] > best[:3]:
+                best = candidate
+    assert best is not None
+    return best[3]
+
+
+def layout_of(scene: ReplayScene, frame: Frame = FRAME, caption: bool = False) -> Layout:
+    """Where ``draw_replay`` puts ``scene``'s seats: its own layout if it has room for it,
+    else the one fitted to it alone."""
+    if scene.layout is not None and scene.layout.holds(scene):
+        return scene.layout
+    return steady([scene], frame, caption)
 
 
 def _extras(scene: ReplayScene) -> list[tuple[str, Card | None, str, str]]:
@@ -185,44 +267,29 @@ def draw_replay(scene: ReplayScene, folder: Path = FONTS, frame: Frame = FRAME,
     """Each seat's row of face-up cards beside its label (in as many columns as lets the
     cards be largest), then the talon, the drawn card, the trump and the trick, each with its
     label under it; ``caption``: a line at the top (an animation's frame says its move)."""
-    pw, ph = frame.pixels
     top = LABEL_H if caption else 0
-    best: tuple[float, int, int] | None = None
-    for cols in (1, 2, 3):
-        for per_line in (6, 8, 10, 13, PER_LINE):
-            _c, width, height, _l = _columns(scene, cols, per_line)
-            candidate = (min(pw / width, ph / (height + top)), -cols, per_line)
-            if best is None or candidate > best:
-                best = candidate
-    assert best is not None
-    columns, width, height, lines = _columns(scene, -best[1], best[2])
-    per_line = best[2]
-    longest = max((min(len(s.cards), per_line) for s in scene.seats), default=1)
-    seat_w = NAME_W + CARD_W + STEP * max(longest - 1, 0)
+    layout = layout_of(scene, frame, bool(caption))
+    width, height = layout.size()
+    per_line = layout.per_line
     line_h = CARD_H + ROW_GAP
     extras = _extras(scene)
     with _lock:
         canvas = Canvas(frame, width, height + top, folder)
         if caption:
             canvas.text(caption, MARGIN, MARGIN / 2, width - 2 * MARGIN, ink=GOLD, size=15)
-        bottom = MARGIN + top
-        for c, column in enumerate(columns):
-            y = MARGIN + top
-            left = MARGIN + c * (seat_w + 2 * MARGIN)
-            for index in column:
-                seat = scene.seats[index]
-                ink = GOLD if seat.mark else LABEL
-                for line, text in enumerate(seat.label.split("\n")[:2]):
-                    canvas.text(text, left, y + CARD_H / 2 - LINE_H - 2 + (LINE_H + 4) * line,
-                                NAME_W - 6, ink=ink, size=13, align="l")
-                if not seat.cards:
-                    canvas.special(Special.EMPTY, 0, scene.four, seat.mark, left + NAME_W, y)
-                for i, (card, rank) in enumerate(seat.cards):
-                    canvas.card(card, rank, PLAIN, scene.four,
-                                left + NAME_W + (i % per_line) * STEP,
-                                y + (i // per_line) * line_h)
-                y += lines[index] * line_h
-            bottom = max(bottom, y)
+        bottom = MARGIN + top + layout.tallest
+        for seat, (left, y) in zip(scene.seats, layout.places(), strict=True):
+            y += top
+            ink = GOLD if seat.mark else LABEL
+            for line, text in enumerate(seat.label.split("\n")[:2]):
+                canvas.text(text, left, y + CARD_H / 2 - LINE_H - 2 + (LINE_H + 4) * line,
+                            NAME_W - 6, ink=ink, size=13, align="l")
+            if not seat.cards:
+                canvas.special(Special.EMPTY, 0, scene.four, seat.mark, left + NAME_W, y)
+            for i, (card, rank) in enumerate(seat.cards):
+                canvas.card(card, rank, PLAIN, scene.four,
+                            left + NAME_W + (i % per_line) * STEP,
+                            y + (i // per_line) * line_h)
         last = len(extras) - 1
         for i, (label, shown, rank, kind) in enumerate(extras):
             left = MARGIN + i * CELL_W

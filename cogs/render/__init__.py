@@ -11,7 +11,13 @@ from cogs.render.history import (
     Turn as Turn,  # (a class: not in __all__, whose words the i18n test reads)
 )
 from cogs.render.history import log_lines, turn_text, turns
-from cogs.render.info import fair_message, moves_message, rules_text, seed_revealed
+from cogs.render.info import (
+    fair_button,
+    fair_message,
+    moves_message,
+    rules_text,
+    seed_revealed,
+)
 from cogs.render.ping import ping_message
 from cogs.render.table import (
     embed_size,
@@ -34,7 +40,6 @@ from cogs.render.text import (
     rules_line,
     safe_name,
     seed_proof,
-    seed_reveal,
     timer_line,
 )
 
@@ -45,6 +50,7 @@ __all__ = [
     "card_text",
     "embed_size",
     "end_confirmation",
+    "fair_button",
     "fair_message",
     "finishing_order",
     "hand_message",
@@ -61,7 +67,6 @@ __all__ = [
     "rules_text",
     "safe_name",
     "seed_proof",
-    "seed_reveal",
     "seed_revealed",
     "table_embed",
     "table_view",

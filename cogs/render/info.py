@@ -73,6 +73,15 @@ def fair_message(table: Table, lang: Lang = DEFAULT) -> discord.Embed:
     return embed
 
 
+def fair_button(t: int, lang: Lang = DEFAULT) -> discord.ui.View:
+    """**Fair deal** alone, under the announcement that ends a table mid-hand: its line says
+    what the revealed seed proves, and the button shows, privately, the command that checks
+    it (the closed table message has no buttons)."""
+    view = Buttons()
+    view.add_item(NLKButton(button_id(t, None, Look.FAIR), translator(lang).gettext("Fair deal")))
+    return view
+
+
 def rules_text(variant: Variant, lang: Lang = DEFAULT) -> str:
     """A short summary of the rules at a table, in ``lang``."""
     _ = translator(lang).gettext

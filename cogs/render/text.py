@@ -8,7 +8,7 @@ import discord
 
 from bot.db.records import Mark
 from bot.tables.service import Table
-from rules import Card, Variant, commitment
+from rules import Card, Variant
 from rules.cards import SUITS
 from rules.i18n import DEFAULT, Lang, rank_text, shown_name, translator, variant_text
 from rules.i18n import number as written_number
@@ -155,13 +155,6 @@ def hand_text(cards: tuple[Card, ...], trump: str | None, lang: Lang = DEFAULT,
             mark = " " + _("(trump)") if s == trump_index else ""
             parts.append(f"{SUIT_MARKS[s]}{mark} {' '.join(ranks)}")
     return "\n".join(parts)
-
-
-def seed_reveal(seed: str, players: int, lang: Lang = DEFAULT) -> str:
-    """The seed of a hand that is over, and how anyone checks it against the commitment."""
-    _ = translator(lang).gettext
-    return _("Seed `{seed}` · check it: `python -m rules verify {seed} {digest} --players "
-             "{players}`").format(seed=seed, digest=commitment(seed), players=players)
 
 
 def seed_proof(seed: str, lang: Lang = DEFAULT) -> str:

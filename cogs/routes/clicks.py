@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 
@@ -19,6 +20,7 @@ from bot.ops.workers import off_loop
 from bot.tables.service import Change, Table, TableService, check_end
 from bot.tables.table import Moment
 from cogs import render
+from cogs.answers import rulebook
 from cogs.answers.interaction import (
     display_name,
     is_ephemeral,
@@ -109,17 +111,21 @@ class Clicks:
             table=table_id, name=render.safe_name(display_name(interaction.user)))
         ended = change.table
         hand = ended.public_view()
+        fair = discord.utils.MISSING
         if ended.seed is not None and hand is not None and not hand.is_over:
-            # The unfinished hand's seed is public now, so its deal can still be checked.
+            # The unfinished hand's seed is public now, so its deal can still be checked: the
+            # line says what the seed proves, and **Fair deal** beside it (the closed table
+            # message has no buttons) shows the command that checks it, privately.
             unfinished = _("Hand {number} was not finished.").format(number=ended.hand_number)
-            text += f" {unfinished} {render.seed_reveal(ended.seed, hand.n, lang)}"
+            text += f" {unfinished} {render.seed_proof(ended.seed, lang)}"
+            fair = render.fair_button(table_id, lang)
         none = discord.AllowedMentions.none()
         if interaction.type is discord.InteractionType.application_command:
-            await interaction.response.send_message(text, allowed_mentions=none)
+            await interaction.response.send_message(text, allowed_mentions=none, view=fair)
         else:
             mine = t(interaction).gettext("You ended the table.")
             await interaction.response.edit_message(content=mine, embed=None, view=None)
-            await interaction.followup.send(text, allowed_mentions=none)
+            await interaction.followup.send(text, allowed_mentions=none, view=fair)
         await self.publisher.publish(change, interaction)
 
     async def _ask_end(self, interaction: Interaction, table_id: int) -> None:
@@ -164,6 +170,13 @@ class Clicks:
             embed, view = stats.leaderboard(
                 await self.servers.leaderboard(guild_id, page, size), lang_of(interaction))
             await interaction.response.edit_message(embed=embed, view=view)
+        await self._handle(interaction, target, work)
+
+    async def rule(self, interaction: Interaction, target: Target) -> None:
+        """A "📖 R3.3" button under something said at the table: the rule's text, privately,
+        in the reader's language, to whoever taps it; nothing changes."""
+        async def work() -> None:
+            await rulebook.open_rule(interaction, target.arg, tapped=True)
         await self._handle(interaction, target, work)
 
     async def unknown(self, interaction: Interaction, target: Target) -> None:
@@ -271,10 +284,12 @@ class Clicks:
                               functools.partial(suggest, game, seed=game.version))
         lang = lang_of(interaction)
         _ = translator(lang).gettext
+        why = hint.reason.words(player_names(game.names, lang), lang)
         await interaction.response.send_message(
-            "💡 " + hint.reason.words(player_names(game.names, lang), lang) + "\n" +
+            "💡 " + why + "\n" +
             _("This hand is now marked assisted in its moves log and its export; it is rated "
-              "like any other."), ephemeral=True)
+              "like any other."), ephemeral=True,
+            view=rule_buttons(table_id, why))
 
     async def _show_fair(self, interaction: Interaction, table_id: int) -> None:
         """The hand's full commitment (and its seed once that is public), privately."""
@@ -291,20 +306,28 @@ class Clicks:
         """Refuse politely; on a player's own hand message, redraw it as it is now."""
         lang = lang_of(interaction)
         text, expected = describe(error, lang)
-        learn = None  # the lesson's button, where not everyone can run /nlk
+        # Its buttons: the lesson's, where not everyone can run /nlk, and a "📖 R3.3" for
+        # each rule the refusal cites, which opens that rule's text (issue 45).
+        buttons: discord.ui.View | None = None
         if isinstance(error, Refusal) and await self.lessons.link_once(interaction.user.id,
                                                                         error):
             if interaction.guild_id is None and table_id is not None:
                 text += "\n" + translator(lang).gettext(FIRST_REFUSAL_BUTTON)
-                learn = Buttons()
-                learn.add_item(NLKButton(button_id(table_id, None, Look.LEARN),
-                                         translator(lang).gettext(
-                                             "New to NLK? Learn it (3 min)")))
+                buttons = Buttons()
+                buttons.add_item(NLKButton(button_id(table_id, None, Look.LEARN),
+                                           translator(lang).gettext(
+                                               "New to NLK? Learn it (3 min)")))
             else:
                 text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
+        cited = rulebook.cited_in(text) if table_id is not None else []
+        if cited and table_id is not None:
+            buttons = rulebook.add_rule_buttons(buttons or Buttons(), table_id, cited, row=1)
         text = linked(interaction, text, lang)
+        # A refusal with buttons is a message of its own: a hand's note has no room for them
+        # (and a refusal by the rules came from a hand drawn at the table's version: it shows
+        # the table as it is).
         if on_hand and expected and table_id is not None and is_ephemeral(interaction) and \
-                not interaction.response.is_done() and learn is None:
+                not interaction.response.is_done() and buttons is None:
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
                 await self.hands.answer(interaction, table, letters=lang, note=text)
@@ -321,11 +344,11 @@ class Clicks:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
                 await self.publisher.refresh(table, interaction)
                 await interaction.followup.send(text, ephemeral=True,
-                                                view=learn or discord.utils.MISSING)
+                                                view=buttons or discord.utils.MISSING)
                 return
             except Refusal:
                 pass
-        await say(interaction, text, learn)
+        await say(interaction, text, buttons)
 
 
 async def tell_forced(interaction: Interaction, table: Table) -> None:
@@ -334,11 +357,20 @@ async def tell_forced(interaction: Interaction, table: Table) -> None:
     reasons = own_forced(table, interaction.user.id, lang_of(interaction))
     if not reasons or not interaction.response.is_done():
         return
+    text = "\n".join(f"✱ {why}" for why in reasons)
     try:
-        await interaction.followup.send("\n".join(f"✱ {why}" for why in reasons),
-                                        ephemeral=True)
+        await interaction.followup.send(text, ephemeral=True,
+                                        view=rule_buttons(table.id, text))
     except discord.HTTPException:
         log.info("could not say why a move played itself", exc_info=True)
+
+
+def rule_buttons(table_id: int, text: str) -> Any:
+    """A "📖 R3.3" button for each rule ``text`` cites, at the table ``table_id`` (none
+    cited: MISSING, so the message goes as it did without them)."""
+    cited = rulebook.cited_in(text)
+    return rulebook.add_rule_buttons(Buttons(), table_id, cited) if cited else \
+        discord.utils.MISSING
 
 
 def asked_at(target: Target) -> Moment:

@@ -17,7 +17,7 @@ import discord
 
 from cogs.client import Interaction, Router
 from cogs.widgets import ids
-from cogs.widgets.ids import Look, Move, Page, Seating, Target
+from cogs.widgets.ids import Look, Move, Page, Read, Seating, Target
 
 Families = tuple[type[discord.ui.DynamicItem[Any]], ...]
 
@@ -136,8 +136,27 @@ def families(router: Router) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await router.page(interaction, self.target)
 
+    class RuleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                     template=ids.rule_template()):
+        """A "📖 R3.3" button under something said at a table: the rule, privately."""
+
+        def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
+            super().__init__(item)
+            self.target = target
+
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> RuleButton:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match))
+
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await router.rule(interaction, self.target)
+
     class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
-                      template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page],
+                      template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page,
+                                                                  *Read],
                                                      ids.SELECT: [Move.PLAY]})):
         """An NLK-shaped id no family knows (from a future or a forged message): refused."""
 
@@ -154,4 +173,5 @@ def families(router: Router) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await router.unknown(interaction, self.target)
 
-    return (MoveButton, CardSelect, SeatButton, LookButton, PageButton, UnknownItem)
+    return (MoveButton, CardSelect, SeatButton, LookButton, PageButton, RuleButton,
+            UnknownItem)

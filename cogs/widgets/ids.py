@@ -66,6 +66,12 @@ class Look(StrEnum):
     TABLE = "table"  # a group DM's quiet table message brought up to date, in place
 
 
+class Read(StrEnum):
+    """A rule to read privately, cited by something said at the table: "📖 R3.3"."""
+
+    RULE = "rule"  # arg: the rule (``R3.3``); anything else there is answered politely
+
+
 class Page(StrEnum):
     """A page of the server's leaderboard (table 0)."""
 
@@ -76,6 +82,13 @@ def template(actions: Iterable[StrEnum], prefix: str = BUTTON) -> str:
     """The custom ids of one family of actions."""
     names = "|".join(action.value for action in actions)
     return f"{prefix}:{TABLE}:{VERSION}:(?P<action>{names}){ARG}"
+
+
+def rule_template() -> str:
+    """The rule buttons' ids: ``nlk:<table>:-:rule.R3.3``. The arg takes anything up to the
+    id's length, so a damaged or forged rule is still this family's, and told there is no
+    such rule, rather than left unanswered."""
+    return f"{BUTTON}:{TABLE}:{VERSION}:(?P<action>{Read.RULE})(?:\\.(?P<arg>.{{0,80}}))?"
 
 
 def unknown_template(known: dict[str, Iterable[StrEnum]]) -> str:
@@ -104,6 +117,15 @@ class Target:
     @property
     def valid(self) -> bool:
         return self.table_id <= MAX_ID
+
+
+def rule_id(table: int, rule: str) -> str:
+    """A "📖 R3.3" button's id, at ``table`` (its state does not matter).
+
+    >>> rule_id(12, "R3.3")
+    'nlk:12:-:rule.R3.3'
+    """
+    return button_id(table, None, Read.RULE, rule)
 
 
 def button_id(table: int, version: int | None, action: StrEnum, arg: str = "") -> str:

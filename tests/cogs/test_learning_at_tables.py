@@ -6,6 +6,7 @@ used is marked assisted in its moves log and its export (English, Hungarian and 
 
 import json
 import random
+import re
 import sqlite3
 
 import pytest
@@ -120,6 +121,10 @@ async def test_hints_at_a_real_table_follow_the_server_setting(fake_discord, tmp
         answer = await ix.wait_response()
         assert answer.ephemeral and answer.data["content"].startswith("💡")
         assert "(R" in answer.data["content"]
+        # Each rule it cites opens, privately, with a "📖 R4.2" button below it.
+        cited = dict.fromkeys(re.findall(r"\((R[1-6]\.[0-9])\)", answer.data["content"]))
+        said = await ix.wait_message()
+        assert [b.label for b in said.buttons()] == [f"📖 {rule}" for rule in cited]
         ix = await fake.click("ann", table, custom_id=next(
             b.custom_id for b in table.buttons() if b.custom_id.endswith(":moves")))
         moves = await ix.wait_message()

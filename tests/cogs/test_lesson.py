@@ -113,3 +113,27 @@ def families(custom_id):
              *lesson_families(None))
     return [f.__name__ for f in every
             if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
+
+
+def test_the_lessons_picture_keeps_its_seats_in_place_from_step_to_step():
+    """Issue 45: fitted to each step alone, the lesson's picture moved its seats as the
+    stacks grew (one card far right, then a column, then two columns); drawn with the
+    lesson's one layout, every seat stays where it was, and the picture keeps its size."""
+    import dataclasses
+
+    from cogs.lesson.handler import lesson_scene, situation
+    from cogs.pictures.replay import draw_replay, layout_of
+    from rules.i18n import Lang
+
+    names = ("dee", *lesson.AI_NAMES)
+    scenes = [lesson_scene(situation(step, names), lang, False)[0]
+              for step in range(lesson.STEPS + 1) for lang in Lang]
+    alone = {layout_of(dataclasses.replace(scene, layout=None)).places() for scene in scenes}
+    assert len(alone) > 1  # what the newcomer saw: each step fitted alone moves the seats
+    kept = [layout_of(scene) for scene in scenes]
+    assert all(layout == kept[0] for layout in kept)
+    assert len({layout.places() for layout in kept}) == 1
+    assert len(kept[0].places()) == len(names)
+    sizes = {(drawn.width, drawn.height) for drawn in
+             (draw_replay(scene) for scene in scenes[::len(Lang)][:3])}
+    assert len(sizes) == 1

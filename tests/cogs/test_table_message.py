@@ -239,10 +239,17 @@ async def test_fair_deal_and_ending_mid_hand_reveal_what_they_may(fake_discord, 
         ix, response = await driver.click("zed", table, "Fair deal", expect=4)
         fair = json.dumps(response.data["embeds"], ensure_ascii=False)
         assert response.ephemeral and digest in fair and seed not in fair
-        # The host ends the table mid-hand: the seed is public now, and it checks out.
+        # The host ends the table mid-hand: the seed is public now. The announcement says in
+        # one line what it proves (no command: it means nothing in Discord), and its **Fair
+        # deal** shows the command privately, as the line says; the command checks out.
         ix = await fake.slash("ann", None, "nlk", "end")
-        content = (await ix.wait_response()).data["content"]
-        command = re.search(r"`python -m rules verify (\w+) (\w+) --players (\d)`", content)
+        ended = await ix.wait_message()
+        assert seed in ended.content and "\n" not in ended.content
+        assert "python -m" not in ended.content and "nobody could pick" in ended.content
+        ix, response = await driver.click("zed", ended, "Fair deal", expect=4)
+        assert response.ephemeral
+        private = response.data["embeds"][0]["description"]
+        command = re.search(r"`python -m rules verify (\w+) (\w+) --players (\d)`", private)
         assert command and command[1] == seed and command[2] == digest
         await fake.wait_until(lambda: seed in table.text(), timeout=5)
         assert "ended before this hand finished" in table.text()

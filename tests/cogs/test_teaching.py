@@ -128,6 +128,62 @@ async def test_a_practice_hint_offers_its_rule(fake_discord, tmp_path):
     fake.assert_clean()
 
 
+def with_buttons(message, *custom_ids):
+    """``message`` as the fake shows it, with a row of buttons it was not sent with: what a
+    button of an earlier hand at the same move number would be, or a damaged id (Discord
+    answers only the buttons a message has)."""
+    message.current.components.append({"type": 1, "components": [
+        {"type": 2, "style": 2, "label": custom_id, "custom_id": custom_id}
+        for custom_id in custom_ids]})
+    return message
+
+
+async def test_a_refusal_at_a_real_table_opens_the_rule_it_cites(fake_discord, tmp_path):
+    """A tap refused by the rules at a real table cites "(R3.3)", and its private answer
+    carries "📖 R3.3": a persistent button that opens that rule's text privately, in the
+    reader's language, for whoever taps it, after a restart too; a rule button naming no
+    rule is answered politely."""
+    from rules import book
+    from tests.nlk_driver import Driver, actor, running_bot
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("zed")
+    fake.set_locale("zed", "hu")
+    async with running_bot(fake, path):
+        driver = Driver(fake, random.Random(6))
+        table = await driver.seat_and_start("ann", ["bob"])
+        move = next(b.custom_id for b in table.buttons() if b.custom_id.split(":")[2] != "-")
+        prefix = move.rsplit(":", 1)[0]  # nlk:<table>:<version> of the player's moves
+        table_id = int(prefix.split(":")[1])
+        player = actor(table)
+        assert player in ("ann", "bob")
+        # A take in the collect phase, at the table's version: refused by R3.3.
+        ix = await fake.click(player, with_buttons(table, f"{prefix}:take"),
+                              custom_id=f"{prefix}:take")
+        refused = await ix.wait_message()
+        assert refused.ephemeral and "(R3.3)" in refused.content
+        [button] = [b for b in refused.buttons() if b.label.startswith("📖")]
+        assert button.label == "📖 R3.3" and button.custom_id == f"nlk:{table_id}:-:rule.R3.3"
+        ix = await fake.click(player, refused, custom_id=button.custom_id)
+        opened = await ix.wait_message()
+        assert opened.ephemeral and "R3.3" in opened.embeds[0]["title"]
+        assert opened.embeds[0]["description"] == book.text("R3.3", Lang.EN)
+    async with running_bot(fake, path):  # the button outlives the bot that sent it
+        # Anyone may tap it: a Hungarian spectator reads the rule in Hungarian.
+        ix = await fake.forge_component("zed", button.custom_id, message=refused)
+        opened = await ix.wait_message()
+        assert opened.ephemeral and opened.embeds[0]["description"] == book.text("R3.3",
+                                                                                 Lang.HU)
+        bad = [f"nlk:{table_id}:-:{act}" for act in ("rule.R9.9", "rule.<R3.3>", "rule")]
+        with_buttons(table, *bad)
+        for custom_id in bad:
+            ix = await fake.click("bob", table, custom_id=custom_id)
+            said = await ix.wait_message()
+            assert said.ephemeral and "names no rule of NLK" in said.content, custom_id
+    assert len(button.custom_id) <= 100
+    fake.assert_clean()
+
+
 # --- see what happened ----------------------------------------------------------------------
 
 def test_a_finished_hand_shows_its_last_plays_and_who_went_out():
