@@ -4,6 +4,7 @@ exits when the bot is gone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -13,6 +14,11 @@ from bot.ops.orphans import watch_parent
 
 
 def main() -> None:
+    # The first argument, if any: how much lower than the bot's this process's CPU
+    # priority is (pictures wait a little so that answers never wait for a core).
+    if len(sys.argv) > 1 and sys.argv[1].isdigit() and int(sys.argv[1]) > 0:
+        with contextlib.suppress(OSError, AttributeError):  # not on every platform
+            os.nice(int(sys.argv[1]))
     # Ctrl-C reaches the whole process group: the bot decides when its workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Exit as soon as the bot is gone, even in the middle of a job (its answer is lost).

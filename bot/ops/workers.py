@@ -39,15 +39,18 @@ class WorkerPool(Executor):
     so that no job waits for a process to start) and again after a crash; jobs are pickled
     callables, as with ``ProcessPoolExecutor``. ``warm``, if given, is run in each process as
     it starts, before its first job (as ``ProcessPoolExecutor``'s ``initializer``): loading
-    what every job needs, once per process."""
+    what every job needs, once per process. ``nice`` lowers the processes' CPU priority by
+    that much: work that may wait, so that the bot's answers never queue behind it for a
+    core."""
 
     def __init__(self, processes: int, *, warm: Callable[[], Any] | None = None,
-                 name: str = "ai", eager: bool = False) -> None:
+                 name: str = "ai", eager: bool = False, nice: int = 0) -> None:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._lock = threading.Lock()
         self._warm = warm
         self._eager = eager
+        self._nice = nice
         self._threads = [threading.Thread(target=self._serve, name=f"nlk-{name}-{n}",
                                           daemon=True)
                          for n in range(1, processes + 1)]
@@ -117,7 +120,7 @@ class WorkerPool(Executor):
                 _stop(process)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker"],
+        process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker", str(self._nice)],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         with self._lock:
             self.processes = [p for p in self.processes if p.poll() is None] + [process]

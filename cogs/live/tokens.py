@@ -12,8 +12,8 @@ A user-installed app gets at most 5 follow-ups per interaction: ``Held.followups
 them, and a token that spent its budget only edits.
 
 >>> tokens = Tokens()
->>> tokens.alive(0.0)
-False
+>>> tokens.until() is None  # no token: a group DM's table reaches nobody
+True
 """
 
 from __future__ import annotations
@@ -87,10 +87,6 @@ class Tokens:
     def forget(self, interaction: Interaction) -> None:
         """Discord refused ``interaction``'s token: nothing more goes through it."""
         self._held = [held for held in self._held if held.interaction is not interaction]
-
-    def alive(self, now: float) -> bool:
-        """Whether any token can still send."""
-        return any(held.fresh(now) for held in self._held)
 
     def until(self) -> float | None:
         """When the freshest token expires (None: none held)."""

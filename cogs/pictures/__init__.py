@@ -74,10 +74,14 @@ CACHE_BYTES = 4 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06
-# The longest a paced edit of a table message waits for its picture (it holds the channel's
-# turn to edit meanwhile): past that, the edit goes with the picture the message has, and
-# the new one follows once it is drawn.
+# The longest a table message's loop waits for its new picture before it edits (answers go
+# on meanwhile, and the channel's turn is taken only once it is ready): past that, the edit
+# goes with the picture the message has, and the new one follows once it is drawn.
 PAINT_WAIT = 2.0
+# How much lower the drawing processes' CPU priority is than the bot's: on a machine with
+# fewer cores than busy processes, the bot's answers get a core first, and a picture that
+# comes late follows its answer in a redraw.
+DRAWING_NICE = 5
 
 # Where pictures are drawn. The bot draws them in processes of their own (``processes``: one
 # per core, up to four, ``drawing_processes``), several at once: drawing is most of what
@@ -211,7 +215,8 @@ class Pictures:
         # ``processes``: drawn in that many processes of their own (each warmed as it
         # starts), else in this process's drawing thread.
         self.pool = WorkerPool(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
-                               name="pictures", eager=True) if processes > 0 else None
+                               name="pictures", eager=True, nice=DRAWING_NICE) \
+            if processes > 0 else None
         self.drawer: Executor = self.pool or DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,

@@ -86,6 +86,23 @@ def test_an_eager_pool_starts_and_warms_its_processes_before_any_job():
         pool.shutdown(wait=True)
 
 
+def _niceness() -> int:
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_a_pool_asked_to_be_nice_runs_its_work_at_a_lower_priority():
+    """The drawing processes yield a core to the bot's answers: their niceness is the
+    bot's plus what the pool was given; a pool given none runs at the bot's."""
+    ours = _niceness()
+    nice, plain = WorkerPool(1, nice=5), WorkerPool(1)
+    try:
+        assert nice.submit(_niceness).result(30) == min(ours + 5, 19)
+        assert plain.submit(_niceness).result(30) == ours
+    finally:
+        nice.shutdown(wait=True)
+        plain.shutdown(wait=True)
+
+
 @pytest.mark.parametrize(("cores", "share", "drawers"), [
     (1, 1.0, 1), (2, 1.0, 2), (8, 1.0, 4), (4, 0.5, 2), (2, 0.5, 1), (1, 0.25, 1)])
 def test_pictures_are_drawn_by_a_process_per_core_shared_in_a_cluster(

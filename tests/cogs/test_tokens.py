@@ -54,9 +54,9 @@ def test_old_tokens_go_but_not_those_that_made_a_message():
     late = 2 * TOKEN_SECONDS
     tokens.heard(Tapped(), late)  # the others lapsed meanwhile: let go, the maker too
     assert len(tokens) == 1 and tokens.editor(100, late) is None
-    assert tokens.alive(late + 1.0) and not tokens.alive(late + TOKEN_SECONDS)
+    assert tokens.until() == late + TOKEN_SECONDS  # the newest lapses last
     tokens.forget(tokens.sender(late + 1.0).interaction)  # refused: gone
-    assert not tokens.alive(late + 1.0) and tokens.until() is None
+    assert tokens.sender(late + 1.0) is None and tokens.until() is None
 
 
 def test_a_server_table_holds_only_its_newest_token():
