@@ -83,3 +83,28 @@ async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
         await play(repo, "b", "a")
     assert not repo.db.writer.in_transaction
     assert await moves(repo) == ["a"]
+
+
+async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_reads(
+        repo, monkeypatch):
+    """Statements whose result nobody reads wait for the next query or the commit: a
+    transaction of writes, one read and more writes is two trips to the writer's thread
+    (not one per statement), and the read sees the writes before it."""
+    trips = []
+    queue = type(repo.db.writer)._execute
+
+    async def counted(self, fn, *args, **kwargs):
+        if self is repo.db.writer:
+            trips.append(fn)
+        return await queue(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
+    async with repo.transaction() as db:
+        await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
+        await db.executemany("INSERT INTO moves (what) VALUES (?)", [("b",), ("c",)])
+        seen = await db.one("SELECT COUNT(*) FROM moves")
+        await db.execute("INSERT INTO moves (what) VALUES (?)", ("d",))
+        await db.execute("DELETE FROM moves WHERE what = ?", ("b",))
+    assert seen[0] == 3
+    assert len(trips) == 2
+    assert await moves(repo) == ["a", "c", "d"]
