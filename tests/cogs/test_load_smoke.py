@@ -92,7 +92,8 @@ async def test_a_profiled_run_writes_a_profile_of_the_bot_and_its_workers(tmp_pa
     said = capsys.readouterr().err
     assert f"the profile of the bot and its workers is in {path}" in said, said
     # Each stack starts with the processes it is in: the bot's, then a worker's if in one.
-    processes = {frame.split('"')[1].rsplit(" -m ", 1)[-1]
+    # (A worker's command line ends with its priority: the module is the word after -m.)
+    processes = {frame.split('"')[1].rsplit(" -m ", 1)[-1].split()[0]
                  for line in path.read_text().splitlines() for frame in line.split(";")
                  if frame.startswith("process ") and '"' in frame}
     assert processes == {"bot", "bot.ops.worker"}, processes  # the bot, and its drawers
