@@ -84,6 +84,7 @@ class MessageShown:
         self.painting: asyncio.Future[Picture | None] | None = None
         self.flights: Flights[Drawn] = Flights()
         self.checked_at = -float("inf")  # when the message was last looked for
+        self.replies = 0  # taps' answers that landed on it: each proves a token reaches it
 
     def wants(self, table: Table) -> Drawn:
         """What the message should be drawn from now."""
@@ -278,6 +279,7 @@ class TableMessages:
                                                     **files)
         live.heard(interaction, tapped)
         if tapped is not None:
+            shown.replies += 1
             self._landed(live, shown, flight, table, tapped, fingerprint(drawing), carried,
                          painting)
         if table.private and old is not None and old != tapped:
@@ -508,6 +510,7 @@ class TableMessages:
             table, wants, drawing, picture, painting = drawn
             if old is None or repost:
                 new = None if isinstance(picture, Late) else picture
+                replies = shown.replies
                 try:
                     with shown.flights.fly(wants) as flight:
                         message_id = await way.post(Spec(
@@ -515,12 +518,17 @@ class TableMessages:
                             files=attach(drawing.embed, new)))
                 except Refused:
                     return  # through another token, at once
-                await self.service.set_message(table.id, message_id)
+                if old is not None and (shown.message_id != old or shown.replies != replies):
+                    # A tap meanwhile brought a copy up to date in place (its token reaches
+                    # it): that copy stays the table message, and this one goes.
+                    live.background(way.delete(message_id))
+                    return
                 shown.moved(message_id)
                 self._landed(live, shown, flight, table, message_id, fingerprint(drawing),
                              new, painting)
                 if old is not None:
                     live.background(way.delete(old))
+                await self.service.set_message(table.id, message_id)
                 return
             # An unchanged picture sends no file: the message keeps the one it has.
             carried, files = shown.files_for(drawing.embed, picture)
