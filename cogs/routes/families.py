@@ -41,6 +41,32 @@ def refusing(name: str, template: str, refuse: Callable[[Interaction], Awaitable
     return Refused
 
 
+def targeted(name: str, template: str,
+             answer: Callable[[Interaction, Target], Awaitable[None]], doc: str
+             ) -> type[discord.ui.DynamicItem[Any]]:
+    """The button family ``name`` whose ids carry only a target (a table, and an argument):
+    a click is handed to ``answer`` with it."""
+
+    class Targeted(discord.ui.DynamicItem[discord.ui.Button[Any]], template=template):
+        def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
+            super().__init__(item)
+            self.target = target
+
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                                 item: discord.ui.Item[Any], match: re.Match[str]
+                                 ) -> Targeted:
+            assert isinstance(item, discord.ui.Button)
+            return cls(item, Target.of(match))
+
+        async def callback(self, interaction: discord.Interaction[Any]) -> None:
+            await answer(interaction, self.target)
+
+    Targeted.__name__ = Targeted.__qualname__ = name
+    Targeted.__doc__ = doc
+    return Targeted
+
+
 def families(router: Router) -> Families:
     """The button and select families of the tables, each handing its clicks to
     ``router``."""
@@ -118,41 +144,15 @@ def families(router: Router) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await router.look(interaction, self.target, self.look)
 
-    class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                     template=ids.template(Page)):
-        """A page of the leaderboard."""
-
-        def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
-            super().__init__(item)
-            self.target = target
-
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> PageButton:
-            assert isinstance(item, discord.ui.Button)
-            return cls(item, Target.of(match))
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await router.page(interaction, self.target)
-
-    class RuleButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                     template=ids.rule_template()):
-        """A "📖 R3.3" button under something said at a table: the rule, privately."""
-
-        def __init__(self, item: discord.ui.Button[Any], target: Target) -> None:
-            super().__init__(item)
-            self.target = target
-
-        @classmethod
-        async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                                 item: discord.ui.Item[Any], match: re.Match[str]
-                                 ) -> RuleButton:
-            assert isinstance(item, discord.ui.Button)
-            return cls(item, Target.of(match))
-
-        async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await router.rule(interaction, self.target)
+    # (The router is looked up at the click, as in the classes above: the families are also
+    # made without one, to read ids.)
+    PageButton = targeted("PageButton", ids.template(Page),
+                          lambda interaction, target: router.page(interaction, target),
+                          "A page of the leaderboard.")
+    RuleButton = targeted("RuleButton", ids.rule_template(),
+                          lambda interaction, target: router.rule(interaction, target),
+                          'A "📖 R3.3" button under something said at a table: the rule, '
+                          "privately.")
 
     class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
                       template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page,
