@@ -60,8 +60,12 @@ NOT_THE_GAME = (errors.InputError, errors.Stale, errors.WrongChannel, errors.Sto
 async def send(interaction: Interaction, embed: discord.Embed, view: discord.ui.View,
                picture: Picture | None, *, edit: bool) -> None:
     """The one way a lesson message goes out: a new private message, or the tapped one
-    edited by the tap's own answer."""
-    if edit:
+    edited by the tap's own answer; once the answer was deferred (practice's AI seats took
+    long to think), the deferred answer edited into it."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(content=None, embed=embed, view=view,
+                                                 **edit_files(embed, picture))
+    elif edit:
         await interaction.response.edit_message(content=None, embed=embed, view=view,
                                                 **edit_files(embed, picture))
     else:

@@ -8,6 +8,7 @@ nothing is written where the stats and the boards read.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import re
@@ -55,6 +56,8 @@ from rules.phase import Phase
 from rules.views import observe
 
 log = logging.getLogger(__name__)
+# The longest a practice answer waits for the AI seats' moves before it is deferred.
+THINK_WAIT = 1.5
 
 COLOUR = discord.Colour.from_rgb(70, 130, 180)
 AI_SEATS = 3  # a new hand's AI seats when none are asked for (four players)
@@ -212,7 +215,7 @@ class Practices:
                     "That move isn't allowed: {why}. Try again.").format(
                         why=explain(refused, lang)), cites=(refused.rule,))
                 return
-            moved = await self._advance(played, game)
+            moved = await self._advance(played, game, interaction)
             await self._save(interaction.user.id, stored.number, moved)
             await self._answer(interaction, stored.number, moved, edit=True)
         except Exception as error:  # never a traceback for the player: a code, logged
@@ -244,15 +247,26 @@ class Practices:
                      *, edit: bool) -> None:
         hand = practice.deal(players, level, secrets.token_hex(8))
         game = practice.replay(hand)
-        moved = await self._advance(hand, game)
+        moved = await self._advance(hand, game, interaction)
         await self._save(interaction.user.id, number, moved)
         await self._answer(interaction, number, moved, edit=edit)
 
-    async def _advance(self, hand: practice.Practice, game: Game) -> practice.Practice:
+    async def _advance(self, hand: practice.Practice, game: Game,
+                       interaction: Interaction) -> practice.Practice:
         """``practice.advance``, thought out in another process from the hand alone (a few
         hundred bytes to send; it replays the hand there): its moves are then played on
-        ``game`` (``hand``'s), which is kept as the hand's."""
-        moved, made = await off_loop(self.pool, functools.partial(practice.advance, hand))
+        ``game`` (``hand``'s), which is kept as the hand's. If the AI seats think longer
+        than ``THINK_WAIT`` (a busy machine, their process still starting), the answer is
+        deferred, so that Discord's 3 seconds never pass unanswered."""
+        thinking = asyncio.ensure_future(
+            off_loop(self.pool, functools.partial(practice.advance, hand)))
+        await asyncio.wait((thinking,), timeout=THINK_WAIT)
+        if not thinking.done() and not interaction.response.is_done():
+            # A command's answer shows "thinking…" meanwhile; a tap's leaves the message.
+            await interaction.response.defer(
+                ephemeral=True,
+                thinking=interaction.type is discord.InteractionType.application_command)
+        moved, made = await thinking
         for seat, action in made:
             game.apply(action, seat)
         self.games.keep(moved, game)

@@ -134,3 +134,37 @@ def test_kept_games_are_copies_and_a_hand_not_kept_is_replayed():
     for seed in ("x", "y", "z"):  # pushes it out
         games.game(practice.deal(3, "heuristic", seed))
     assert same(games.game(moved), practice.replay(moved))
+
+
+async def test_slow_ai_seats_defer_the_answer_rather_than_miss_discords_three_seconds(
+        fake_discord, tmp_path, monkeypatch):
+    """AI seats that think for longer than Discord waits for a first answer (a busy machine,
+    their process still starting): the command's answer, and a tap's, is deferred in time,
+    and then shows the hand as it is after their moves."""
+    import time
+
+    from rules import practice
+
+    thought = practice.advance
+
+    def slow(hand):  # thought in a thread here (no AI processes): the patch applies
+        time.sleep(3.5)
+        return thought(hand)
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    fake.add_user("pia")
+    async with running_bot(fake, path):
+        monkeypatch.setattr(practice, "advance", slow)
+        ix = await fake.slash("pia", None, "nlk", "practice", {"ai_players": 2})
+        assert (await ix.wait_response()).deferred
+        message = await ix.wait_until(lambda ix: ix.original is not None and
+                                      bool(ix.original.embeds), timeout=10,
+                                      what="the hand")
+        message = ix.original
+        assert message.ephemeral and moves(message)
+        ix = await fake.click("pia", message, custom_id=moves(message)[-1].custom_id)
+        assert (await ix.wait_response()).deferred
+        before = description(message)
+        await fake.wait_until(lambda: description(message) != before, timeout=10,
+                              what="the hand after the AI seats' moves")
+        assert moves(message) or way(message, "again")
