@@ -42,7 +42,7 @@ def refusing(name: str, template: str, refuse: Callable[[Interaction], Awaitable
 
 
 def targeted(name: str, template: str,
-             answer: Callable[[Interaction, Target], Awaitable[None]], doc: str
+             answer: Callable[[Interaction, Target], Awaitable[None]]
              ) -> type[discord.ui.DynamicItem[Any]]:
     """The button family ``name`` whose ids carry only a target (a table, and an argument):
     a click is handed to ``answer`` with it."""
@@ -63,7 +63,6 @@ def targeted(name: str, template: str,
             await answer(interaction, self.target)
 
     Targeted.__name__ = Targeted.__qualname__ = name
-    Targeted.__doc__ = doc
     return Targeted
 
 
@@ -144,15 +143,13 @@ def families(router: Router) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             await router.look(interaction, self.target, self.look)
 
-    # (The router is looked up at the click, as in the classes above: the families are also
-    # made without one, to read ids.)
+    # A page of the leaderboard; a "📖 R3.3" button under something said at a table (the
+    # rule, privately). (The router is looked up at the click, as in the classes above:
+    # the families are also made without one, to read ids.)
     PageButton = targeted("PageButton", ids.template(Page),
-                          lambda interaction, target: router.page(interaction, target),
-                          "A page of the leaderboard.")
+                          lambda interaction, target: router.page(interaction, target))
     RuleButton = targeted("RuleButton", ids.rule_template(),
-                          lambda interaction, target: router.rule(interaction, target),
-                          'A "📖 R3.3" button under something said at a table: the rule, '
-                          "privately.")
+                          lambda interaction, target: router.rule(interaction, target))
 
     class UnknownItem(discord.ui.DynamicItem[discord.ui.Item[Any]],
                       template=ids.unknown_template({ids.BUTTON: [*Move, *Seating, *Look, *Page,
