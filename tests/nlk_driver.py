@@ -88,6 +88,10 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
             # Every answer carries its new picture, however busy the test machine: tests
             # check the pictures of every step. A late picture has its own test.
             nlk.publisher.pictures.answer_wait = 30.0
+            # ... and the drawing processes (at a lower priority than the bot) are warm
+            # before the first tap, so that no answer waits for one to start on a busy
+            # test machine (a bot in service answers without the picture meanwhile).
+            await asyncio.wait_for(asyncio.shield(nlk._warming), 60)
         yield bot
     finally:
         await bot.close()
