@@ -336,8 +336,7 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
                                 discord.ButtonStyle.danger))
         _add_ai_buttons(view, table, lang, ai_allowed)
         # Row 2, alone: rows 0 and 1 hold the seats' and the AI's buttons (at most 4 + 3).
-        view.add_item(NLKButton(button_id(t, None, Look.LEARN),
-                                _("New to NLK? Learn it (3 min)"), row=2))
+        view.add_item(learn_button(t, lang, row=2))
         return view
     seat_view = table.public_view()
     if seat_view is None or not table.is_open:
@@ -383,6 +382,13 @@ def table_view(table: Table, lang: Lang = DEFAULT, *, ai_allowed: bool = True
         view.add_item(NLKButton(button_id(t, None, Seating.BACK), _("I'm back"),
                                 discord.ButtonStyle.success))
     return view
+
+
+def learn_button(t: int, lang: Lang = DEFAULT, row: int | None = None) -> NLKButton:
+    """**New to NLK? Learn it (3 min)**: the lesson, privately, for whoever taps it (the
+    lobby's, and under a first refusal where not everyone can run ``/nlk``)."""
+    return NLKButton(button_id(t, None, Look.LEARN),
+                     translator(lang).gettext("New to NLK? Learn it (3 min)"), row=row)
 
 
 def _add_ai_buttons(view: discord.ui.View, table: Table, lang: Lang = DEFAULT,

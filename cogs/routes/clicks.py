@@ -40,8 +40,8 @@ from cogs.render import stats
 from cogs.render.history import own_forced
 from cogs.render.text import player_names
 from cogs.transport.posts import ChannelPosts
-from cogs.widgets.buttons import Buttons, NLKButton
-from cogs.widgets.ids import Look, Move, Seating, Target, button_id
+from cogs.widgets.buttons import Buttons
+from cogs.widgets.ids import Look, Move, Seating, Target
 from rules import Action, Card, CardError
 from rules.hint import suggest
 from rules.i18n import translator
@@ -314,13 +314,10 @@ class Clicks:
             if interaction.guild_id is None and table_id is not None:
                 text += "\n" + translator(lang).gettext(FIRST_REFUSAL_BUTTON)
                 buttons = Buttons()
-                buttons.add_item(NLKButton(button_id(table_id, None, Look.LEARN),
-                                           translator(lang).gettext(
-                                               "New to NLK? Learn it (3 min)")))
+                buttons.add_item(render.learn_button(table_id, lang))
             else:
                 text += "\n" + translator(lang).gettext(FIRST_REFUSAL)
-        cited = rulebook.cited_in(text) if table_id is not None else []
-        if cited and table_id is not None:
+        if table_id is not None and (cited := rulebook.cited_in(text)):
             buttons = rulebook.add_rule_buttons(buttons or Buttons(), table_id, cited, row=1)
         text = linked(interaction, text, lang)
         # A refusal with buttons is a message of its own: a hand's note has no room for them
