@@ -1,8 +1,8 @@
 """The bot: start-up order, the table service and clocks, and a clean shutdown.
 
 Start-up composes everything, in order, each step visible in ``setup_hook``: the database
-(opened once), the services, the clocks, the NLK cog (which registers its buttons and error
-replies, and becomes the clocks' notifier), then the open tables, resumed.
+(opened once), the services, the NLK cog (which registers its buttons and error replies; its
+publisher makes the clocks, which tell it what they do), then the open tables, resumed.
 """
 
 from __future__ import annotations
@@ -161,16 +161,17 @@ class NLKBot(commands.Bot):
             # (Started now, having loaded the AI and the rules: no first move waits.)
             self.ai_pool = WorkerPool(self._thinkers(), eager=True,
                                       warm=functools.partial(load, "rules.practice"))
-        self.clocks = Clocks(self.service, pool=self.ai_pool, ai_delay=self.ai_delay,
-                             budget_ms=self.ai_budget_ms, idle_seconds=self.idle_seconds)
+        clocks = functools.partial(Clocks, self.service, pool=self.ai_pool,
+                                   ai_delay=self.ai_delay, budget_ms=self.ai_budget_ms,
+                                   idle_seconds=self.idle_seconds)
         # The composition root builds the cog's parts; the cog registers its buttons and
         # error replies, and tells the players what the clocks do.
-        parts = compose(self, self.service, self.servers, self.clocks,
+        parts = compose(self, self.service, self.servers, clocks,
                         channel_edits=self.channel_edits, rest_share=self.shard_range.share,
                         picture_processes=0 if self.sync_only else self._drawers())
         self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
-        self.clocks.notifier = self.nlk.publisher
+        self.clocks = parts.publisher.clocks  # (made by the publisher, which they tell)
         await self.tree.set_translator(NLKTranslator())  # commands in Hungarian and French
         self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):

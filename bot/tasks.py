@@ -2,16 +2,22 @@
 
 asyncio keeps only a weak reference to a task: one started and not kept may vanish before
 it ends. ``Tasks`` keeps each until it is done, can tell when it is done, and cancels or
-waits for the lot at shutdown.
+waits for the lot at shutdown. ``Scope`` is a lifetime: a TaskGroup kept open by a task of its
+own, whose work ends with it; a scope whose life runs inside another's ends with that one, so
+stopping the outermost stops everything under it, with no flag to check and no chain of
+``close()`` calls to keep in order.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 RETRY_SECONDS = (1.0, 2.0, 5.0, 15.0, 60.0)  # after a failed step, then every minute
 
@@ -69,3 +75,88 @@ class Tasks:
         self._tasks.discard(task)
         if self._done is not None:
             self._done(task)
+
+
+class Scope:
+    """A lifetime for background work: an ``asyncio.TaskGroup`` held open by ``life``, run as
+    a task (or as work in a parent scope, whose end then cancels it).
+
+    Work started before the life began waits for it; work started once the scope is over is
+    not run. A piece of work that fails is logged, and the rest go on (a TaskGroup would
+    otherwise cancel them all). ``done`` is told whenever a piece of work has ended. A scope
+    ends when ``end`` was called and its work has finished, or when its life is cancelled,
+    which cancels its work and waits for it to stop."""
+
+    def __init__(self, name: str, done: Callable[[], None] | None = None) -> None:
+        self.name = name  # what its work is for, in the log
+        self._done = done
+        self._group: asyncio.TaskGroup | None = None
+        self._waiting: list[Coroutine[Any, Any, Any]] = []  # started before its life began
+        self._running = 0
+        self._ending = asyncio.Event()
+        self._over = False
+
+    def __len__(self) -> int:
+        """How much of its work has not ended yet (waiting for its life included)."""
+        return self._running + len(self._waiting)
+
+    @property
+    def running(self) -> bool:
+        """Whether its life has begun and not ended: work started now runs at once."""
+        return self._group is not None and not self.over
+
+    @property
+    def over(self) -> bool:
+        """Whether it has ended (or was asked to): nothing more runs in it."""
+        return self._over or self._ending.is_set()
+
+    async def life(self) -> None:
+        """The scope's life: it lasts until ``end`` (once its work has ended) or until it is
+        cancelled."""
+        try:
+            async with asyncio.TaskGroup() as group:
+                self._group = group
+                waiting, self._waiting = self._waiting, []
+                for work in waiting:
+                    self._run(group, work)
+                await self._ending.wait()
+        finally:
+            self._over, self._group = True, None
+            for work in self._waiting:
+                work.close()
+            self._waiting.clear()
+
+    def start(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[None] | None:
+        """Run ``work`` in the scope (None: its life has not begun yet, and it runs once
+        it has; or the scope is over, and it never runs)."""
+        if self.over:
+            work.close()
+            return None
+        if self._group is None:
+            self._waiting.append(work)
+            return None
+        return self._run(self._group, work)
+
+    def end(self) -> None:
+        """Let the scope's life end once its work has ended; nothing new starts in it (and
+        what waits for a life that has not begun never runs)."""
+        self._ending.set()
+        if self._group is None:
+            for work in self._waiting:
+                work.close()
+            self._waiting.clear()
+
+    def _run(self, group: asyncio.TaskGroup, work: Coroutine[Any, Any, Any]
+             ) -> asyncio.Task[None]:
+        self._running += 1
+        return group.create_task(self._guarded(work))
+
+    async def _guarded(self, work: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await work
+        except Exception:
+            log.exception("%s: background work failed", self.name)
+        finally:
+            self._running -= 1
+            if self._done is not None:
+                self._done()

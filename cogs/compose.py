@@ -8,13 +8,14 @@ up by name, and nothing waits for an attribute to be set later.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from discord.ext import commands
 
 from bot.guilds.replays import ReplaySource
 from bot.guilds.service import GuildService
-from bot.tables.clocks import Clocks
+from bot.tables.clocks import Clocks, Notifier
 from bot.tables.service import TableService
 from cogs.commands.seasons import SeasonBoards
 from cogs.i18n.translator import Languages
@@ -47,9 +48,11 @@ class Parts:
     practices: Practices  # /nlk practice, unrated hands against AI seats
 
 
-def compose(bot: commands.Bot, service: TableService, servers: GuildService, clocks: Clocks,
-            *, channel_edits: int, rest_share: float, picture_processes: int = 0) -> Parts:
-    """Build the NLK cog's parts (``channel_edits``: channel posts and edits per 5 s;
+def compose(bot: commands.Bot, service: TableService, servers: GuildService,
+            clocks: Callable[[Notifier], Clocks], *, channel_edits: int, rest_share: float,
+            picture_processes: int = 0) -> Parts:
+    """Build the NLK cog's parts (``clocks`` makes the tables' clocks, given what they tell;
+    ``channel_edits``: channel posts and edits per 5 s;
     ``rest_share``: this process's share of the bot's global request budget;
     ``picture_processes``: the card pictures' own processes, none: a thread)."""
     languages = Languages(servers, bot)
@@ -62,7 +65,7 @@ def compose(bot: commands.Bot, service: TableService, servers: GuildService, clo
     replays = Replays(ReplaySource(servers.repo, servers), publisher.pictures,
                       publisher.posts, languages)
     boards = SeasonBoards(servers)
-    practices = Practices(servers.repo.practice, publisher.pictures, clocks.pool)
+    practices = Practices(servers.repo.practice, publisher.pictures, publisher.clocks.pool)
     return Parts(service, servers, languages, publisher, clicks, replays, boards,
                  (*families(clicks), *replay_families(replays), *season_families(boards),
                   *lesson_families(lessons), *practice_families(practices)), lessons,

@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Coroutine
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.errors import Refusal
 from bot.ops.workers import off_loop
 from bot.tables.service import AILevel, Change, Table, TableService
-from bot.tasks import Tasks, backoff
+from bot.tasks import Scope, backoff
 from rules.ai import DEFAULT_BUDGET_MS, choose
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,6 @@ class Notifier(Protocol):
 
 @dataclass
 class _Clock:
-    task: asyncio.Task[None] | None = None
     waiter: asyncio.Future[bool] | None = None  # set while the clock sleeps
     reminded: int = -1  # the engine version whose turn was already reminded
     failures: int = 0
@@ -87,50 +87,57 @@ class _Clock:
 
 
 class Clocks:
-    """The clocks of every open table."""
+    """The clocks of every open table. They tell ``notifier`` (given when they are made)
+    what they did, and nothing else; their tasks live in one scope, which ``close`` ends."""
 
-    def __init__(self, service: TableService, *, pool: Executor | None, ai_delay: float,
-                 budget_ms: int | None, idle_seconds: float) -> None:
+    def __init__(self, service: TableService, notifier: Notifier, *, pool: Executor | None,
+                 ai_delay: float, budget_ms: int | None, idle_seconds: float) -> None:
         self.service = service
-        self.notifier: Notifier | None = None
+        self.notifier = notifier
         self.pool = pool
         self.ai_delay = ai_delay
         self.budget_ms = budget_ms
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
-        self._idle_task: asyncio.Task[None] | None = None
-        self._telling = Tasks()
-        self.closed = False
-        # A table found behind the database and loaded again is a change this process did
-        # not make (another process did): it is scheduled and told like an AI's move.
-        service.store.reloaded = self.reloaded
+        # Every task of theirs: a clock per playing table, the idle sweep, showing tables
+        # another process changed. Its life is a task from the first use on.
+        self.scope = Scope("clocks")
+        self._life: asyncio.Task[None] | None = None
 
     def poke(self, table: Table) -> None:
         """The table changed: start or wake its clock."""
-        if self.closed or not table.is_open:
+        if self.scope.over or not table.is_open:
             clock = self._clocks.get(table.id)
             if clock is not None:
                 clock.wake()  # it sees the table closed and stops
             return
-        clock = self._clocks.setdefault(table.id, _Clock())
-        if clock.task is None or clock.task.done():
-            clock.task = asyncio.create_task(self._run(table.id, clock))
+        clock = self._clocks.get(table.id)
+        if clock is None:
+            clock = self._clocks[table.id] = _Clock()
+            self._start(self._run(table.id, clock))
         else:
             clock.wake()
 
     def resume(self, tables: list[Table]) -> None:
-        """After a start: every open table's clock, and the idle sweep."""
+        """After a start: every open table's clock, the idle sweep, and the tables another
+        process changed."""
         for table in tables:
             self.poke(table)
-        if self._idle_task is None and not self.closed:
-            self._idle_task = asyncio.create_task(self._sweep_idle())
+        self._start(self._sweep_idle())
+        self._start(self._show_reloads())
 
-    def reloaded(self, table: Table) -> None:
-        """``table`` was loaded again from the database, which was ahead of this process's
-        copy: have it shown and wake its clock (the request that found it was refused, so
-        nothing else shows it)."""
-        if not self.closed:
-            self._telling.start(self._show(table.id))
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
+        if self._life is None and not self.scope.over:
+            self._life = asyncio.create_task(self.scope.life(), name="clocks")
+        self.scope.start(work)
+
+    async def _show_reloads(self) -> None:
+        """Each table loaded again from the database, which was ahead of this process's copy
+        (another process changed it): have it shown and wake its clock (the request that
+        found it was refused, so nothing else shows it)."""
+        while True:
+            for table in await self.service.store.reloads():
+                self.scope.start(self._show(table.id))
 
     async def _show(self, table_id: int) -> None:
         # The other process may still be writing the table (a move and the forced moves
@@ -147,18 +154,15 @@ class Clocks:
             log.exception("table %s: could not show it as loaded again", table_id)
 
     async def close(self) -> None:
-        self.closed = True
-        await self._telling.cancel()
-        tasks = [c.task for c in self._clocks.values() if c.task] + (
-            [self._idle_task] if self._idle_task else [])
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Stop every clock (shutting down): the end of their scope."""
+        self.scope.end()
+        if self._life is not None:
+            self._life.cancel()
+            await asyncio.gather(self._life, return_exceptions=True)
         self._clocks.clear()
 
     async def _tell(self, change: Change) -> None:
-        if self.notifier is not None:
-            await self.notifier.table_changed(change)
+        await self.notifier.table_changed(change)
 
     # --- one table's clock -----------------------------------------------------------------
 
@@ -200,7 +204,7 @@ class Clocks:
     def _next(self, table: Table, clock: _Clock) -> tuple[Step | None, float]:
         """What the clock does next and in how many seconds (None: nothing until the table
         changes or someone taps: a move nobody could see waits for a tap)."""
-        if self.notifier is not None and not self.notifier.reaches(table):
+        if not self.notifier.reaches(table):
             clock.waited = True  # nothing runs out while nobody can be shown it
             return None, 0.0
         if clock.waited:
@@ -247,7 +251,7 @@ class Clocks:
         deadline = table.deadline()
         assert table.game is not None
         clock.reminded = table.game.version
-        if user is None or deadline is None or self.notifier is None:
+        if user is None or deadline is None:
             return
         await self.notifier.remind(table, user, deadline)
 

@@ -58,12 +58,13 @@ class TableStore:
         self.shards = Shards(0, 0, 1)
         # Tables stopped by ``open_tables`` because their hand did not rebuild, with why.
         self.quarantined: list[tuple[TableRecord, str]] = []
-        # Told of each table loaded again because its cached copy was found behind the
-        # database (another process wrote it): what Discord shows was drawn from the old
-        # copy, and may name the wrong person to act, who could then never move it on. No
-        # change of this process carries the table loaded (the request is refused), so
-        # nothing else would show it.
-        self.reloaded: Callable[[Table], None] | None = None
+        # Each table loaded again because its cached copy was found behind the database
+        # (another process wrote it), the newest by table, until someone takes them
+        # (``reloads``): what Discord shows was drawn from the old copy, and may name the
+        # wrong person to act, who could then never move it on. No change of this process
+        # carries the table loaded (the request is refused), so nothing else would show it.
+        self._reloaded: dict[int, Table] = {}
+        self._reloading = asyncio.Event()
         # Cached copies dropped as behind the database: the reload is shown if it differs.
         self._behind: dict[int, Table] = {}
 
@@ -114,7 +115,7 @@ class TableStore:
 
     def forget(self, table_id: int) -> None:
         """Drop the cached table, found behind the database: the next use loads it from
-        the database, and has it shown (``reloaded``)."""
+        the database, and has it shown (``reloads``)."""
         dropped = self._cache.pop(table_id, None)
         if dropped is not None:
             self._behind[table_id] = dropped
@@ -222,10 +223,18 @@ class TableStore:
         if table.is_open:
             self._cache[table_id] = table
         dropped = self._behind.pop(table_id, None)
-        if dropped is not None and self.reloaded is not None and \
-                _shown_of(dropped) != _shown_of(table):
-            self.reloaded(table.snapshot())
+        if dropped is not None and _shown_of(dropped) != _shown_of(table):
+            self._reloaded[table_id] = table.snapshot()
+            self._reloading.set()
         return table
+
+    async def reloads(self) -> list[Table]:
+        """The tables loaded again since the last call, because the database was ahead of
+        this process's copy and held something they show: waits for the next if none."""
+        await self._reloading.wait()
+        self._reloading.clear()
+        reloaded, self._reloaded = list(self._reloaded.values()), {}
+        return reloaded
 
     async def close(self, table: Table, status: TableStatus) -> None:
         await self.repo.set_status(table.id, status, self.clock())

@@ -14,9 +14,12 @@ through) raises ``Wait``: its loop stops until the next snapshot or the next tok
 error is logged once and retried with a back-off; a closed table's kinds give up after a few
 tries, so a table nobody can reach is not kept for ever.
 
-``LiveTables`` makes an owner on a table's first use, with one ``Shown`` from each registered
-``Kind``, and lets go of it once the table is closed and no kind holds anything; ``close``
-stops everything at shutdown. So "nothing leaks" reads: no owner for a closed table.
+``LiveTables`` makes an owner on a table's first use (a change, or a restore at start-up),
+with one ``Shown`` from each registered ``Kind``, and lets go of it once the table is closed
+and no kind holds anything. Lifetimes are scopes (``bot.tasks.Scope``): each owner's loops and
+short work run in its own TaskGroup, whose life runs in the registry's; letting go of an owner
+is ending its scope, and ``close`` at shutdown cancels the registry's, which stops every owner
+and everything they run. So "nothing leaks" reads: no owner for a closed table.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import discord
 
 from bot.tables.service import Table
-from bot.tasks import Tasks, backoff
+from bot.tasks import Scope, backoff
 from cogs.client import Interaction
 from cogs.live.records import Notes
 from cogs.live.tokens import KEEP, Held, Tokens
@@ -153,7 +156,7 @@ class Drawing:
 class LiveTable:
     """The owner of one running table's state on the Discord side."""
 
-    def __init__(self, table: Table, kinds: Sequence[Kind], *, stopped: bool = False,
+    def __init__(self, table: Table, kinds: Sequence[Kind], *,
                  released: Released | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  ways: WayMaker | None = None, notes: Notes | None = None) -> None:
@@ -161,7 +164,6 @@ class LiveTable:
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
         self.newest = table  # the newest snapshot seen: what every kind should show
-        self.stopped = stopped  # shutting down: nothing more is sent
         self.clock = clock  # the time the tokens' ages are counted in
         self._released = released
         # The interactions answered at the table: a change made without one (an AI's move)
@@ -170,7 +172,9 @@ class LiveTable:
         self.tokens = Tokens(KEEP) if table.private else Tokens(1, makers=False)
         # How its messages reach Discord, chosen once: its channel, or the tokens above.
         self.way: Way = (ways or token_way)(self)
-        self.tasks = Tasks(done=self._done)  # deletes, checks and other short work
+        # Its lifetime: its kinds' loops and its short work (deletes, checks) run in it.
+        self.scope = Scope(f"table {table.id}", done=self.settle)
+        self._woken_early = False  # woken before its life began: it wakes as it begins
         self._alarm: asyncio.TimerHandle | None = None
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.kinds: dict[str, Shown] = {}
@@ -200,14 +204,29 @@ class LiveTable:
         self.wake()
         return newest
 
+    async def life(self) -> None:
+        """The owner's life, run in the registry's scope: it lasts until it is let go of
+        (or the bot stops)."""
+        await self.scope.life()
+
+    async def _begin(self) -> None:
+        """Its kinds catch up with the snapshots seen before its life began."""
+        self.wake()
+
     def wake(self) -> None:
-        """Start the loop of each kind that is behind the newest snapshot (and has none)."""
-        if self.stopped:
+        """Start the loop of each kind that is behind the newest snapshot (and has none).
+        (Before the owner's life began, its first step is to wake.)"""
+        if not self.scope.running:
+            if not self._woken_early:
+                self._woken_early = True
+                self.scope.start(self._begin())
             return
         for name, shown in self.kinds.items():
             loop = self._loops.get(name)
             if (loop is None or loop.done()) and shown.behind(self.newest):
-                self._loops[name] = asyncio.create_task(self._converge(name, shown))
+                started = self.scope.start(self._converge(name, shown))
+                if started is not None:
+                    self._loops[name] = started
 
     async def _converge(self, name: str, shown: Shown) -> None:
         what = name.replace("_", " ")  # in the log: "its table message"
@@ -215,7 +234,7 @@ class LiveTable:
         steps = 0  # steps towards one snapshot: a kind that never gets there must not spin
         revision = self.newest.revision
         try:
-            while not self.stopped and shown.behind(self.newest):
+            while shown.behind(self.newest):
                 steps = steps + 1 if self.newest.revision == revision else 1
                 revision = self.newest.revision
                 if steps > MAX_STEPS:
@@ -248,15 +267,13 @@ class LiveTable:
         finally:
             if self._loops.get(name) is asyncio.current_task():
                 del self._loops[name]
-            self.settle()
 
     def alarm(self, delay: float) -> None:
         """Wake every kind in ``delay`` seconds (a message that must change with time: a
         group DM's table message before its last token lapses)."""
         if self._alarm is not None:
             self._alarm.cancel()
-        if not self.stopped:
-            self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
+        self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
 
     # --- each kind's record, for the next start ---------------------------------------
 
@@ -303,38 +320,28 @@ class LiveTable:
 
     # --- short background work, and letting go -------------------------------------------
 
-    def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        """Run ``work`` as this table's own background task."""
-        return self.tasks.start(work)
-
-    def _done(self, _task: asyncio.Task[None]) -> None:
-        self.settle()
+    def background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+        """Run ``work`` in this table's scope (None: not now: once the owner's life has
+        begun, or never once it has ended)."""
+        return self.scope.start(work)
 
     def idle(self) -> bool:
-        """Nothing on its way and nothing held: no loop, background task, or kind holding
+        """Nothing on its way and nothing held: no loop, background work, or kind holding
         a message (a live ping, an open hand)."""
-        return not any(not loop.done() for loop in self._loops.values()) and \
-            not self.tasks and not any(shown.holds() for shown in self.kinds.values())
+        return not len(self.scope) and not any(shown.holds() for shown in self.kinds.values())
 
     def settle(self) -> None:
-        """Tell the registry to let go of a closed table with nothing left to do (its
-        records go with it)."""
-        if self._released is not None and not self.newest.is_open and self.idle():
-            for name in self.kinds:
-                self.record(name)
-            self._released(self)
-
-    async def close(self) -> None:
-        """Stop every loop and task this table holds (shutting down)."""
-        self.stopped = True
+        """Let go of a closed table with nothing left to do: its records go, its scope
+        ends, and the registry forgets it."""
+        if self.scope.over or self.newest.is_open or not self.idle():
+            return
+        for name in self.kinds:
+            self.record(name)
         if self._alarm is not None:
             self._alarm.cancel()
-        loops = [loop for loop in self._loops.values() if not loop.done()]
-        for loop in loops:
-            loop.cancel()
-        await asyncio.gather(*loops, return_exceptions=True)
-        self._loops.clear()
-        await self.tasks.cancel()
+        self.scope.end()
+        if self._released is not None:
+            self._released(self)
 
 
 class LiveTables:
@@ -350,7 +357,10 @@ class LiveTables:
         self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
         self._released = released
-        self.stopped = False  # shut down: owners made now never send
+        # The lifetime every owner lives in: its life is a task from the first owner on,
+        # cancelled at shutdown.
+        self.scope = Scope("live tables")
+        self._life: asyncio.Task[None] | None = None
 
     def register(self, kind: K) -> K:
         """Add a kind of message: every owner has one. Returns it."""
@@ -384,15 +394,22 @@ class LiveTables:
         ping deletion are still to come), keeping ``table`` if it is the newest."""
         live = self._tables.get(table.id)
         if live is None:
-            if self.stopped:  # shutting down: an owner that sends nothing
-                return LiveTable(table, self.kinds, stopped=True, clock=self.clock,
-                                 ways=self.ways)
-            live = self._tables[table.id] = LiveTable(table, self.kinds,
-                                                      released=self._settle,
-                                                      clock=lambda: self.clock(),
-                                                      ways=self.ways, notes=self.notes)
+            live = LiveTable(table, self.kinds, released=self._settle,
+                             clock=lambda: self.clock(), ways=self.ways, notes=self.notes)
+            if self.stopped:  # shutting down: an owner whose life never begins
+                live.scope.end()
+                return live
+            self._tables[table.id] = live
+            if self._life is None:
+                self._life = asyncio.create_task(self.scope.life(), name="live tables")
+            self.scope.start(live.life())
         live.keep(table)
         return live
+
+    @property
+    def stopped(self) -> bool:
+        """Shut down: owners made now never send."""
+        return self.scope.over
 
     def _settle(self, live: LiveTable) -> None:
         if self._tables.get(live.id) is live:
@@ -401,8 +418,9 @@ class LiveTables:
                 self._released(live)
 
     async def close(self) -> None:
-        """Stop every owner (shutting down)."""
-        self.stopped = True
-        tables = list(self._tables.values())
-        await asyncio.gather(*(live.close() for live in tables), return_exceptions=True)
+        """Stop every owner and all they run (shutting down): the end of their scope."""
+        self.scope.end()
+        if self._life is not None:
+            self._life.cancel()
+            await asyncio.gather(self._life, return_exceptions=True)
         self._tables.clear()

@@ -481,9 +481,11 @@ class Pings:
 
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
-        self._deleting.keep(live.background(self._delete(
+        deleting = live.background(self._delete(
             table.channel_id, ping, table.id, adopted=ping.sent == -math.inf,
-            private=table.private)))
+            private=table.private))
+        if deleting is not None:
+            self._deleting.keep(deleting)
 
     async def _delete(self, channel_id: int, ping: Ping, table_id: int, *,
                       adopted: bool = False, private: bool = False) -> None:

@@ -13,16 +13,18 @@ the clocks); the publisher does what follows, in this order:
 
 The kinds are registered here, one line each.
 
-It also implements the clocks' ``Notifier``, and owns the registry of live tables.
+It also makes the tables' clocks, as their ``Notifier`` (what they tell it only wakes the
+tables' owners), and owns the registry of live tables.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import discord
 
-from bot.tables.clocks import Clocks
+from bot.tables.clocks import Clocks, Notifier
 from bot.tables.service import Change, Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages, lang_of
@@ -44,12 +46,14 @@ log = logging.getLogger(__name__)
 class Publisher:
     """Decides and makes every follow-up of a change; holds every live table's owner."""
 
-    def __init__(self, client: discord.Client, service: TableService, clocks: Clocks,
-                 languages: Languages, notes: Notes, *,
+    def __init__(self, client: discord.Client, service: TableService,
+                 clocks: Callable[[Notifier], Clocks], languages: Languages, notes: Notes, *,
                  edits_per_window: int = EDITS_PER_WINDOW,
                  rest_share: float = 1.0, picture_processes: int = 0) -> None:
         self.service = service
-        self.clocks = clocks
+        # The tables' clocks, made telling this publisher what they do (it wakes the
+        # tables' owners), and woken by it after each change.
+        self.clocks = clocks(self)
         self.languages = languages
         # Discord's global budget is the bot's, across all its processes: each takes the
         # part of it that its shards are of the bot.
@@ -149,8 +153,10 @@ class Publisher:
     # --- the clocks' notifier --------------------------------------------------------------
 
     async def table_changed(self, change: Change) -> None:
-        """A change made without an interaction (an AI move, a stand-in, the idle sweep)."""
-        await self.publish(change)
+        """A change made without an interaction (an AI move, a stand-in, the idle sweep, a
+        table another process changed): its owner is woken with it (the clocks woke
+        themselves)."""
+        self.tables.of(change.table).saw(change.table)
 
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         await self.pings.remind(table, user_id, deadline)

@@ -112,7 +112,7 @@ async def settled(tables, table_id=123456789012345678):
     for _ in range(200):
         await asyncio.sleep(0)
         live = tables.get(table_id)
-        if live is None or (not live.converging(Pings.name) and not live.tasks):
+        if live is None or (not live.converging(Pings.name) and not len(live.scope)):
             return live
     raise AssertionError("the ping did not settle")
 

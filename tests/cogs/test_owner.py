@@ -242,3 +242,30 @@ async def test_a_table_reached_only_through_tokens_is_unreachable_with_none():
     live = tables.of(Snap(7, 1, private=True))
     assert not live.reachable() and not live.reachable(60.0)
     await tables.close()
+
+
+async def test_an_owner_let_go_ends_its_life_and_closing_stops_what_owners_run():
+    """Lifetimes are scopes: a closed table's owner, let go of, has ended its own; closing
+    the registry ends every owner's, with the work each runs (a delete, a check)."""
+    kind, tables, released = registry()
+    kind.gate.set()
+    closed = tables.of(Snap(7, 1, is_open=False))
+    closed.saw(Snap(7, 1, is_open=False))
+    await settle()
+    assert released == [7] and closed.scope.over
+    ran = []
+
+    async def chore(name):
+        ran.append(name)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            ran.append(f"{name} stopped")
+
+    assert closed.background(chore("late")) is None  # nothing runs for an owner let go of
+    playing = tables.of(Snap(8, 1))
+    playing.background(chore("delete"))
+    await settle()
+    assert ran == ["delete"] and not playing.idle()
+    await tables.close()
+    assert ran == ["delete", "delete stopped"] and playing.scope.over

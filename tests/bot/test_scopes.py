@@ -1,0 +1,103 @@
+"""Scopes, the lifetimes of background work: work waits for its scope's life to begin, never
+runs once the scope is over, one failure does not stop the rest, and ending the outer scope
+ends everything under it."""
+
+import asyncio
+import logging
+import warnings
+
+from bot.tasks import Scope
+
+
+async def test_work_started_before_the_life_begins_runs_once_it_has():
+    ran = []
+    scope = Scope("test")
+
+    async def work(n):
+        ran.append(n)
+
+    assert scope.start(work(1)) is None and len(scope) == 1 and not scope.running
+    life = asyncio.create_task(scope.life())
+    await asyncio.sleep(0.01)
+    assert ran == [1] and scope.running and len(scope) == 0
+    scope.end()
+    await asyncio.wait_for(life, 5)  # ends by itself: its work has ended
+    assert scope.over and not scope.running
+
+
+async def test_work_started_once_the_scope_is_over_never_runs_and_leaves_no_warning():
+    scope = Scope("test")
+    life = asyncio.create_task(scope.life())
+    await asyncio.sleep(0)
+    scope.end()
+    await asyncio.wait_for(life, 5)
+    ran = []
+
+    async def work():
+        ran.append(1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "coroutine ... was never awaited" would be one
+        assert scope.start(work()) is None
+        ended = Scope("ended before its life began")
+        ended.start(work())
+        ended.end()
+    await asyncio.sleep(0.01)
+    assert ran == [] and len(ended) == 0
+
+
+async def test_one_piece_of_work_failing_is_logged_and_the_rest_go_on(caplog):
+    done = []
+    scope = Scope("table 7", done=lambda: done.append(1))
+    life = asyncio.create_task(scope.life())
+    await asyncio.sleep(0)  # its life has begun: work starts at once
+    going = asyncio.Event()
+
+    async def fails():
+        raise RuntimeError("Discord said no")
+
+    async def goes_on():
+        await going.wait()
+        return "finished"
+
+    with caplog.at_level(logging.ERROR):
+        scope.start(fails())
+        other = scope.start(goes_on())
+        await asyncio.sleep(0.01)
+    assert "table 7: background work failed" in caplog.text
+    assert other is not None and not other.done()  # a TaskGroup alone would cancel it
+    going.set()
+    await asyncio.sleep(0.01)
+    assert other.done() and not other.cancelled() and len(done) == 2
+    life.cancel()
+    await asyncio.gather(life, return_exceptions=True)
+
+
+async def test_cancelling_the_outer_life_cancels_the_work_of_every_scope_inside_it():
+    outer, inner = Scope("outer"), Scope("inner")
+    stopped = []
+
+    async def forever(name):
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.append(name)
+
+    life = asyncio.create_task(outer.life())
+    outer.start(inner.life())
+    outer.start(forever("outer's"))
+    inner.start(forever("inner's"))
+    await asyncio.sleep(0.01)
+    assert stopped == [] and inner.running
+    life.cancel()
+    await asyncio.gather(life, return_exceptions=True)
+    assert sorted(stopped) == ["inner's", "outer's"]
+    assert outer.over and inner.over
+    ran = []
+
+    async def later():
+        ran.append(1)
+
+    inner.start(later())  # nothing runs in a scope that is over
+    await asyncio.sleep(0.01)
+    assert ran == []
