@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,11 @@ class _PostgresTransaction:
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(await self.conn.fetch(numbered(sql), *params))
+
+    async def require(self, sql: str, params: Sequence[Any],
+                      refusal: Callable[[], Exception]) -> None:
+        if not await self.conn.fetchval(numbered(sql), *params):
+            raise refusal()
 
 
 class PostgresDatabase:

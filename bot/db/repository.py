@@ -292,10 +292,8 @@ class Repository(Queries):
     async def _record(self, db: Transaction, table_id: int, hand_id: int, index: int) -> None:
         """Lock the table's row, and refuse an ``index`` other than the log's next."""
         await self._lock(db, "SELECT id FROM tables WHERE id = ? FOR UPDATE", (table_id,))
-        row = await db.one("SELECT COALESCE(MAX(idx) + 1, 0) FROM actions WHERE hand_id = ?",
-                           (hand_id,))
-        if row is None or int(row[0]) != index:
-            raise Outdated()
+        await db.require("SELECT COALESCE(MAX(idx) + 1, 0) = ? FROM actions WHERE hand_id = ?",
+                         (index, hand_id), Outdated)
 
     async def _finish(self, db: Transaction, table_id: int, hand_id: int,
                       finished: Finish) -> None:

@@ -15,6 +15,7 @@ import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -293,9 +294,16 @@ async def migrate(db: aiosqlite.Connection, folder: Path | None = None) -> int:
     return latest
 
 
-# A statement waiting for the transaction's next trip: its SQL, and its parameters (one
-# tuple) or its rows (a list of tuples, ``executemany``).
-_Statement = tuple[str, "tuple[Any, ...] | list[tuple[Any, ...]]", bool]
+@dataclass(frozen=True)
+class _Statement:
+    """A statement waiting for the transaction's next trip."""
+
+    sql: str
+    params: tuple[Any, ...] | list[tuple[Any, ...]]  # one tuple, or rows (``many``)
+    many: bool = False  # ``executemany``
+    # A check (``require``): the transaction is refused with this unless the statement's
+    # first row's first value is true.
+    refusal: Callable[[], Exception] | None = None
 
 
 class _SQLiteTransaction:
@@ -305,25 +313,31 @@ class _SQLiteTransaction:
     not eight. Every trip is a thread hand-over both ways, and the writer is one for all
     tables: under load, waiting for those hand-overs was most of a move's answer time. An
     error in a statement that waited is raised by the trip that ran it, still inside the
-    transaction, so it is rolled back all the same. ``one`` is for queries of at most one
-    row."""
+    transaction, so it is rolled back all the same. A check (``require``) waits the same
+    way and is made in the thread: a move's transaction, which checks the log's next index
+    and writes, is one trip, and the writer is held for no longer than SQLite works on it.
+    ``one`` is for queries of at most one row."""
 
     def __init__(self, db: aiosqlite.Connection, *, begin: bool = True) -> None:
         self.db = db
         # A write transaction begins with its first trip; the reader's queries need none.
-        self._pending: list[_Statement] = [("BEGIN IMMEDIATE", (), False)] if begin else []
+        self._pending: list[_Statement] = [_Statement("BEGIN IMMEDIATE", ())] if begin else []
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self._pending.append((sql, tuple(params), False))
+        self._pending.append(_Statement(sql, tuple(params)))
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self._pending.append((sql, [tuple(row) for row in rows], True))
+        self._pending.append(_Statement(sql, [tuple(row) for row in rows], many=True))
+
+    async def require(self, sql: str, params: Sequence[Any],
+                      refusal: Callable[[], Exception]) -> None:
+        self._pending.append(_Statement(sql, tuple(params), refusal=refusal))
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return next(iter(await self._trip((sql, tuple(params), False))), None)
+        return next(iter(await self._trip(_Statement(sql, tuple(params)))), None)
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return await self._trip((sql, tuple(params), False))
+        return await self._trip(_Statement(sql, tuple(params)))
 
     async def commit(self) -> None:
         await self._trip(None, commit=True)
@@ -339,15 +353,18 @@ class _SQLiteTransaction:
 
 def _run(connection: sqlite3.Connection, statements: list[_Statement],
          commit: bool) -> list[Row]:
-    """In the connection's thread: each statement in order; the last one's rows."""
+    """In the connection's thread: each statement in order; the last one's rows. A check
+    that fails raises its refusal here, before anything after it runs."""
     rows: list[Row] = []
-    for sql, params, many in statements:
-        if many:
-            connection.executemany(sql, params).close()
-        else:
-            cursor = connection.execute(sql, params)
-            rows = cursor.fetchall()
-            cursor.close()
+    for statement in statements:
+        if statement.many:
+            connection.executemany(statement.sql, statement.params).close()
+            continue
+        cursor = connection.execute(statement.sql, statement.params)
+        rows = cursor.fetchall()
+        cursor.close()
+        if statement.refusal is not None and not (rows and rows[0][0]):
+            raise statement.refusal()
     if commit:
         connection.commit()
     return rows

@@ -11,7 +11,7 @@ still open on the writer (which may yet be rolled back).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -37,6 +37,14 @@ class Transaction(Protocol):
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def require(self, sql: str, params: Sequence[Any],
+                      refusal: Callable[[], Exception]) -> None:
+        """Raise ``refusal()``, and roll back, unless the query ``sql`` answers a row whose
+        first value is true. (It may be checked only with the next statement that is read,
+        or at the commit: nothing between may depend on it but the transaction's own
+        writes, which the refusal rolls back.)"""
+        ...
 
 
 class Database(Protocol):

@@ -108,3 +108,53 @@ async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_re
     assert seen[0] == 3
     assert len(trips) == 2
     assert await moves(repo) == ["a", "c", "d"]
+
+
+class Behind(Exception):
+    """What a check in the tests below refuses with."""
+
+
+async def test_a_check_refuses_the_transaction_and_nothing_of_it_is_kept(database):
+    """``require``: a check that fails refuses the whole transaction, writes made before
+    it included, on each backend; one that holds lets it through."""
+    async with database.transaction() as db:
+        await db.execute("CREATE TABLE moves (n INTEGER PRIMARY KEY, what TEXT NOT NULL)")
+
+    async def move(what: str, expected: int) -> None:
+        async with database.transaction() as db:
+            await db.execute("INSERT INTO moves (n, what) VALUES (?, ?)", (100 + expected, "x"))
+            await db.require("SELECT COUNT(*) = ? FROM moves WHERE n < 100", (expected,),
+                             Behind)
+            await db.execute("DELETE FROM moves WHERE n >= 100")
+            await db.execute("INSERT INTO moves (n, what) VALUES (?, ?)", (expected, what))
+
+    await move("a", 0)
+    with pytest.raises(Behind):
+        await move("b", 0)  # the log already has one: this move was made for an older one
+    await move("c", 1)
+    rows = await database.all("SELECT what FROM moves ORDER BY n")
+    assert [row[0] for row in rows] == ["a", "c"]
+
+
+async def test_a_move_checks_and_writes_in_one_trip_to_the_writers_thread(repo, monkeypatch):
+    """A transaction that only checks and writes is one trip: the writer is held for no
+    longer than SQLite works on it, not across turns of the event loop."""
+    trips = []
+    queue = type(repo.db.writer)._execute
+
+    async def counted(self, fn, *args, **kwargs):
+        if self is repo.db.writer:
+            trips.append(fn)
+        return await queue(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
+    async with repo.transaction() as db:
+        await db.require("SELECT COUNT(*) = 0 FROM moves", (), Behind)
+        await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
+    assert len(trips) == 1
+    with pytest.raises(Behind):
+        async with repo.transaction() as db:
+            await db.execute("INSERT INTO moves (what) VALUES (?)", ("b",))
+            await db.require("SELECT COUNT(*) = 0 FROM moves", (), Behind)
+    assert not repo.db.writer.in_transaction
+    assert await moves(repo) == ["a"]
