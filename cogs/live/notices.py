@@ -2,9 +2,10 @@
 per hand as a message of its own (the table message shows it too, and moves on).
 
 A kind of message of the table's ``LiveTable``: it wants a notice for each hand that ended,
-and shows the number of the last hand it announced. That number is written down
-(``notice:<table>``), so a bot stopped between the end of a hand and its notice posts it at
-its next start, and one stopped after it does not post it twice.
+and shows the number of the last hand it announced. That number is its record (written down
+by the owner as any kind's, ``live:end_of_hand_notice:<table>``), so a bot stopped between
+the end of a hand and its notice posts it at its next start, and one stopped after it does
+not post it twice. (The records of the format before, ``notice:<table>``, are read once.)
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rules.i18n import Lang, shown_name, translator
 
 log = logging.getLogger(__name__)
 
-NOTICE = "notice:"  # record key prefix: notice:<table> → the last hand announced
+LEGACY = "notice:"  # the format before: notice:<table> → the last hand announced
 
 
 class NoticeShown:
@@ -39,8 +40,7 @@ class NoticeShown:
         self.driver = driver
         # Without a record (a table first seen before notices were written down), a hand
         # that ended before the owner first saw the table was announced then.
-        self.announced = driver.loaded.pop(table.id, table.hand_number if _ended(table)
-                                           else 0)
+        self.announced = table.hand_number if _ended(table) else 0
         self.due: Table | None = None
 
     def behind(self, table: Table) -> bool:
@@ -59,8 +59,6 @@ class NoticeShown:
         self.announced = max(self.announced, due.hand_number)
         if self.due is due:  # (not a later hand that ended while this one was posted)
             self.due = None
-        self.driver.notes.note(f"{NOTICE}{live.id}",
-                               str(self.announced) if due.is_open else None)
 
     def holds(self) -> bool:
         return self.due is not None
@@ -69,10 +67,11 @@ class NoticeShown:
         self.due = None
 
     def dump(self) -> str | None:
-        return None  # kept in records of its own (see the module's docstring)
+        return str(self.announced)
 
     def restore(self, record: str) -> None:
-        """(Nothing: it reads its own records at start-up.)"""
+        if record.isdigit():
+            self.announced = int(record)
 
 
 class Notices:
@@ -87,22 +86,21 @@ class Notices:
         self.notes = notes
         self.pictures = pictures
         self.servers = servers
-        self.loaded: dict[int, int] = {}  # table id → the last hand announced, as written
 
-    async def load(self, tables: list[Table]) -> None:
-        """At start-up: the last hand each open table's notice was posted for."""
+    async def read_legacy(self) -> dict[int, str]:
+        """The records written before each kind had one (``notice:<table>``), as records of
+        this kind; read once, and forgotten."""
         try:
-            written = await self.notes.read(NOTICE)
+            records = {}
+            for key, value in (await self.notes.read(LEGACY)).items():
+                table_id = key[len(LEGACY):]
+                self.notes.note(key, None)
+                if table_id.isdigit() and value.isdigit():
+                    records[int(table_id)] = value
+            return records
         except Exception:
             log.warning("could not read the notices posted by the last run", exc_info=True)
-            return
-        open_tables = {table.id for table in tables}
-        for key, value in written.items():
-            table_id = key[len(NOTICE):]
-            if table_id.isdigit() and int(table_id) in open_tables and value.isdigit():
-                self.loaded[int(table_id)] = int(value)
-            else:
-                self.notes.note(key, None)  # a closed table's, or not the bot's
+            return {}
 
     def shown_for(self, live: LiveTable) -> NoticeShown:
         return NoticeShown(self, live.newest)

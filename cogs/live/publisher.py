@@ -193,8 +193,9 @@ class Publisher:
         """At start-up, before the clocks run: the owners hold what the last run wrote
         down that Discord shows (the live pings, the open hands and their tokens)."""
         records = await self.tables.read_records()
-        for table_id, legacy in (await self.messages.read_legacy()).items():
-            records.setdefault(table_id, {}).setdefault(TableMessages.name, legacy)
+        for kind in (self.messages, self.notices):  # the formats before, read once
+            for table_id, legacy in (await kind.read_legacy()).items():
+                records.setdefault(table_id, {}).setdefault(kind.name, legacy)
         for table in tables:
             self.tables.of(table).restore(records.pop(table.id, {}))
         try:  # a table open anywhere keeps its records: another process may own it
@@ -205,7 +206,6 @@ class Publisher:
         for table_id, left in records.items():
             for name in left if table_id not in open_anywhere else ():
                 self.notes.note(record_key(name, table_id), None)
-        await self.notices.load(tables)
         self.pings.load(tables, await self.pings.read_left())
         self.hands.load(tables, await self.hands.read_left())
 

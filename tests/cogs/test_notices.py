@@ -1,14 +1,14 @@
 """The end-of-hand notice as a kind of message, on its own with a recording way of sending:
-posted once per hand that ends, written down, and neither lost nor posted twice across a
-restart."""
+posted once per hand that ends, written down as its record, and neither lost nor posted twice
+across a restart (nor after one from a run that wrote the format before)."""
 
 import asyncio
 import dataclasses
 import random
 
 from bot.db.records import GuildSettings, TableStatus
-from cogs.live.notices import NOTICE, Notices
-from cogs.live.owner import LiveTables
+from cogs.live.notices import LEGACY, Notices
+from cogs.live.owner import LiveTables, record_key
 from cogs.live.records import Notes
 from cogs.live.ways import ChannelWay
 from cogs.pictures import Pictures
@@ -77,7 +77,7 @@ class Servers:
 def owner(store, *, pictures="on"):
     posts, notes, servers = Posts(), Notes(store, delay=0), Servers(pictures)
     tables = LiveTables(ways=lambda live: ChannelWay(  # a server's tables
-        None, Pacer(), None, live.channel_id, live.guild_id))
+        None, Pacer(), None, live.channel_id, live.guild_id), notes=notes)
     notices = tables.register(Notices(Languages(), posts, notes, Pictures(servers), servers))
     return tables, notices, posts, notes
 
@@ -102,27 +102,38 @@ async def test_a_hand_that_ends_is_announced_once_and_written_down():
     live.saw(dataclasses.replace(over, revision=playing.revision + 2))  # a seat changes
     await settle(tables)
     assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
-    assert store.values == {f"{NOTICE}{playing.id}": "3"}
+    assert store.values == {record_key(Notices.name, playing.id): "3"}
+
+
+async def restarted(store, over):
+    """A start after a stop: the owner restores what the last run wrote down (a record of
+    the format before is read once, as the publisher reads it, and forgotten)."""
+    tables, notices, posts, _notes = owner(store)
+    records = await tables.read_records()
+    for table_id, legacy in (await notices.read_legacy()).items():
+        records.setdefault(table_id, {}).setdefault(Notices.name, legacy)
+    live = tables.of(over)
+    live.restore(records.get(over.id, {}))
+    live.saw(over)
+    await settle(tables)
+    return posts
 
 
 async def test_after_a_restart_a_notice_written_down_is_not_posted_again():
     playing, over = finished_table(3)
-    store = Store({f"{NOTICE}{playing.id}": "3"})
-    tables, notices, posts, _notes = owner(store)
-    await notices.load([over])
-    tables.of(over).saw(over)
-    await settle(tables)
-    assert posts.posted == []
+    for key in (record_key(Notices.name, playing.id), f"{LEGACY}{playing.id}"):
+        store = Store({key: "3"})
+        assert (await restarted(store, over)).posted == []
+        assert f"{LEGACY}{playing.id}" not in store.values  # read once
 
 
 async def test_after_a_restart_a_notice_never_posted_is_posted():
     playing, over = finished_table(3)
-    store = Store({f"{NOTICE}{playing.id}": "2"})  # stopped before hand 3's notice
-    tables, notices, posts, _notes = owner(store)
-    await notices.load([over])
-    tables.of(over).saw(over)
-    await settle(tables)
-    assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
+    for key in (record_key(Notices.name, playing.id), f"{LEGACY}{playing.id}"):
+        store = Store({key: "2"})  # stopped before hand 3's notice
+        posts = await restarted(store, over)
+        assert len(posts.posted) == 1 and posts.posted[0].startswith("Hand 3 is over")
+        assert store.values == {record_key(Notices.name, playing.id): "3"}
 
 
 async def test_the_notice_carries_the_hand_in_a_picture_where_the_server_shows_pictures():
