@@ -119,7 +119,13 @@ class Scope:
                 waiting, self._waiting = self._waiting, []
                 for work in waiting:
                     self._run(group, work)
-                await self._ending.wait()
+                try:
+                    await self._ending.wait()
+                except asyncio.CancelledError:
+                    # The group now cancels its work and waits for it: work started
+                    # meanwhile would escape that, so it waits, and is dropped below.
+                    self._group = None
+                    raise
         finally:
             self._over, self._group = True, None
             for work in self._waiting:

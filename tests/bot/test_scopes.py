@@ -101,3 +101,30 @@ async def test_cancelling_the_outer_life_cancels_the_work_of_every_scope_inside_
     inner.start(later())  # nothing runs in a scope that is over
     await asyncio.sleep(0.01)
     assert ran == []
+
+
+async def test_work_started_while_the_scope_is_being_cancelled_never_runs():
+    """Shutting down, a piece of work on its way out may ask for more (a delete, say): it
+    must not run past the scope's end, where nothing would cancel it."""
+    scope = Scope("test")
+    ran = []
+
+    async def later():
+        ran.append("later")
+
+    async def stopping():
+        try:
+            await asyncio.Event().wait()
+        finally:
+            scope.start(later())
+
+    life = asyncio.create_task(scope.life())
+    await asyncio.sleep(0)
+    scope.start(stopping())
+    await asyncio.sleep(0.01)
+    life.cancel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        await asyncio.wait_for(asyncio.gather(life, return_exceptions=True), 5)
+        await asyncio.sleep(0.01)
+    assert ran == [] and scope.over and len(scope) == 0
