@@ -189,10 +189,10 @@ class NLK(commands.Cog):
                 display_name(interaction.user), seats or defaults.seats, variant, timer,
                 moderator=is_moderator(interaction))
         except TableExists as exists:
-            if exists.message_id is not None and exists.table_id and \
-                    not await self.messages.exists(
-                        await self.service.get(exists.table_id)):
-                # Its message was deleted: bring it back rather than point at nothing.
+            if exists.table_id and not await self.messages.exists(
+                    await self.service.get(exists.table_id)):
+                # Its message was deleted, or never posted (the bot was stopped before its
+                # /nlk new answered): bring it back rather than point at nothing.
                 table = await self.service.get(exists.table_id)
                 await self.publisher.publish(Change(table, None, None), interaction,
                                              retire_old=False)

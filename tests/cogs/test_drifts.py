@@ -6,6 +6,7 @@ import random
 import sqlite3
 
 from tests.cogs.test_reliability import live_table_messages, stored_message_id
+from tests.groupdm_member import group_dm
 from tests.helpers import PLAYERS, open_every_hand, play_until, table_id_of, to_the_shed_phase
 from tests.nlk_driver import Driver, actor, is_over, move_of, running_bot
 
@@ -133,3 +134,36 @@ async def test_a_table_reloaded_from_the_database_keeps_its_message_current(fake
             await fake.wait_until(lambda h=held: move_of(table) == h.game.version, timeout=10)
         assert move_of(table) > before
     fake.assert_clean()
+
+
+async def test_nlk_new_where_a_table_never_got_its_message_answers_with_that_table(
+        fake_discord, tmp_path, monkeypatch):
+    """A group DM's table stored with no message (the bot was killed before its
+    ``/nlk new`` answered): after a restart nothing can post it (no token yet), and the next
+    ``/nlk new`` there is refused, as a table is open; the refusal must bring that table's
+    message with it, not point at a message that never was."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    monkeypatch.setattr("bot.client.DRAIN_SECONDS", 0.2)
+    alice, bob = group_dm(fake, ["alice", "bob"], installed=["alice"])
+    async with running_bot(fake, path, dev_guild=None) as bot:
+        await bot.tree.sync()
+        hold = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+        await alice.slash("nlk", "new", {"seats": 3})
+        await asyncio.wait_for(hold.reached.wait(), 10)
+        fake.rest.holds.remove(hold)
+        stop_as_if_killed(bot)
+    [table_id] = _table_ids(path)
+    assert stored_message_id(path, table_id) is None
+    async with running_bot(fake, path, dev_guild=None):
+        ix = await alice.slash("nlk", "new", {"seats": 3})
+        await ix.wait_message()
+        table = await fake.wait_until(lambda: next(iter(live_table_messages(
+            fake, table_id, alice.channel)), None), timeout=10)
+        assert "None" not in " ".join(m.text() for m in alice.sees())
+        await fake.wait_until(lambda: stored_message_id(path, table_id) == table.id,
+                              timeout=10)
+        joined = await bob.click(table, custom_id=next(
+            b.custom_id for b in table.buttons() if b.custom_id.endswith(":join")))
+        assert (await joined.wait_response()).type == 7
+        assert "bob" in table.text()
+    hold.release()
