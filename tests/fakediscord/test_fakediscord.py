@@ -511,6 +511,9 @@ async def test_late_first_response_is_refused(fake_discord: FakeDiscord, bot: De
     fake_discord.clock.advance(3.5)
     bot.gate.set()
     await ix.wait_until(lambda ix: ix.rejections, what="the late response")
+    # The bot records the refusal once discord.py has raised it, a moment after the fake
+    # refused (later still on a busy machine).
+    await fake_discord.wait_until(lambda: "gated" in bot.results, what="the bot's record")
     assert bot.results["gated"] == (404, 10062)
     with pytest.raises(AssertionError, match="This interaction failed"):
         await ix.wait_response(timeout=0.05)
