@@ -500,6 +500,7 @@ async def test_refused_response_does_not_acknowledge(
 async def test_second_initial_response_is_refused(fake_discord: FakeDiscord, bot: DemoBot) -> None:
     ix = await fake_discord.slash("alice", None, "demo", "twice")
     await ix.wait_until(lambda ix: ix.rejections, what="the second response")
+    await fake_discord.wait_until(lambda: "twice" in bot.results, what="the bot's record")
     assert ix.response.message.content == "one"
     assert bot.results["twice"] == (400, 40060)
     assert [v.code for v in fake_discord.violations] == [40060]
