@@ -21,7 +21,21 @@ async def play_for(driver: Driver, table, host: str, seconds: float) -> None:
         elif " · collect" in title(table):
             await collect_step(driver, table)
         else:
-            await driver._shed_turn(table, actor(table))
+            await shed_turn(driver, table)
+
+
+async def shed_turn(driver: Driver, table) -> None:
+    """One person's turn in phase two, from their hand. One turn, not the phase: a whole
+    shed phase played out would run the window past its end, and the kill would no longer
+    come right after a flat-out burst."""
+    name = actor(table)
+    if name is None:  # the hand just ended: the table message is on its way
+        await driver.fake.wait_until(lambda: is_over(table) or actor(table) is not None,
+                                     timeout=10)
+        return
+    hand = await driver.open_hand(name, table)
+    if await driver._play_from(name, hand, table) is None:
+        await driver.fake.wait_until(lambda: is_over(table), timeout=10)
 
 
 async def collect_step(driver: Driver, table) -> None:

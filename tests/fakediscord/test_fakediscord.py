@@ -500,6 +500,7 @@ async def test_refused_response_does_not_acknowledge(
 async def test_second_initial_response_is_refused(fake_discord: FakeDiscord, bot: DemoBot) -> None:
     ix = await fake_discord.slash("alice", None, "demo", "twice")
     await ix.wait_until(lambda ix: ix.rejections, what="the second response")
+    await fake_discord.wait_until(lambda: "twice" in bot.results, what="the bot's record")
     assert ix.response.message.content == "one"
     assert bot.results["twice"] == (400, 40060)
     assert [v.code for v in fake_discord.violations] == [40060]
@@ -511,6 +512,9 @@ async def test_late_first_response_is_refused(fake_discord: FakeDiscord, bot: De
     fake_discord.clock.advance(3.5)
     bot.gate.set()
     await ix.wait_until(lambda ix: ix.rejections, what="the late response")
+    # The bot records the refusal once discord.py has raised it, a moment after the fake
+    # refused (later still on a busy machine).
+    await fake_discord.wait_until(lambda: "gated" in bot.results, what="the bot's record")
     assert bot.results["gated"] == (404, 10062)
     with pytest.raises(AssertionError, match="This interaction failed"):
         await ix.wait_response(timeout=0.05)
