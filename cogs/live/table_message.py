@@ -265,7 +265,7 @@ class TableMessages:
         lang = await self.languages.public(live.newest.place, interaction)
         table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture, painting = await self._paint(table, lang, urgent=True)
+        picture, painting = await self._paint(table, lang, answering=interaction)
         if isinstance(picture, Late):
             # The answer goes now with the picture the message has; the loop brings the new
             # one once it is drawn.
@@ -294,7 +294,7 @@ class TableMessages:
         shown = self.of(live)
         table, style = live.newest, shown.style
         drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture, painting = await self._paint(table, lang, urgent=True)
+        picture, painting = await self._paint(table, lang, answering=interaction)
         new = None if isinstance(picture, Late) else picture
         with shown.flights.fly((table.revision, style, False)) as flight:
             callback = await interaction.response.send_message(
@@ -444,13 +444,16 @@ class TableMessages:
         ``urgent``: an answer is to carry it)."""
         return await self.pictures.public(table, lang, urgent=urgent)
 
-    async def _paint(self, table: Table, lang: Lang, *, urgent: bool = False
+    async def _paint(self, table: Table, lang: Lang, *,
+                     answering: Interaction | None = None
                      ) -> tuple[Picture | Late | None, asyncio.Future[Picture | None] | None]:
-        """The picture of ``table`` if it is ready now (drawn before, or at once; for an
-        answer, within the pictures' ``answer_wait``), else ``LATE`` and the drawing on its
-        way: no request waits on a picture longer."""
+        """The picture of ``table`` if it is ready now (drawn before, or at once; for the
+        answer to ``answering``, within the pictures' wait for it), else ``LATE`` and the
+        drawing on its way: no request waits on a picture longer."""
+        urgent = answering is not None
         painting = asyncio.ensure_future(self.picture(table, lang, urgent=urgent))
-        await asyncio.wait((painting,), timeout=self.pictures.answer_wait if urgent else 0)
+        await asyncio.wait((painting,), timeout=self.pictures.answer_wait_for(answering)
+                           if urgent else 0)
         if painting.done():
             return (None if painting.cancelled() or painting.exception() is not None
                     else painting.result()), None

@@ -19,6 +19,7 @@ import io
 import logging
 import struct
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ CACHE_BYTES = 4 * 1024 * 1024
 # The longest an answer waits for its picture. A picture not drawn by then (the bot is busy
 # drawing for other tables) follows in a redraw: a tap is never kept waiting for a picture.
 ANSWER_WAIT = 0.06
+# However long ``answer_wait`` is set, an answer waits for its picture no later than this
+# many seconds after its interaction was made: Discord takes the first answer within 3.
+ANSWER_BY = 2.5
 # The longest a table message's loop waits for its new picture before it edits (answers go
 # on meanwhile, and the channel's turn is taken only once it is ready): past that, the edit
 # goes with the picture the message has, and the new one follows once it is drawn.
@@ -300,6 +304,14 @@ class Pictures:
         if found is None:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE, urgent)
+
+    def answer_wait_for(self, interaction: discord.Interaction[Any] | None) -> float:
+        """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
+        and never past ``ANSWER_BY`` seconds after the interaction was made."""
+        if interaction is None:
+            return self.answer_wait
+        left = interaction.created_at.timestamp() + ANSWER_BY - time.time()
+        return max(0.0, min(self.answer_wait, left))
 
     async def within(self, drawing: Coroutine[Any, Any, Picture | None],
                      wait: float | None = None, *, then: Callable[[], None] | None = None

@@ -32,6 +32,7 @@ from cogs.pictures.draw import (
 )
 from cogs.pictures.turns import Turns
 from rules import Card
+from tests.cogs.test_convergence_random import moves_on
 from tests.fakediscord.models import Perm
 from tests.nlk_driver import Driver, actor, running_bot, title
 
@@ -637,3 +638,24 @@ async def test_a_picture_asked_for_while_on_its_way_is_drawn_once_in_an_answers_
     assert drawn == ["busy", "5S", "3S", "4S"]
     assert answer is others[-1] and answer is not None
     assert pictures._drawing == {}  # nothing left on its way
+
+
+async def test_an_answer_never_waits_for_its_picture_past_discords_three_seconds(
+        fake_discord, tmp_path, monkeypatch):
+    """However long the pictures' wait is set (the tests set it long, so that answers carry
+    their pictures on a busy machine), an answer whose picture takes longer than Discord's
+    3 seconds goes without it, in time, and the picture follows."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        assert nlk(bot).pictures.answer_wait > 3  # (as the tests run the bot)
+        slow_drawing(monkeypatch, 4.0)
+        before = move_of(table)
+        ix = await fake.click(actor(table), table, custom_id=moves_on(table)[0].custom_id)
+        answer = await ix.wait_response()
+        assert answer.type == 7 and move_of(table) > before  # answered in time, moved on
+        answered = len(table.versions)
+        await fake.wait_until(lambda: len(table.versions) > answered and table.attachments,
+                              timeout=15)  # the picture follows
+    fake.assert_clean()
