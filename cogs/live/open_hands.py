@@ -90,6 +90,7 @@ class OpenHand:
     lang: Lang = DEFAULT  # the reader's language
     message_id: int | None = None  # the hand's message (None: a new one, not known yet)
     written: float = -float("inf")  # when the token its record keeps was issued
+    shows: Any = None  # ``looks`` summed up without drawing (``summed``); None: unsure
 
     def record(self, issued: float) -> str:
         """The hand's record: its token, and when it was issued (``issued``: wall time)."""
@@ -114,14 +115,14 @@ class OpenHand:
         except (TypeError, KeyError, AttributeError) as error:
             raise ValueError(text) from error
 
-    def drawn(self, revision: int, looks: Any) -> None:
-        """It now shows ``revision``, looking like ``looks``."""
-        self.revision, self.looks = revision, looks
+    def drawn(self, revision: int, looks: Any, shows: Any) -> None:
+        """It now shows ``revision``, looking like ``looks`` (summed up as ``shows``)."""
+        self.revision, self.looks, self.shows = revision, looks, shows
 
     def unsure(self) -> None:
         """What it shows is not known (its picture came late, or two requests crossed):
         redraw it."""
-        self.revision, self.looks = -1, None
+        self.revision, self.looks, self.shows = -1, None, None
 
 
 class HandsShown:
@@ -290,7 +291,7 @@ class OpenHands:
             shown.follow(user_id, OpenHand(
                 Token.of(interaction), self.clock(), table.revision,
                 _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
-                letters, lang, message_id))
+                letters, lang, message_id, shows=summed(table, user_id, style)))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     async def show(self, interaction: Interaction, table: Table, *,
@@ -381,13 +382,18 @@ class OpenHands:
     async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
         lang = hand.lang  # the owner's language and letters
-        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.place)
+        shows = summed(table, user_id, style)
+        if shows is not None and shows == hand.shows:
+            # A move elsewhere at the table: the hand is as it was, and is not drawn.
+            hand.drawn(table.revision, hand.looks, shows)
+            return
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
         key = key_of(found)
         looks = _looks(embed, view, key)
         if looks == hand.looks:
-            hand.drawn(table.revision, looks)
+            hand.drawn(table.revision, looks, shows)
             return
         files: dict[str, Any]
         if key is not None and hand.looks is not None and hand.looks[2] == key:
@@ -414,7 +420,7 @@ class OpenHands:
         if Flights.outcome(flight) is None:
             hand.unsure()
         else:
-            hand.drawn(table.revision, looks)
+            hand.drawn(table.revision, looks, shows)
 
 
 def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
@@ -430,6 +436,14 @@ def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None
         table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang,
         letters=letters)
     return embed, Buttons()
+
+
+def summed(table: Table, user_id: int, style: str) -> Any:
+    """What the owner's hand shows of ``table`` in picture ``style``, summed up without
+    drawing it (``render.hand_shows``), for a hand drawn in one language and set of letters;
+    None: draw it to know."""
+    shows = render.hand_shows(table, user_id)
+    return None if shows is None else (table.is_open, style, shows)
 
 
 def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:

@@ -188,3 +188,42 @@ def move_of_version(version) -> int:
     footer = version.embeds[0].get("footer", {}).get("text", "") if version.embeds else ""
     found = re.search(r"move (\d+)", footer)
     return int(found[1]) if found else -1
+
+
+async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
+        fake_discord, tmp_path, monkeypatch):
+    """A move redraws the hands it changes (the mover's, the next player's) and only
+    those: the third player's open hand is neither drawn nor sent anything."""
+    from cogs.live import open_hands
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
+
+        def settled() -> bool:
+            live = tables.get(table_id_of(table))
+            held = tracker.held(table_id_of(table))
+            return live is not None and len(held) == len(PLAYERS) and \
+                all(h.revision == live.newest.revision for h in held.values())
+
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]) and settled(), timeout=5)
+        drawn: list[int] = []
+        real = open_hands.draw_hand
+
+        def counted(table, user_id, *args, **kwargs):
+            drawn.append(user_id)
+            return real(table, user_id, *args, **kwargs)
+
+        monkeypatch.setattr(open_hands, "draw_hand", counted)
+        edits = {name: len(hand.versions) for name, hand in hands.items()}
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[second]) and settled(), timeout=5)
+        third = next(name for name in PLAYERS if name not in (leader, second))
+        assert fake.user(leader).id in drawn and fake.user(second).id in drawn
+        assert fake.user(third).id not in drawn
+        assert len(hands[third].versions) == edits[third]
+    fake.assert_clean()
