@@ -45,6 +45,7 @@ from cogs.pictures import (
     key_of,
     send_files,
 )
+from cogs.transport.webhooks import edit_through_token
 from cogs.widgets.buttons import Buttons
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -72,9 +73,10 @@ class Token:
         return cls(interaction.id, interaction.application_id, interaction.token)
 
     async def edit_original(self, client: discord.Client, **fields: Any) -> None:
-        """Edit the message the interaction answered with (Discord's ``@original``)."""
-        webhook = discord.Webhook.partial(self.application_id, self.value, client=client)
-        await webhook.edit_message("@original", **fields)  # type: ignore[call-overload]
+        """Edit the message the interaction answered with (Discord's ``@original``),
+        reading nothing of Discord's answer."""
+        await edit_through_token(client, self.application_id, self.value, "@original",
+                                 **fields)
 
 
 @dataclass

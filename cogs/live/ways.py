@@ -32,6 +32,7 @@ from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.webhooks import edit_through_token
 
 log = logging.getLogger(__name__)
 
@@ -218,11 +219,12 @@ class TokenWay:
         held = self._editor(message_id)
         if held is None:
             raise Wait()
+        interaction = held.interaction
         try:
-            if held.original == message_id:
-                await held.interaction.edit_original_response(**spec.edited())
-            else:
-                await held.interaction.followup.edit_message(message_id, **spec.edited())
+            # Nothing of Discord's answer is read: the edit went through, or it raises.
+            await edit_through_token(
+                interaction.client, interaction.application_id, interaction.token,
+                "@original" if held.original == message_id else message_id, **spec.edited())
         except discord.NotFound:
             raise Gone() from None
         except discord.HTTPException as error:

@@ -227,3 +227,31 @@ async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
         assert fake.user(third).id not in drawn
         assert len(hands[third].versions) == edits[third]
     fake.assert_clean()
+
+
+async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord, tmp_path,
+                                                                  monkeypatch):
+    """A hand's redraw only needs to know it went through: no message is built from
+    Discord's answer (that parse was a fair share of the bot's CPU per change)."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    built: list[int] = []
+    real = discord.Webhook._create_message
+
+    def counted(self, data, *args, **kwargs):
+        built.append(int(data["id"]))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    async with running_bot(fake, path):
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[second]), timeout=5)
+        assert hands[second].versions[-1].via == "webhook_edit"  # redrawn by the bot
+        assert not {hand.id for hand in hands.values()} & set(built)
+    fake.assert_clean()
