@@ -79,3 +79,26 @@ def test_a_hand_summed_up_alike_is_drawn_alike():
                     assert seen[(lang, style, shows)] == looks, (user_id, shows)
     # Most states of a seat are summed up, and many of them alike (that is the saving).
     assert summed > 1000 and alike > summed
+
+
+def test_the_last_round_read_from_the_end_is_the_round_of_the_folded_turns():
+    """``last_round`` reads only the end of the history (it is drawn after every move), and
+    finds what folding the whole hand into turns finds, in every state of whole hands."""
+    from cogs.render.history import last_round, turns
+    from tests.helpers import play
+
+    def folded(history):
+        shown = {}
+        for turn in reversed(turns(history)):
+            if turn.seat in shown:
+                break
+            shown[turn.seat] = turn
+        return shown
+
+    states = 0
+    for seed, players in ((21, 3), (22, 5)):
+        for table in play([f"p{i}" for i in range(players)], seed):
+            history = table.game.history()
+            assert last_round(history) == folded(history)
+            states += 1
+    assert states > 500
