@@ -39,6 +39,7 @@ from cogs.pictures import (
     HAND_FILE,
     Late,
     Picture,
+    PictureKey,
     Pictures,
     edit_files,
     kept_files,
@@ -56,6 +57,7 @@ HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
 REWRITE = 5 * 60  # a hand's record keeps a token this old at most (while it is tapped)
 
 Drawn = tuple[discord.Embed, discord.ui.View]
+UNSEEN: Any = object()  # (``opened``) what the hand's picture shows is to be worked out
 
 
 @dataclass(frozen=True)
@@ -273,11 +275,13 @@ class OpenHands:
         return sum(len(self.of(live).hands) for live in self.tables)
 
     def opened(self, table: Table, user_id: int, interaction: Interaction,
-               drawn: Drawn, letters: Lang | None = None, *, exact: bool = True) -> None:
+               drawn: Drawn, letters: Lang | None = None, *, exact: bool = True,
+               key: Any = UNSEEN) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
         ``table`` with the ``letters`` of its reader (a tap on the hand: the same message; a
-        command or a button elsewhere: a new one); not ``exact``: another request to it
-        crossed this one, and what it shows is not known."""
+        command or a button elsewhere: a new one), its picture showing ``key`` (``UNSEEN``:
+        work it out); not ``exact``: another request to it crossed this one, and what it
+        shows is not known."""
         if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
             return
         message = interaction.message
@@ -290,9 +294,10 @@ class OpenHands:
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.place)
+            if key is UNSEEN:
+                key = self.pictures.hand_key(table, user_id, lang, style, letters)
             shown.follow(user_id, OpenHand(
-                Token.of(interaction), self.clock(), table.revision,
-                _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
+                Token.of(interaction), self.clock(), table.revision, _looks(*drawn, key),
                 letters, lang, message_id, shows=summed(table, user_id, style)))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
@@ -301,11 +306,12 @@ class OpenHands:
         """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
         private message, its cards in the ``letters`` of its reader, followed from then on."""
         user_id = interaction.user.id
-        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters)
+        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
+                                                letters)
         await interaction.response.send_message(
             embed=drawn[0], view=drawn[1], ephemeral=True,
             **send_files(drawn[0], None if isinstance(picture, Late) else picture))
-        self._follow(table, user_id, interaction, drawn, letters, picture)
+        self._follow(table, user_id, interaction, drawn, letters, picture, key)
 
     async def answer(self, interaction: Interaction, table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
@@ -318,8 +324,8 @@ class OpenHands:
         shown = self.of(live)
         if note is None:
             table = live.newest
-        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
-                                           note)
+        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
+                                                letters, note)
         if isinstance(picture, Late):
             files = kept_files(drawn[0], interaction.message, HAND_FILE)
         else:
@@ -331,24 +337,31 @@ class OpenHands:
         finally:
             live.settle()
         if note is None:
-            self._follow(table, user_id, interaction, drawn, letters, picture,
+            self._follow(table, user_id, interaction, drawn, letters, picture, key,
                          exact=Flights.outcome(flight) is not None)
 
     async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
-                     note: str | None = None) -> tuple[Drawn, Picture | Late | None]:
-        """The hand as an answer shows it, and its picture if drawn within the answer's
-        wait (``Late``: it follows in a redraw)."""
+                     note: str | None = None
+                     ) -> tuple[Drawn, Picture | Late | None, PictureKey | None]:
+        """The hand as an answer shows it, its picture if drawn within the answer's wait
+        (``Late``: it follows in a redraw), and what that picture shows (its scene is made
+        once, for both)."""
         drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
-        return drawn, await self.pictures.within(
-            self.pictures.own(table, user_id, lang, letters))
+        style = await self.pictures.styles.private_or_known(user_id, table.guild_id)
+        found = self.pictures.hand_scene(table, user_id, lang, style, letters)
+        picture = await self.pictures.within(self.pictures.hand_picture(found, urgent=True))
+        return drawn, picture, key_of(found)
 
     def _follow(self, table: Table, user_id: int, interaction: Interaction,
-                drawn: Drawn, letters: Lang, picture: Picture | Late | None, *,
-                exact: bool = True) -> None:
-        """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
-        it with its picture if the picture was late."""
-        self.opened(table, user_id, interaction, drawn, letters, exact=exact)
-        if isinstance(picture, Late):
+                drawn: Drawn, letters: Lang, picture: Picture | Late | None,
+                key: PictureKey | None, *, exact: bool = True) -> None:
+        """An answer showed ``drawn`` (its picture showing ``key``): follow the hand through
+        ``interaction``, and redraw it with its picture if the picture was late (what it
+        shows is then not known)."""
+        late = isinstance(picture, Late)
+        self.opened(table, user_id, interaction, drawn, letters, exact=exact and not late,
+                    key=key)
+        if late:
             self.picture_late(table, user_id)
 
     def picture_late(self, table: Table, user_id: int) -> None:

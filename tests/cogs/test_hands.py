@@ -255,3 +255,39 @@ async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord,
         assert hands[second].versions[-1].via == "webhook_edit"  # redrawn by the bot
         assert not {hand.id for hand in hands.values()} & set(built)
     fake.assert_clean()
+
+
+async def test_a_hand_shown_makes_its_picture_scene_once(fake_discord, tmp_path,
+                                                         monkeypatch):
+    """**My hand** makes the scene of the hand's picture once: for the picture it sends,
+    and for what the followed hand is known to show (it was made twice)."""
+    from cogs.pictures import Pictures
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
+
+        def settled() -> bool:
+            live = tables.get(table_id_of(table))
+            held = tracker.held(table_id_of(table))
+            return live is not None and len(held) == len(PLAYERS) and \
+                all(h.revision == live.newest.revision for h in held.values())
+
+        await fake.wait_until(settled, timeout=5)
+        name = next(n for n in PLAYERS if n != actor(table))
+        user_id = fake.user(name).id
+        made: list[int] = []
+        real = Pictures.hand_scene
+
+        def counted(self, table, user, *args, **kwargs):
+            if user == user_id:
+                made.append(user)
+            return real(self, table, user, *args, **kwargs)
+
+        monkeypatch.setattr(Pictures, "hand_scene", counted)
+        hand = await driver.open_hand(name, table)
+        await fake.wait_until(lambda: settled() and still_held(tracker, table, fake, name,
+                                                               hand), timeout=5)
+        assert len(made) == 1
+    fake.assert_clean()
