@@ -291,3 +291,37 @@ async def test_a_hand_shown_makes_its_picture_scene_once(fake_discord, tmp_path,
                                                                hand), timeout=5)
         assert len(made) == 1
     fake.assert_clean()
+
+
+async def test_a_turn_ping_posted_through_a_token_reads_only_its_id(fake_discord, tmp_path,
+                                                                   monkeypatch):
+    """A turn ping goes as a follow-up of the newest tap: of Discord's answer the bot reads
+    the new message's id, and builds no message from it; the ping it replaces is deleted
+    through its own token all the same."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    built: list[int] = []
+    real = discord.Webhook._create_message
+
+    def counted(self, data, *args, **kwargs):
+        built.append(int(data["id"]))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    async with running_bot(fake, path):
+        driver, table, hands = await shed_with_every_hand_open(fake)
+
+        def pings():
+            return [m for m in fake.public_messages() if m.pinged_user_ids and m.buttons()]
+
+        leader = actor(table)
+        await fake.wait_until(lambda: any(not m.deleted for m in pings()), timeout=5)
+        first = next(m for m in pings() if not m.deleted)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: first.deleted and
+                              any(not m.deleted for m in pings()), timeout=5)
+        second = next(m for m in pings() if not m.deleted)
+        assert second.versions[0].via == "followup"  # posted through a token
+        assert not {first.id, second.id} & set(built)
+    fake.assert_clean()
