@@ -46,7 +46,7 @@ from cogs.pictures import (
     key_of,
     send_files,
 )
-from cogs.transport.webhooks import edit_through_token
+from cogs.transport.raw import edit_through_token
 from cogs.widgets.buttons import Buttons
 from rules.i18n import DEFAULT, Lang, translator
 

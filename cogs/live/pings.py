@@ -36,7 +36,7 @@ from cogs.live.ways import Wait
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.webhooks import TokenMessage, post_through_token
+from cogs.transport.raw import TokenMessage, edit_in_channel, post_through_token
 from cogs.widgets.buttons import Buttons
 from rules import Phase
 from rules.i18n import Lang
@@ -304,11 +304,9 @@ class DiscordPingIO:
             elif table.private:
                 return False  # its token lapsed: a fresh one posts it again
             else:
-                channel = self.client.get_partial_messageable(table.channel_id,
-                                                              guild_id=table.guild_id)
                 async with self.pacer.use(table.channel_id, Kind.WRITE):
-                    await channel.get_partial_message(message.id).edit(
-                        content=content, view=view)
+                    await edit_in_channel(self.client, table.channel_id, message.id,
+                                          content=content, view=view)
         except discord.NotFound:
             return False
         return True

@@ -32,7 +32,7 @@ from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.webhooks import edit_through_token
+from cogs.transport.raw import edit_in_channel, edit_through_token
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +156,9 @@ class ChannelWay:
         return message.id
 
     async def edit(self, message_id: int, spec: Spec) -> None:
-        channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
         try:
-            await channel.get_partial_message(message_id).edit(**spec.edited())
+            # Nothing of Discord's answer is read: the edit went through, or it raises.
+            await edit_in_channel(self.client, self.channel_id, message_id, **spec.edited())
         except discord.NotFound:
             raise Gone() from None
         except discord.Forbidden as error:

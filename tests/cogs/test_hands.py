@@ -325,3 +325,39 @@ async def test_a_turn_ping_posted_through_a_token_reads_only_its_id(fake_discord
         assert second.versions[0].via == "followup"  # posted through a token
         assert not {first.id, second.id} & set(built)
     fake.assert_clean()
+
+
+async def test_the_table_message_is_edited_in_its_channel_without_reading_the_answer(
+        fake_discord, tmp_path, monkeypatch):
+    """The owner's edit of the table message (a move from a hand) builds no message from
+    Discord's answer: the bot only needs to know it went through."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        publisher = bot.get_cog("NLK").publisher
+
+        def landed() -> bool:  # the bot has Discord's answer to its newest edit
+            live = publisher.tables.get(table_id_of(table))
+            shown = publisher.messages.of(live) if live is not None else None
+            return shown is not None and shown.drawn is not None and \
+                shown.drawn[0] == live.newest.revision
+
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        built: list[int] = []
+        real = discord.Message.__init__
+
+        def counted(self, *, state, channel, data):
+            built.append(int(data["id"]))
+            real(self, state=state, channel=channel, data=data)
+
+        monkeypatch.setattr(discord.Message, "__init__", counted)
+        edits = len(table.versions)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: len(table.versions) > edits and
+                              actor(table) not in (None, leader) and landed(), timeout=5)
+        assert table.versions[-1].via == "channel_edit"
+        assert table.id not in built
+    fake.assert_clean()
