@@ -249,6 +249,8 @@ def own_forced(table: Table, user_id: int, lang: Lang = DEFAULT) -> list[str]:
     at = len(history)
     while at > 0 and table.marks.get(at - 1) is Mark.FORCED:
         at -= 1
+    if at == len(history):
+        return []  # nothing played itself (most moves): no names to spell out
     moves = tuple((i, history[i]) for i in range(at, len(history)) if history[i].seat == seat)
     return forced_reasons(history, moves, table.marks, player_names(game.names, lang), seat,
                           lang)
