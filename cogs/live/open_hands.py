@@ -39,12 +39,14 @@ from cogs.pictures import (
     HAND_FILE,
     Late,
     Picture,
+    PictureKey,
     Pictures,
     edit_files,
     kept_files,
     key_of,
     send_files,
 )
+from cogs.transport.raw import edit_through_token
 from cogs.widgets.buttons import Buttons
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -55,6 +57,7 @@ HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
 REWRITE = 5 * 60  # a hand's record keeps a token this old at most (while it is tapped)
 
 Drawn = tuple[discord.Embed, discord.ui.View]
+UNSEEN: Any = object()  # (``opened``) what the hand's picture shows is to be worked out
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,10 @@ class Token:
         return cls(interaction.id, interaction.application_id, interaction.token)
 
     async def edit_original(self, client: discord.Client, **fields: Any) -> None:
-        """Edit the message the interaction answered with (Discord's ``@original``)."""
-        webhook = discord.Webhook.partial(self.application_id, self.value, client=client)
-        await webhook.edit_message("@original", **fields)  # type: ignore[call-overload]
+        """Edit the message the interaction answered with (Discord's ``@original``),
+        reading nothing of Discord's answer."""
+        await edit_through_token(client, self.application_id, self.value, "@original",
+                                 **fields)
 
 
 @dataclass
@@ -90,6 +94,7 @@ class OpenHand:
     lang: Lang = DEFAULT  # the reader's language
     message_id: int | None = None  # the hand's message (None: a new one, not known yet)
     written: float = -float("inf")  # when the token its record keeps was issued
+    shows: Any = None  # ``looks`` summed up without drawing (``summed``); None: unsure
 
     def record(self, issued: float) -> str:
         """The hand's record: its token, and when it was issued (``issued``: wall time)."""
@@ -114,14 +119,14 @@ class OpenHand:
         except (TypeError, KeyError, AttributeError) as error:
             raise ValueError(text) from error
 
-    def drawn(self, revision: int, looks: Any) -> None:
-        """It now shows ``revision``, looking like ``looks``."""
-        self.revision, self.looks = revision, looks
+    def drawn(self, revision: int, looks: Any, shows: Any) -> None:
+        """It now shows ``revision``, looking like ``looks`` (summed up as ``shows``)."""
+        self.revision, self.looks, self.shows = revision, looks, shows
 
     def unsure(self) -> None:
         """What it shows is not known (its picture came late, or two requests crossed):
         redraw it."""
-        self.revision, self.looks = -1, None
+        self.revision, self.looks, self.shows = -1, None, None
 
 
 class HandsShown:
@@ -270,11 +275,13 @@ class OpenHands:
         return sum(len(self.of(live).hands) for live in self.tables)
 
     def opened(self, table: Table, user_id: int, interaction: Interaction,
-               drawn: Drawn, letters: Lang | None = None, *, exact: bool = True) -> None:
+               drawn: Drawn, letters: Lang | None = None, *, exact: bool = True,
+               key: Any = UNSEEN) -> None:
         """``interaction``'s ``@original`` is now ``user_id``'s hand: ``drawn`` from
         ``table`` with the ``letters`` of its reader (a tap on the hand: the same message; a
-        command or a button elsewhere: a new one); not ``exact``: another request to it
-        crossed this one, and what it shows is not known."""
+        command or a button elsewhere: a new one), its picture showing ``key`` (``UNSEEN``:
+        work it out); not ``exact``: another request to it crossed this one, and what it
+        shows is not known."""
         if self.tables.stopped or not table.is_open or table.seat_of(user_id) is None:
             return
         message = interaction.message
@@ -287,10 +294,11 @@ class OpenHands:
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.place)
+            if key is UNSEEN:
+                key = self.pictures.hand_key(table, user_id, lang, style, letters)
             shown.follow(user_id, OpenHand(
-                Token.of(interaction), self.clock(), table.revision,
-                _looks(*drawn, self.pictures.hand_key(table, user_id, lang, style, letters)),
-                letters, lang, message_id))
+                Token.of(interaction), self.clock(), table.revision, _looks(*drawn, key),
+                letters, lang, message_id, shows=summed(table, user_id, style)))
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     async def show(self, interaction: Interaction, table: Table, *,
@@ -298,11 +306,12 @@ class OpenHands:
         """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
         private message, its cards in the ``letters`` of its reader, followed from then on."""
         user_id = interaction.user.id
-        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters)
+        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
+                                                letters)
         await interaction.response.send_message(
             embed=drawn[0], view=drawn[1], ephemeral=True,
             **send_files(drawn[0], None if isinstance(picture, Late) else picture))
-        self._follow(table, user_id, interaction, drawn, letters, picture)
+        self._follow(table, user_id, interaction, drawn, letters, picture, key)
 
     async def answer(self, interaction: Interaction, table: Table, *,
                      letters: Lang, note: str | None = None) -> None:
@@ -315,8 +324,8 @@ class OpenHands:
         shown = self.of(live)
         if note is None:
             table = live.newest
-        drawn, picture = await self._drawn(table, user_id, lang_of(interaction), letters,
-                                           note)
+        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
+                                                letters, note)
         if isinstance(picture, Late):
             files = kept_files(drawn[0], interaction.message, HAND_FILE)
         else:
@@ -328,24 +337,31 @@ class OpenHands:
         finally:
             live.settle()
         if note is None:
-            self._follow(table, user_id, interaction, drawn, letters, picture,
+            self._follow(table, user_id, interaction, drawn, letters, picture, key,
                          exact=Flights.outcome(flight) is not None)
 
     async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
-                     note: str | None = None) -> tuple[Drawn, Picture | Late | None]:
-        """The hand as an answer shows it, and its picture if drawn within the answer's
-        wait (``Late``: it follows in a redraw)."""
+                     note: str | None = None
+                     ) -> tuple[Drawn, Picture | Late | None, PictureKey | None]:
+        """The hand as an answer shows it, its picture if drawn within the answer's wait
+        (``Late``: it follows in a redraw), and what that picture shows (its scene is made
+        once, for both)."""
         drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
-        return drawn, await self.pictures.within(
-            self.pictures.own(table, user_id, lang, letters))
+        style = await self.pictures.styles.private_or_known(user_id, table.guild_id)
+        found = self.pictures.hand_scene(table, user_id, lang, style, letters)
+        picture = await self.pictures.within(self.pictures.hand_picture(found, urgent=True))
+        return drawn, picture, key_of(found)
 
     def _follow(self, table: Table, user_id: int, interaction: Interaction,
-                drawn: Drawn, letters: Lang, picture: Picture | Late | None, *,
-                exact: bool = True) -> None:
-        """An answer showed ``drawn``: follow the hand through ``interaction``, and redraw
-        it with its picture if the picture was late."""
-        self.opened(table, user_id, interaction, drawn, letters, exact=exact)
-        if isinstance(picture, Late):
+                drawn: Drawn, letters: Lang, picture: Picture | Late | None,
+                key: PictureKey | None, *, exact: bool = True) -> None:
+        """An answer showed ``drawn`` (its picture showing ``key``): follow the hand through
+        ``interaction``, and redraw it with its picture if the picture was late (what it
+        shows is then not known)."""
+        late = isinstance(picture, Late)
+        self.opened(table, user_id, interaction, drawn, letters, exact=exact and not late,
+                    key=key)
+        if late:
             self.picture_late(table, user_id)
 
     def picture_late(self, table: Table, user_id: int) -> None:
@@ -381,13 +397,18 @@ class OpenHands:
     async def _edit(self, shown: HandsShown, table: Table, user_id: int,
                     hand: OpenHand) -> None:
         lang = hand.lang  # the owner's language and letters
-        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         style = self.pictures.styles.known_private(user_id, table.place)
+        shows = summed(table, user_id, style)
+        if shows is not None and shows == hand.shows:
+            # A move elsewhere at the table: the hand is as it was, and is not drawn.
+            hand.drawn(table.revision, hand.looks, shows)
+            return
+        embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
         key = key_of(found)
         looks = _looks(embed, view, key)
         if looks == hand.looks:
-            hand.drawn(table.revision, looks)
+            hand.drawn(table.revision, looks, shows)
             return
         files: dict[str, Any]
         if key is not None and hand.looks is not None and hand.looks[2] == key:
@@ -414,7 +435,7 @@ class OpenHands:
         if Flights.outcome(flight) is None:
             hand.unsure()
         else:
-            hand.drawn(table.revision, looks)
+            hand.drawn(table.revision, looks, shows)
 
 
 def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None = None,
@@ -430,6 +451,14 @@ def draw_hand(table: Table, user_id: int, lang: Lang = DEFAULT, note: str | None
         table, user_id, note=f"{note}\n{closed}" if note else closed, lang=lang,
         letters=letters)
     return embed, Buttons()
+
+
+def summed(table: Table, user_id: int, style: str) -> Any:
+    """What the owner's hand shows of ``table`` in picture ``style``, summed up without
+    drawing it (``render.hand_shows``), for a hand drawn in one language and set of letters;
+    None: draw it to know."""
+    shows = render.hand_shows(table, user_id)
+    return None if shows is None else (table.is_open, style, shows)
 
 
 def _looks(embed: discord.Embed, view: discord.ui.View, picture: Any) -> Any:

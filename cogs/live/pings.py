@@ -36,6 +36,7 @@ from cogs.live.ways import Wait
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.raw import TokenMessage, edit_in_channel, post_through_token
 from cogs.widgets.buttons import Buttons
 from rules import Phase
 from rules.i18n import Lang
@@ -78,7 +79,9 @@ class Ping:
     """A table's live turn ping and what it shows (``want`` None: it says "Done.", or it
     is not known)."""
 
-    message: discord.Message | discord.Object  # an Object: posted before a restart
+    # A follow-up (``TokenMessage``: its token edits and deletes it), a channel message, or
+    # (an Object) one posted before a restart.
+    message: TokenMessage | discord.Message | discord.Object
     want: PingWant | None
     sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
 
@@ -236,7 +239,8 @@ class PingIO(Protocol):
                    mention: int | None, through: Held | None, *,
                    embed: discord.Embed | None = None,
                    files: list[discord.File] | None = None
-                   ) -> tuple[discord.Message | discord.Object | None, float | None]:
+                   ) -> tuple[TokenMessage | discord.Message | discord.Object | None,
+                              float | None]:
         """Post at the table (with ``embed`` and ``files``, if given) as a follow-up of
         ``through``, else in the channel: the message (None: refused, or nowhere to post: a
         group DM's table with no token) and its token's time."""
@@ -265,14 +269,14 @@ class DiscordPingIO:
                    mention: int | None, through: Held | None, *,
                    embed: discord.Embed | None = None,
                    files: list[discord.File] | None = None
-                   ) -> tuple[discord.Message | discord.Object | None, float | None]:
+                   ) -> tuple[TokenMessage | discord.Message | discord.Object | None,
+                              float | None]:
         if through is not None:
             live = self.tables.get(table.id)
             try:
-                message = await through.interaction.followup.send(
-                    content, view=view or discord.utils.MISSING,
-                    embed=embed or discord.utils.MISSING, files=files or discord.utils.MISSING,
-                    allowed_mentions=only_user(mention), wait=True)
+                message = await post_through_token(
+                    through.interaction, content=content, view=view, embed=embed,
+                    files=files, allowed_mentions=only_user(mention))
                 if live is not None:
                     live.tokens.sent(through, message.id)
                 return message, through.since
@@ -295,16 +299,14 @@ class DiscordPingIO:
                    view: discord.ui.View) -> bool:
         message = ping.message
         try:
-            if isinstance(message, discord.WebhookMessage) and ping.fresh():
-                await message.edit(content=content, view=view)
+            if isinstance(message, TokenMessage) and ping.fresh():
+                await message.edit(self.client, content=content, view=view)
             elif table.private:
                 return False  # its token lapsed: a fresh one posts it again
             else:
-                channel = self.client.get_partial_messageable(table.channel_id,
-                                                              guild_id=table.guild_id)
                 async with self.pacer.use(table.channel_id, Kind.WRITE):
-                    await channel.get_partial_message(message.id).edit(
-                        content=content, view=view)
+                    await edit_in_channel(self.client, table.channel_id, message.id,
+                                          content=content, view=view)
         except discord.NotFound:
             return False
         return True
@@ -312,8 +314,8 @@ class DiscordPingIO:
     async def delete(self, channel_id: int, ping: Ping, *, private: bool = False) -> bool:
         message = ping.message
         try:
-            if isinstance(message, discord.WebhookMessage) and ping.fresh():
-                await message.delete()
+            if isinstance(message, TokenMessage) and ping.fresh():
+                await message.delete(self.client)
             elif private:
                 # A group DM's ping whose token lapsed: nothing can delete it any more.
                 return True

@@ -32,6 +32,7 @@ from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.raw import edit_in_channel, edit_through_token
 
 log = logging.getLogger(__name__)
 
@@ -155,9 +156,9 @@ class ChannelWay:
         return message.id
 
     async def edit(self, message_id: int, spec: Spec) -> None:
-        channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
         try:
-            await channel.get_partial_message(message_id).edit(**spec.edited())
+            # Nothing of Discord's answer is read: the edit went through, or it raises.
+            await edit_in_channel(self.client, self.channel_id, message_id, **spec.edited())
         except discord.NotFound:
             raise Gone() from None
         except discord.Forbidden as error:
@@ -218,11 +219,12 @@ class TokenWay:
         held = self._editor(message_id)
         if held is None:
             raise Wait()
+        interaction = held.interaction
         try:
-            if held.original == message_id:
-                await held.interaction.edit_original_response(**spec.edited())
-            else:
-                await held.interaction.followup.edit_message(message_id, **spec.edited())
+            # Nothing of Discord's answer is read: the edit went through, or it raises.
+            await edit_through_token(
+                interaction.client, interaction.application_id, interaction.token,
+                "@original" if held.original == message_id else message_id, **spec.edited())
         except discord.NotFound:
             raise Gone() from None
         except discord.HTTPException as error:

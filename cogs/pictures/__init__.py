@@ -248,18 +248,6 @@ class Pictures:
             self._failed.add(kind)
             log.warning("could not draw a card picture; sending text", exc_info=error)
 
-    async def own(self, table: Table, user_id: int, lang: Lang, letters: Lang | None = None,
-                  *, urgent: bool = True) -> Picture | None:
-        """A player's own cards in the style they chose (or their server's), in ``lang``'s
-        words and letters (``letters``, if given, overrides them; ``urgent``: an answer
-        waits for it)."""
-        try:
-            style = await self.styles.private(user_id, table.guild_id)
-        except Exception:
-            log.warning("could not read a card style; using the default", exc_info=True)
-            style = self.styles.known_private(user_id, table.guild_id)
-        return await self.hand(table, user_id, lang, style, letters, urgent=urgent)
-
     async def public(self, table: Table, lang: Lang, *, urgent: bool = False
                      ) -> Picture | None:
         """The table's picture in the style its server chose (``urgent``: an answer waits

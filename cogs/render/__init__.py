@@ -6,7 +6,7 @@ anyone can look up privately (``info``: the moves log, the fair deal, the rules)
 pieces they share (``text``: names, cards; ``history``: moves folded into turns).
 """
 
-from cogs.render.hand import hand_message
+from cogs.render.hand import hand_message, hand_shows
 from cogs.render.history import (
     Turn as Turn,  # (a class: not in __all__, whose words the i18n test reads)
 )
@@ -55,6 +55,7 @@ __all__ = [
     "fair_message",
     "finishing_order",
     "hand_message",
+    "hand_shows",
     "jump_url",
     "learn_button",
     "log_lines",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import discord
 
 from bot.tables.service import Table
@@ -57,6 +59,25 @@ def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang
                             "this").format(table=t, number=table.hand_number,
                                            move=view.version))
     return embed, buttons
+
+
+def hand_shows(table: Table, user_id: int) -> Hashable | None:
+    """What ``hand_message`` (without a note) would draw for ``user_id`` less its footer,
+    and what the picture of that hand shows, as one value, without drawing it; None when
+    it is not summed up here (the player's turn: its controls name the game's version; a
+    hand that is over): draw it to know. In one language and one set of letters, two
+    equal values draw the same message and picture, so an open hand that shows one is not
+    drawn again for a move elsewhere at the table. It reads only what ``hand_message`` and
+    the hand's picture read when it is not the player's turn."""
+    view = table.view_of_user(user_id)
+    if view is None or table.seat_of(user_id) is None:
+        return ("absent",)
+    if view.my_turn or view.is_over:
+        return None
+    if view.phase == Phase.COLLECT:
+        return (view.phase, view.own)
+    place = view.out.index(view.seat) if view.seat in view.out else None
+    return (view.phase, view.own, view.trump, place)
 
 
 def _hand_status(table: Table, view: SeatView, lang: Lang = DEFAULT,

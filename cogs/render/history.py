@@ -57,12 +57,32 @@ def last_round(history: tuple[Event, ...]) -> dict[int, Turn]:
     Seats take turns in order, so this holds everything since any seat still playing last
     moved: whoever is to act sees every move made since their previous turn.
     """
+    # Read from the end, as ``turns`` folds them: drawn after every move, a hand of a
+    # thousand moves folded whole each time cost more than the rest of the table message.
     shown: dict[int, Turn] = {}
-    for turn in reversed(turns(history)):
-        if turn.seat in shown:
-            break
-        shown[turn.seat] = turn
+    run: list[tuple[int, Event]] = []  # the turn being read, newest move first
+    for i in range(len(history) - 1, -1, -1):
+        event = history[i]
+        if event.act == Act.DEAL:
+            continue
+        if run and event.seat != run[0][1].seat:
+            if _ended(shown, run):
+                return shown
+            run = []
+        run.append((i, event))
+    if run:
+        _ended(shown, run)
     return shown
+
+
+def _ended(shown: dict[int, Turn], run: list[tuple[int, Event]]) -> bool:
+    """A turn read backwards (``run``, newest move first) is complete: keep it as its
+    seat's latest, or say that its seat repeats (the round is read)."""
+    seat = run[0][1].seat
+    if seat in shown:
+        return True
+    shown[seat] = Turn(seat, tuple(reversed(run)))
+    return False
 
 
 def turn_text(turn: Turn, names: tuple[str, ...], kinds_of: dict[int, Mark],
@@ -229,6 +249,8 @@ def own_forced(table: Table, user_id: int, lang: Lang = DEFAULT) -> list[str]:
     at = len(history)
     while at > 0 and table.marks.get(at - 1) is Mark.FORCED:
         at -= 1
+    if at == len(history):
+        return []  # nothing played itself (most moves): no names to spell out
     moves = tuple((i, history[i]) for i in range(at, len(history)) if history[i].seat == seat)
     return forced_reasons(history, moves, table.marks, player_names(game.names, lang), seat,
                           lang)

@@ -229,3 +229,41 @@ async def test_a_table_in_the_dm_with_the_bot_plays_against_ai(fake_discord, tmp
         ix = await fake.slash_dm("ema", "nlk", "settings")
         assert "server's setting" in (await ix.wait_message()).text()
     fake.assert_clean()
+
+
+async def test_the_table_message_is_edited_through_tokens_without_reading_the_answer(
+        fake_discord, tmp_path, monkeypatch):
+    """Edits through a token (the table message after an AI's move) read nothing of
+    Discord's answer: discord.py's calls that build a message from it are not used."""
+    import discord
+
+    parsed: list[object] = []  # the messages edited through them (an answer: "@original")
+    for owner, name in ((discord.Interaction, "edit_original_response"),
+                        (discord.Webhook, "edit_message")):
+        real = getattr(owner, name)
+
+        def counted(self, *args, _real=real, **kwargs):
+            parsed.append(args[0] if args else "@original")
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+    fake = fake_discord
+    people = group_dm(fake, ["alice", "bob"], installed=["alice"])
+    members = {m.name: m for m in people}
+    async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None) as bot:
+        await bot.tree.sync()
+        await start_table(members, {"seats": 4}, ai=("HEURISTIC", "HEURISTIC"))
+        rng = random.Random(5)
+
+        def edited() -> int:
+            table = table_message(members["alice"])
+            return sum(v.via == "webhook_edit" for v in table.versions)
+
+        for _ in range(60):
+            if edited() >= 2:
+                break
+            await play_one(fake, members, to_act(table_message(members["alice"])), rng)
+        assert edited() >= 2  # the AI's moves were shown through a token
+        table_id = table_message(members["alice"]).id
+    assert "@original" not in parsed and table_id not in parsed
+    fake.assert_clean()

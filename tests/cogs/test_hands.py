@@ -188,3 +188,176 @@ def move_of_version(version) -> int:
     footer = version.embeds[0].get("footer", {}).get("text", "") if version.embeds else ""
     found = re.search(r"move (\d+)", footer)
     return int(found[1]) if found else -1
+
+
+async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
+        fake_discord, tmp_path, monkeypatch):
+    """A move redraws the hands it changes (the mover's, the next player's) and only
+    those: the third player's open hand is neither drawn nor sent anything."""
+    from cogs.live import open_hands
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
+
+        def settled() -> bool:
+            live = tables.get(table_id_of(table))
+            held = tracker.held(table_id_of(table))
+            return live is not None and len(held) == len(PLAYERS) and \
+                all(h.revision == live.newest.revision for h in held.values())
+
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]) and settled(), timeout=5)
+        drawn: list[int] = []
+        real = open_hands.draw_hand
+
+        def counted(table, user_id, *args, **kwargs):
+            drawn.append(user_id)
+            return real(table, user_id, *args, **kwargs)
+
+        monkeypatch.setattr(open_hands, "draw_hand", counted)
+        edits = {name: len(hand.versions) for name, hand in hands.items()}
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[second]) and settled(), timeout=5)
+        third = next(name for name in PLAYERS if name not in (leader, second))
+        assert fake.user(leader).id in drawn and fake.user(second).id in drawn
+        assert fake.user(third).id not in drawn
+        assert len(hands[third].versions) == edits[third]
+    fake.assert_clean()
+
+
+async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord, tmp_path,
+                                                                  monkeypatch):
+    """A hand's redraw only needs to know it went through: no message is built from
+    Discord's answer (that parse was a fair share of the bot's CPU per change)."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    built: list[int] = []
+    real = discord.Webhook._create_message
+
+    def counted(self, data, *args, **kwargs):
+        built.append(int(data["id"]))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    async with running_bot(fake, path):
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[second]), timeout=5)
+        assert hands[second].versions[-1].via == "webhook_edit"  # redrawn by the bot
+        assert not {hand.id for hand in hands.values()} & set(built)
+    fake.assert_clean()
+
+
+async def test_a_hand_shown_makes_its_picture_scene_once(fake_discord, tmp_path,
+                                                         monkeypatch):
+    """**My hand** makes the scene of the hand's picture once: for the picture it sends,
+    and for what the followed hand is known to show (it was made twice)."""
+    from cogs.pictures import Pictures
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
+
+        def settled() -> bool:
+            live = tables.get(table_id_of(table))
+            held = tracker.held(table_id_of(table))
+            return live is not None and len(held) == len(PLAYERS) and \
+                all(h.revision == live.newest.revision for h in held.values())
+
+        await fake.wait_until(settled, timeout=5)
+        name = next(n for n in PLAYERS if n != actor(table))
+        user_id = fake.user(name).id
+        made: list[int] = []
+        real = Pictures.hand_scene
+
+        def counted(self, table, user, *args, **kwargs):
+            if user == user_id:
+                made.append(user)
+            return real(self, table, user, *args, **kwargs)
+
+        monkeypatch.setattr(Pictures, "hand_scene", counted)
+        hand = await driver.open_hand(name, table)
+        await fake.wait_until(lambda: settled() and still_held(tracker, table, fake, name,
+                                                               hand), timeout=5)
+        assert len(made) == 1
+    fake.assert_clean()
+
+
+async def test_a_turn_ping_posted_through_a_token_reads_only_its_id(fake_discord, tmp_path,
+                                                                   monkeypatch):
+    """A turn ping goes as a follow-up of the newest tap: of Discord's answer the bot reads
+    the new message's id, and builds no message from it; the ping it replaces is deleted
+    through its own token all the same."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    built: list[int] = []
+    real = discord.Webhook._create_message
+
+    def counted(self, data, *args, **kwargs):
+        built.append(int(data["id"]))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    async with running_bot(fake, path):
+        driver, table, hands = await shed_with_every_hand_open(fake)
+
+        def pings():
+            return [m for m in fake.public_messages() if m.pinged_user_ids and m.buttons()]
+
+        leader = actor(table)
+        await fake.wait_until(lambda: any(not m.deleted for m in pings()), timeout=5)
+        first = next(m for m in pings() if not m.deleted)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: first.deleted and
+                              any(not m.deleted for m in pings()), timeout=5)
+        second = next(m for m in pings() if not m.deleted)
+        assert second.versions[0].via == "followup"  # posted through a token
+        assert not {first.id, second.id} & set(built)
+    fake.assert_clean()
+
+
+async def test_the_table_message_is_edited_in_its_channel_without_reading_the_answer(
+        fake_discord, tmp_path, monkeypatch):
+    """The owner's edit of the table message (a move from a hand) builds no message from
+    Discord's answer: the bot only needs to know it went through."""
+    import discord
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        publisher = bot.get_cog("NLK").publisher
+
+        def landed() -> bool:  # the bot has Discord's answer to its newest edit
+            live = publisher.tables.get(table_id_of(table))
+            shown = publisher.messages.of(live) if live is not None else None
+            return shown is not None and shown.drawn is not None and \
+                shown.drawn[0] == live.newest.revision
+
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        built: list[int] = []
+        real = discord.Message.__init__
+
+        def counted(self, *, state, channel, data):
+            built.append(int(data["id"]))
+            real(self, state=state, channel=channel, data=data)
+
+        monkeypatch.setattr(discord.Message, "__init__", counted)
+        edits = len(table.versions)
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: len(table.versions) > edits and
+                              actor(table) not in (None, leader) and landed(), timeout=5)
+        assert table.versions[-1].via == "channel_edit"
+        assert table.id not in built
+    fake.assert_clean()

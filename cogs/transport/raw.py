@@ -1,0 +1,110 @@
+"""Posts and edits that read no more of Discord's answer than the bot needs.
+
+``Webhook.send`` and ``Webhook.edit_message`` (and so ``Interaction.edit_original_response``
+and ``followup.send``), and ``PartialMessage.edit`` in a channel, turn Discord's answer into
+a full message object: its author, embeds, components and attachments, each an object. The
+bot never reads that message: after an edit it only needs to know that the edit went
+through, or why not (an ``HTTPException``, raised as before), and after a post the new
+message's id. On the hottest paths (every open hand redrawn after a change, a turn ping
+after each move, the table message) building it was a fair share of the bot's CPU, so these
+stop at Discord's answer.
+
+This module is the one place that uses discord.py's request layer directly (its message
+parameters, its webhook adapter and its HTTP client's routes): the public calls parse the
+answer, and there is no public way to send the same request without that. Views are not
+kept by discord.py: every button of the bot is answered by its custom id (``Buttons`` are
+stopped as they are made), so nothing is lost by not handing them to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord.http import handle_message_parameters
+from discord.utils import MISSING
+from discord.webhook.async_ import async_context
+
+
+@dataclass(frozen=True)
+class TokenMessage:
+    """A message the bot posted as a follow-up of an interaction: its id, and the token
+    that can edit and delete it (for the token's 15 minutes)."""
+
+    id: int
+    application_id: int
+    token: str
+
+    async def edit(self, client: discord.Client, **fields: Any) -> None:
+        """Edit it (``content``, ``embed``, ``view``, ``attachments``), reading nothing of
+        Discord's answer."""
+        await edit_through_token(client, self.application_id, self.token, self.id, **fields)
+
+    async def delete(self, client: discord.Client) -> None:
+        """Delete it (Discord answers a delete with nothing to read)."""
+        webhook = discord.Webhook.partial(self.application_id, self.token, client=client)
+        await webhook.delete_message(self.id)
+
+
+async def post_through_token(interaction: discord.Interaction[Any], *,
+                             content: str | None = None,
+                             embed: discord.Embed | None = None,
+                             view: discord.ui.View | None = None,
+                             files: list[discord.File] | None = None,
+                             allowed_mentions: discord.AllowedMentions | None = None
+                             ) -> TokenMessage:
+    """Post a public follow-up of ``interaction``, as ``followup.send(wait=True)`` does,
+    and read only the new message's id from Discord's answer (raises ``HTTPException`` as
+    that does)."""
+    client = interaction.client
+    webhook = discord.Webhook.partial(interaction.application_id, interaction.token,
+                                      client=client)
+    with handle_message_parameters(content=MISSING if content is None else content,
+                                   embed=embed or MISSING,
+                                   view=view or MISSING, files=files or MISSING,
+                                   allowed_mentions=allowed_mentions,
+                                   previous_allowed_mentions=client.allowed_mentions
+                                   ) as params:
+        adapter: Any = async_context.get()
+        data = await adapter.execute_webhook(
+            interaction.application_id, interaction.token, session=webhook.session,
+            proxy=webhook.proxy, proxy_auth=webhook.proxy_auth, payload=params.payload,
+            multipart=params.multipart, files=params.files, wait=True,
+            with_components=bool(view))
+    return TokenMessage(int(data["id"]), interaction.application_id, interaction.token)
+
+
+async def edit_through_token(client: discord.Client, application_id: int, token: str,
+                             message: int | str, *, content: str | None = MISSING,
+                             embed: discord.Embed | None = MISSING,
+                             view: discord.ui.View | None = MISSING,
+                             attachments: list[discord.File] = MISSING) -> None:
+    """Edit ``message`` (an id, or ``"@original"``: the interaction's answer) through
+    the interaction's ``token``, as ``Webhook.edit_message`` does, without building the
+    message Discord answers with. Raises ``discord.NotFound`` and the other
+    ``HTTPException``s as that does."""
+    webhook = discord.Webhook.partial(application_id, token, client=client)
+    with handle_message_parameters(content=content, embed=embed, view=view,
+                                   attachments=attachments,
+                                   previous_allowed_mentions=client.allowed_mentions
+                                   ) as params:
+        adapter: Any = async_context.get()
+        await adapter.edit_webhook_message(
+            application_id, token, message, session=webhook.session, proxy=webhook.proxy,
+            proxy_auth=webhook.proxy_auth, payload=params.payload,
+            multipart=params.multipart, files=params.files, with_components=bool(view))
+
+
+async def edit_in_channel(client: discord.Client, channel_id: int, message_id: int, *,
+                          content: str | None = MISSING, embed: discord.Embed | None = MISSING,
+                          view: discord.ui.View | None = MISSING,
+                          attachments: list[discord.File] = MISSING) -> None:
+    """Edit a channel message as ``PartialMessage.edit`` does, without building the message
+    Discord answers with. Raises ``discord.NotFound``, ``discord.Forbidden`` and the other
+    ``HTTPException``s as that does."""
+    previous = client.allowed_mentions if content is not MISSING else None
+    with handle_message_parameters(content=content, embed=embed, view=view,
+                                   attachments=attachments,
+                                   previous_allowed_mentions=previous) as params:
+        await client.http.edit_message(channel_id, message_id, params=params)
