@@ -306,8 +306,7 @@ class OpenHands:
         """Answer **My hand** or ``/nlk hand`` with ``interaction.user``'s hand as a new
         private message, its cards in the ``letters`` of its reader, followed from then on."""
         user_id = interaction.user.id
-        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
-                                                letters)
+        drawn, picture, key = await self._drawn(interaction, table, letters)
         await interaction.response.send_message(
             embed=drawn[0], view=drawn[1], ephemeral=True,
             **send_files(drawn[0], None if isinstance(picture, Late) else picture))
@@ -324,8 +323,7 @@ class OpenHands:
         shown = self.of(live)
         if note is None:
             table = live.newest
-        drawn, picture, key = await self._drawn(table, user_id, lang_of(interaction),
-                                                letters, note)
+        drawn, picture, key = await self._drawn(interaction, table, letters, note)
         if isinstance(picture, Late):
             files = kept_files(drawn[0], interaction.message, HAND_FILE)
         else:
@@ -340,16 +338,18 @@ class OpenHands:
             self._follow(table, user_id, interaction, drawn, letters, picture, key,
                          exact=Flights.outcome(flight) is not None)
 
-    async def _drawn(self, table: Table, user_id: int, lang: Lang, letters: Lang,
+    async def _drawn(self, interaction: Interaction, table: Table, letters: Lang,
                      note: str | None = None
                      ) -> tuple[Drawn, Picture | Late | None, PictureKey | None]:
-        """The hand as an answer shows it, its picture if drawn within the answer's wait
-        (``Late``: it follows in a redraw), and what that picture shows (its scene is made
-        once, for both)."""
+        """The hand of the player who tapped as the answer to ``interaction`` shows it, its
+        picture if drawn within the answer's wait (``Late``: it follows in a redraw), and
+        what that picture shows (its scene is made once, for both)."""
+        user_id, lang = interaction.user.id, lang_of(interaction)
         drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
         style = await self.pictures.styles.private_or_known(user_id, table.guild_id)
         found = self.pictures.hand_scene(table, user_id, lang, style, letters)
-        picture = await self.pictures.within(self.pictures.hand_picture(found, urgent=True))
+        picture = await self.pictures.within(self.pictures.hand_picture(found, urgent=True),
+                                             self.pictures.answer_wait_for(interaction))
         return drawn, picture, key_of(found)
 
     def _follow(self, table: Table, user_id: int, interaction: Interaction,

@@ -33,6 +33,7 @@ from cogs.pictures.turns import Turns
 from rules import Card
 from tests.cogs.test_convergence_random import moves_on
 from tests.fakediscord.models import Perm
+from tests.helpers import to_the_shed_phase
 from tests.nlk_driver import Driver, actor, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -649,7 +650,7 @@ async def test_an_answer_never_waits_for_its_picture_past_discords_three_seconds
         driver = Driver(fake, random.Random(7))
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         assert nlk(bot).pictures.answer_wait > 3  # (as the tests run the bot)
-        slow_drawing(monkeypatch, 4.0)
+        real_draw = slow_drawing(monkeypatch, 4.0)
         before = move_of(table)
         ix = await fake.click(actor(table), table, custom_id=moves_on(table)[0].custom_id)
         answer = await ix.wait_response()
@@ -657,4 +658,12 @@ async def test_an_answer_never_waits_for_its_picture_past_discords_three_seconds
         answered = len(table.versions)
         await fake.wait_until(lambda: len(table.versions) > answered and table.attachments,
                               timeout=15)  # the picture follows
+        # The same for a player's own hand, answered as a private message of its own.
+        monkeypatch.setattr(cogs.pictures, "draw_picture", real_draw)
+        await to_the_shed_phase(driver, table)
+        slow_drawing(monkeypatch, 4.0)
+        ix = await fake.slash(actor(table), None, "nlk", "hand", {})
+        hand = await ix.wait_message()
+        assert hand.ephemeral and hand.embeds
+        await fake.wait_until(lambda: hand.attachments, timeout=15)
     fake.assert_clean()
