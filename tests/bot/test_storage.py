@@ -85,11 +85,8 @@ async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
     assert await moves(repo) == ["a"]
 
 
-async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_reads(
-        repo, monkeypatch):
-    """Statements whose result nobody reads wait for the next query or the commit: a
-    transaction of writes, one read and more writes is two trips to the writer's thread
-    (not one per statement), and the read sees the writes before it."""
+def count_trips(repo: Repository, monkeypatch) -> list:
+    """Each trip to the writer connection's thread, from now on."""
     trips = []
     queue = type(repo.db.writer)._execute
 
@@ -99,6 +96,15 @@ async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_re
         return await queue(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
+    return trips
+
+
+async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_reads(
+        repo, monkeypatch):
+    """Statements whose result nobody reads wait for the next query or the commit: a
+    transaction of writes, one read and more writes is two trips to the writer's thread
+    (not one per statement), and the read sees the writes before it."""
+    trips = count_trips(repo, monkeypatch)
     async with repo.transaction() as db:
         await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
         await db.executemany("INSERT INTO moves (what) VALUES (?)", [("b",), ("c",)])
@@ -139,15 +145,7 @@ async def test_a_check_refuses_the_transaction_and_nothing_of_it_is_kept(databas
 async def test_a_move_checks_and_writes_in_one_trip_to_the_writers_thread(repo, monkeypatch):
     """A transaction that only checks and writes is one trip: the writer is held for no
     longer than SQLite works on it, not across turns of the event loop."""
-    trips = []
-    queue = type(repo.db.writer)._execute
-
-    async def counted(self, fn, *args, **kwargs):
-        if self is repo.db.writer:
-            trips.append(fn)
-        return await queue(self, fn, *args, **kwargs)
-
-    monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
+    trips = count_trips(repo, monkeypatch)
     async with repo.transaction() as db:
         await db.require("SELECT COUNT(*) = 0 FROM moves", (), Behind)
         await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))

@@ -190,6 +190,14 @@ def move_of_version(version) -> int:
     return int(found[1]) if found else -1
 
 
+def every_hand_follows(bot, table) -> bool:
+    """Whether every player's open hand is followed at the table's newest snapshot."""
+    live = bot.get_cog("NLK").publisher.tables.get(table_id_of(table))
+    held = hands_of(bot).held(table_id_of(table))
+    return live is not None and len(held) == len(PLAYERS) and \
+        all(h.revision == live.newest.revision for h in held.values())
+
+
 async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
         fake_discord, tmp_path, monkeypatch):
     """A move redraws the hands it changes (the mover's, the next player's) and only
@@ -199,13 +207,9 @@ async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
         driver, table, hands = await shed_with_every_hand_open(fake)
-        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
 
         def settled() -> bool:
-            live = tables.get(table_id_of(table))
-            held = tracker.held(table_id_of(table))
-            return live is not None and len(held) == len(PLAYERS) and \
-                all(h.revision == live.newest.revision for h in held.values())
+            return every_hand_follows(bot, table)
 
         leader = actor(table)
         await fake.wait_until(lambda: my_turn(hands[leader]) and settled(), timeout=5)
@@ -229,13 +233,10 @@ async def test_a_move_elsewhere_draws_nothing_for_a_hand_it_leaves_as_it_was(
     fake.assert_clean()
 
 
-async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord, tmp_path,
-                                                                  monkeypatch):
-    """A hand's redraw only needs to know it went through: no message is built from
-    Discord's answer (that parse was a fair share of the bot's CPU per change)."""
+def messages_built(monkeypatch) -> list[int]:
+    """The ids of the messages discord.py builds from a webhook's answer, from now on."""
     import discord
 
-    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     built: list[int] = []
     real = discord.Webhook._create_message
 
@@ -244,6 +245,15 @@ async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord,
         return real(self, data, *args, **kwargs)
 
     monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    return built
+
+
+async def test_a_redraw_of_a_hand_reads_nothing_of_discords_answer(fake_discord, tmp_path,
+                                                                  monkeypatch):
+    """A hand's redraw only needs to know it went through: no message is built from
+    Discord's answer (that parse was a fair share of the bot's CPU per change)."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    built = messages_built(monkeypatch)
     async with running_bot(fake, path):
         driver, table, hands = await shed_with_every_hand_open(fake)
         leader = actor(table)
@@ -266,13 +276,10 @@ async def test_a_hand_shown_makes_its_picture_scene_once(fake_discord, tmp_path,
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
         driver, table, hands = await shed_with_every_hand_open(fake)
-        tracker, tables = hands_of(bot), bot.get_cog("NLK").publisher.tables
+        tracker = hands_of(bot)
 
         def settled() -> bool:
-            live = tables.get(table_id_of(table))
-            held = tracker.held(table_id_of(table))
-            return live is not None and len(held) == len(PLAYERS) and \
-                all(h.revision == live.newest.revision for h in held.values())
+            return every_hand_follows(bot, table)
 
         await fake.wait_until(settled, timeout=5)
         name = next(n for n in PLAYERS if n != actor(table))
@@ -298,17 +305,8 @@ async def test_a_turn_ping_posted_through_a_token_reads_only_its_id(fake_discord
     """A turn ping goes as a follow-up of the newest tap: of Discord's answer the bot reads
     the new message's id, and builds no message from it; the ping it replaces is deleted
     through its own token all the same."""
-    import discord
-
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    built: list[int] = []
-    real = discord.Webhook._create_message
-
-    def counted(self, data, *args, **kwargs):
-        built.append(int(data["id"]))
-        return real(self, data, *args, **kwargs)
-
-    monkeypatch.setattr(discord.Webhook, "_create_message", counted)
+    built = messages_built(monkeypatch)
     async with running_bot(fake, path):
         driver, table, hands = await shed_with_every_hand_open(fake)
 

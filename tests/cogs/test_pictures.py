@@ -33,7 +33,6 @@ from cogs.pictures.turns import Turns
 from rules import Card
 from tests.cogs.test_convergence_random import moves_on
 from tests.fakediscord.models import Perm
-from tests.helpers import to_the_shed_phase
 from tests.nlk_driver import Driver, actor, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
