@@ -359,7 +359,7 @@ class LiveTables:
         self._released = released
         # The lifetime every owner lives in: its life is a task from the first owner on,
         # cancelled at shutdown.
-        self.scope = Scope("live tables")
+        self.scope = Scope("owners")
         self._life: asyncio.Task[None] | None = None
 
     def register(self, kind: K) -> K:
@@ -401,7 +401,7 @@ class LiveTables:
                 return live
             self._tables[table.id] = live
             if self._life is None:
-                self._life = asyncio.create_task(self.scope.life(), name="live tables")
+                self._life = asyncio.create_task(self.scope.life(), name="owners")
             self.scope.start(live.life())
         live.keep(table)
         return live
@@ -420,6 +420,8 @@ class LiveTables:
     async def close(self) -> None:
         """Stop every owner and all they run (shutting down): the end of their scope."""
         self.scope.end()
+        for live in self._tables.values():
+            live.scope.end()  # (one whose life has not begun drops what waits for it)
         if self._life is not None:
             self._life.cancel()
             await asyncio.gather(self._life, return_exceptions=True)

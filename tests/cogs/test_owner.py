@@ -269,3 +269,24 @@ async def test_an_owner_let_go_ends_its_life_and_closing_stops_what_owners_run()
     assert ran == ["delete"] and not playing.idle()
     await tables.close()
     assert ran == ["delete", "delete stopped"] and playing.scope.over
+
+
+async def test_closing_before_an_owners_life_began_leaves_nothing_unawaited():
+    """Work asked of an owner whose life has not begun yet (a delete, right as the bot
+    stops) is dropped cleanly at shutdown, not left for the garbage collector to warn of."""
+    import gc
+    import warnings
+
+    kind, tables, _ = registry()
+    live = tables.of(Snap(7, 1))
+
+    async def chore():
+        pass
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert live.background(chore()) is None  # waits for the owner's life
+        await tables.close()  # before that life began
+        gc.collect()
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    assert live.scope.over
