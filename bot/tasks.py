@@ -79,7 +79,8 @@ class Tasks:
 
 class Scope:
     """A lifetime for background work: an ``asyncio.TaskGroup`` held open by ``life``, run as
-    a task (or as work in a parent scope, whose end then cancels it).
+    a task of its own (``begin``, ended by ``close``) or as work in a parent scope, whose end
+    then cancels it.
 
     Work started before the life began waits for it; work started once the scope is over is
     not run. A piece of work that fails is logged, and the rest go on (a TaskGroup would
@@ -90,6 +91,7 @@ class Scope:
     def __init__(self, name: str, done: Callable[[], None] | None = None) -> None:
         self.name = name  # what its work is for, in the log
         self._done = done
+        self._task: asyncio.Task[None] | None = None  # its life, when it runs as its own task
         self._group: asyncio.TaskGroup | None = None
         self._waiting: list[Coroutine[Any, Any, Any]] = []  # started before its life began
         self._running = 0
@@ -142,6 +144,20 @@ class Scope:
             self._waiting.append(work)
             return None
         return self._run(self._group, work)
+
+    def begin(self) -> None:
+        """Run its life as a task of its own (once; a scope that is over stays over). For an
+        outermost scope: one inside another is begun by starting its ``life`` there."""
+        if self._task is None and not self.over:
+            self._task = asyncio.create_task(self.life(), name=self.name)
+
+    async def close(self) -> None:
+        """End it now (of a scope ``begin`` started): its work is cancelled and waited for,
+        and what waits for its life never runs."""
+        self.end()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
 
     def end(self) -> None:
         """Let the scope's life end once its work has ended; nothing new starts in it (and

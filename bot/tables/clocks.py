@@ -100,9 +100,8 @@ class Clocks:
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
         # Every task of theirs: a clock per playing table, the idle sweep, showing tables
-        # another process changed. Its life is a task from the first use on.
+        # another process changed. Begun with the first, closed at shutdown.
         self.scope = Scope("clocks")
-        self._life: asyncio.Task[None] | None = None
 
     def poke(self, table: Table) -> None:
         """The table changed: start or wake its clock."""
@@ -127,8 +126,7 @@ class Clocks:
         self._start(self._show_reloads())
 
     def _start(self, work: Coroutine[Any, Any, None]) -> None:
-        if self._life is None and not self.scope.over:
-            self._life = asyncio.create_task(self.scope.life(), name="clocks")
+        self.scope.begin()
         self.scope.start(work)
 
     async def _show_reloads(self) -> None:
@@ -155,10 +153,7 @@ class Clocks:
 
     async def close(self) -> None:
         """Stop every clock (shutting down): the end of their scope."""
-        self.scope.end()
-        if self._life is not None:
-            self._life.cancel()
-            await asyncio.gather(self._life, return_exceptions=True)
+        await self.scope.close()
         self._clocks.clear()
 
     async def _tell(self, change: Change) -> None:

@@ -357,10 +357,8 @@ class LiveTables:
         self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
         self._released = released
-        # The lifetime every owner lives in: its life is a task from the first owner on,
-        # cancelled at shutdown.
+        # The lifetime every owner lives in: begun with the first owner, closed at shutdown.
         self.scope = Scope("owners")
-        self._life: asyncio.Task[None] | None = None
 
     def register(self, kind: K) -> K:
         """Add a kind of message: every owner has one. Returns it."""
@@ -400,8 +398,7 @@ class LiveTables:
                 live.scope.end()
                 return live
             self._tables[table.id] = live
-            if self._life is None:
-                self._life = asyncio.create_task(self.scope.life(), name="owners")
+            self.scope.begin()
             self.scope.start(live.life())
         live.keep(table)
         return live
@@ -419,10 +416,7 @@ class LiveTables:
 
     async def close(self) -> None:
         """Stop every owner and all they run (shutting down): the end of their scope."""
-        self.scope.end()
         for live in self._tables.values():
             live.scope.end()  # (one whose life has not begun drops what waits for it)
-        if self._life is not None:
-            self._life.cancel()
-            await asyncio.gather(self._life, return_exceptions=True)
+        await self.scope.close()
         self._tables.clear()
