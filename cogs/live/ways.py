@@ -32,7 +32,7 @@ from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.raw import edit_in_channel, edit_through_token
+from cogs.transport.raw import edit_in_channel, edit_through_token, post_through_token
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +203,8 @@ class TokenWay:
         if sender is None:
             raise Wait()  # nobody tapped for 15 minutes: the next tap brings a token
         try:
-            message = await sender.interaction.followup.send(wait=True, **spec.sent())
+            # Of Discord's answer only the new message's id is read.
+            message = await post_through_token(sender.interaction, **spec.sent())
         except discord.HTTPException as error:
             if error.code == FOLLOWUP_LIMIT:
                 sender.followups = FOLLOWUPS  # spent: it can still edit
