@@ -450,10 +450,10 @@ class TableMessages:
         """The picture of ``table`` if it is ready now (drawn before, or at once; for the
         answer to ``answering``, within the pictures' wait for it), else ``LATE`` and the
         drawing on its way: no request waits on a picture longer."""
-        urgent = answering is not None
-        painting = asyncio.ensure_future(self.picture(table, lang, urgent=urgent))
-        await asyncio.wait((painting,), timeout=self.pictures.answer_wait_for(answering)
-                           if urgent else 0)
+        wait = 0.0 if answering is None else self.pictures.answer_wait_for(answering)
+        painting = asyncio.ensure_future(self.picture(table, lang,
+                                                      urgent=answering is not None))
+        await asyncio.wait((painting,), timeout=wait)
         if painting.done():
             return (None if painting.cancelled() or painting.exception() is not None
                     else painting.result()), None

@@ -293,11 +293,9 @@ class Pictures:
             return None
         return await self._picture(found[0], found[1], TABLE_FILE, urgent)
 
-    def answer_wait_for(self, interaction: discord.Interaction[Any] | None) -> float:
+    def answer_wait_for(self, interaction: discord.Interaction[Any]) -> float:
         """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
         and never past ``ANSWER_BY`` seconds after the interaction was made."""
-        if interaction is None:
-            return self.answer_wait
         left = interaction.created_at.timestamp() + ANSWER_BY - time.time()
         return max(0.0, min(self.answer_wait, left))
 
