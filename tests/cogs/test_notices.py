@@ -84,12 +84,14 @@ def owner(store, *, pictures="on"):
 
 async def settle(tables):
     """Until no notice is on its way (the picture is drawn in a thread), and what it
-    wrote down is written."""
+    wrote down is written; then the owners stop, as at a shutdown (each test is done with
+    its registry here)."""
     for _ in range(500):
         await asyncio.sleep(0.01)
         if not any(live.converging(Notices.name) for live in tables):
             break
     await asyncio.sleep(0.05)
+    await tables.close()
 
 
 async def test_a_hand_that_ends_is_announced_once_and_written_down():
