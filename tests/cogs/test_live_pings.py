@@ -7,6 +7,7 @@ import math
 import random
 
 import discord
+import pytest
 
 from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
@@ -78,11 +79,23 @@ class Languages:
         return Lang.EN
 
 
+MADE: list[LiveTables] = []  # the registries a test made, stopped once it is done
+
+
+@pytest.fixture(autouse=True)
+async def stopped_afterwards():
+    """Each test's registries stop at its end, as at a shutdown."""
+    yield
+    while MADE:
+        await MADE.pop().close()
+
+
 def owner(io=None):
     """The registry with the turn ping as its one kind, sending through ``io``."""
     # A server's tables: their channel is their way (the pings here go through ``io``).
     tables = LiveTables(released=lambda live: None, ways=lambda live: ChannelWay(
         None, Pacer(), None, live.channel_id, live.guild_id))
+    MADE.append(tables)
     service = Service()
     pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0),
                   io=io or RecordingIO())
