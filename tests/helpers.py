@@ -177,3 +177,52 @@ async def play_out_by_ids(fake, table, over: str, rng: random.Random, *,
                               timeout=10)
     raise AssertionError("the hand did not end")
 
+
+
+class RecordingWay:
+    """A way of sending that reaches every message and records each request instead of
+    sending it (``requests``): ``("post", id, spec)``, ``("edit", id, spec)``,
+    ``("delete", id)``. ``hold``
+    keeps edits in flight until it is set; ``editing`` is set once an edit began."""
+
+    def __init__(self) -> None:
+        import asyncio
+        from contextlib import nullcontext
+
+        self.requests: list[tuple] = []
+        self.ids = iter(range(1000, 10**6))
+        self.hold: asyncio.Event | None = None
+        self.editing = asyncio.Event()
+        self._turn = nullcontext
+
+    def reaches(self, message_id, within=0.0):
+        return True
+
+    def posts(self, within=0.0):
+        return True
+
+    def lapses(self):
+        return None
+
+    def turn(self):
+        return self._turn()
+
+    def borrowing(self, tokens, clock):
+        return self
+
+    async def post(self, spec):
+        message_id = next(self.ids)
+        self.requests.append(("post", message_id, spec))
+        return message_id
+
+    async def edit(self, message_id, spec):
+        self.editing.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        self.requests.append(("edit", message_id, spec))
+
+    async def delete(self, message_id):
+        self.requests.append(("delete", message_id))
+
+    def kinds(self):
+        return [request[0] for request in self.requests]

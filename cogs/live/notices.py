@@ -13,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import discord
+
 from bot.db.records import TableStatus
 from bot.guilds.service import GuildService
 from bot.tables.service import Table
 from cogs import render
 from cogs.i18n.translator import Languages
 from cogs.live.owner import LiveTable
-from cogs.live.pings import BORROW_SECONDS, PingIO
 from cogs.live.records import Notes
-from cogs.live.ways import Wait
+from cogs.live.ways import Refused, Spec
 from cogs.pictures import FOUR, OFF, Pictures
 from cogs.pictures.ending import EndingPicture, end_of_hand_message, end_of_hand_picture
 from rules import observe
@@ -55,7 +56,8 @@ class NoticeShown:
         due = self.due
         if due is None:
             return
-        await self.driver.post(live, due)
+        if not await self.driver.post(live, due):
+            return  # its token was refused: through another, at once
         self.announced = max(self.announced, due.hand_number)
         if self.due is due:  # (not a later hand that ended while this one was posted)
             self.due = None
@@ -79,10 +81,9 @@ class Notices:
 
     name = "end_of_hand_notice"
 
-    def __init__(self, languages: Languages, io: PingIO, notes: Notes,
+    def __init__(self, languages: Languages, notes: Notes,
                  pictures: Pictures, servers: GuildService | None) -> None:
         self.languages = languages
-        self.io = io
         self.notes = notes
         self.pictures = pictures
         self.servers = servers
@@ -105,28 +106,35 @@ class Notices:
     def shown_for(self, live: LiveTable) -> NoticeShown:
         return NoticeShown(self, live.newest)
 
-    async def post(self, live: LiveTable, table: Table) -> None:
-        """Say who lost the hand, through the newest interaction's token if it is fresh,
-        else in the channel; with the hand's picture and a Replay button where the server
-        shows pictures."""
-        through = live.sender(BORROW_SECONDS)
-        if through is None and table.private:
-            raise Wait()  # a group DM's: posted through the next tap's token
+    async def post(self, live: LiveTable, table: Table) -> bool:
+        """Say who lost the hand, beside the table message (``LiveTable.aside``: in a
+        server through the newest tap's token while it is fresh, else in the channel; in a
+        group DM through a token, or at the next tap: ``Wait``), with the hand's picture and
+        a Replay button where the server shows pictures. False: the token it went through
+        was refused, and it is to be posted through another."""
+        newest = live.tokens.newest()
         lang = await self.languages.public(table.place,
-                                           through.interaction if through is not None else None)
+                                           newest.interaction if newest is not None else None)
         content = notice(table, lang)
         picture = await self.picture(table, lang)
         if picture is None:
-            posted, _since = await self.io.post(table, content, None, None, through)
+            spec = Spec(content)
         else:
             # The sentence stays the message's text (what notifications and searches show);
             # the picture is its embed's.
             message = end_of_hand_message(picture, table.hand_id or 0, lang)
-            posted, _since = await self.io.post(table, content, message["view"], None,
-                                                through, embed=message["embed"],
-                                                files=message["files"])
-        if posted is None and table.private:
-            raise Wait()
+            spec = Spec(content, embed=message["embed"], view=message["view"],
+                        files=message["files"])
+        try:
+            await live.aside.post(spec)
+        except Refused:
+            return False
+        except discord.HTTPException as error:
+            # The channel refused it (permissions changed under a running table: the next
+            # tap there is told); a notice is not worth retrying for ever.
+            log.warning("table %s: could not post its end-of-hand notice (%s %s)", table.id,
+                        error.status, error.code)
+        return True
 
     async def picture(self, table: Table, lang: Lang) -> EndingPicture | None:
         """The finished hand in one picture (None: the server shows text only): the

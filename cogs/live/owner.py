@@ -170,8 +170,11 @@ class LiveTable:
         # posts its ping and notice through the newest one's token. A table in a group DM
         # or a DM has no other way to send, and keeps more of them.
         self.tokens = Tokens(KEEP) if table.private else Tokens(1, makers=False)
-        # How its messages reach Discord, chosen once: its channel, or the tokens above.
+        # How its messages reach Discord, chosen once: its channel, or the tokens above; and
+        # the messages posted beside the table message (a turn ping, a notice), which may
+        # borrow a tap's token in a server too.
         self.way: Way = (ways or token_way)(self)
+        self.aside: Way = self.way.borrowing(self.tokens, self.clock)
         # Its lifetime: its kinds' loops and its short work (deletes, checks) run in it.
         self.scope = Scope(f"table {table.id}", done=self.settle)
         self._woken_early = False  # woken before its life began: it wakes as it begins

@@ -7,8 +7,10 @@ posts a new ping (a mention must notify) and deletes the old one; a change withi
 turn (the player moved from the table message, a restart renewed the clock) edits it in
 place; no person to act (an AI, a stand-in, the end of the hand) deletes it. The ping is a
 kind of message of the table's ``LiveTable`` (``PingShown``): one loop per table brings it up
-to date, so two changes never race to post. Pings are written down until deleted, so a
-restart deletes those whose turn is over.
+to date, so two changes never race to post. It is sent through the table's ``borrowing`` way
+(``LiveTable.aside``): in a server as a follow-up of the newest tap while its token is fresh,
+in a group DM through the tokens, as every message there. Pings are written down until
+deleted, so a restart deletes those whose turn is over.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ import dataclasses
 import json
 import logging
 import math
-import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import discord
 
@@ -31,12 +32,9 @@ from cogs.i18n.translator import Languages
 from cogs.live.owner import LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
-from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held
-from cogs.live.ways import Wait
-from cogs.transport.mentions import only_user
+from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait, Way
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.raw import TokenMessage, edit_in_channel, post_through_token
 from cogs.widgets.buttons import Buttons
 from rules import Phase
 from rules.i18n import Lang
@@ -46,10 +44,6 @@ log = logging.getLogger(__name__)
 PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
-# A table's newest interaction posts the pings of changes made without one (AI moves) for
-# this long, so that the ping can still be edited and deleted through the same token.
-BORROW_SECONDS = 10 * 60
-MISSING_ACCESS = 50001  # Discord's code: the bot is not in the channel (a group DM)
 
 
 @dataclass(frozen=True)
@@ -66,8 +60,9 @@ class PingWant:
     reminder: bool
     shed: bool = False  # phase two's ping: **My hand** instead of moves
     link: int | None = None  # the table message its [Table] link points to
-    # A group DM's table whose deadline comes after every token it holds has lapsed: the
-    # ping says that a stand-in plays at the next tap, not when the time runs out.
+    # A table whose deadline comes after its way stops reaching it (a group DM's, once every
+    # token it holds has lapsed): the ping says that a stand-in plays at the next tap, not
+    # when the time runs out.
     waits: bool = False
     # A group DM's ping before its last token lapses: its buttons go (they would offer
     # moves of a turn that may pass while nothing can edit it).
@@ -77,17 +72,11 @@ class PingWant:
 @dataclass
 class Ping:
     """A table's live turn ping and what it shows (``want`` None: it says "Done.", or it
-    is not known)."""
+    is not known); ``adopted``: posted by the run before this one."""
 
-    # A follow-up (``TokenMessage``: its token edits and deletes it), a channel message, or
-    # (an Object) one posted before a restart.
-    message: TokenMessage | discord.Message | discord.Object
+    message_id: int
     want: PingWant | None
-    sent: float = field(default_factory=time.monotonic)  # when its token (if any) was new
-
-    def fresh(self) -> bool:
-        """Whether the token that posted it can still edit and delete it."""
-        return time.monotonic() - self.sent < TOKEN_SECONDS
+    adopted: bool = False
 
 
 class PingShown:
@@ -105,11 +94,10 @@ class PingShown:
         the owner knows is there (a snapshot taken before ``/nlk table`` names the old)."""
         message = self.live.kinds.get(TableMessages.name)
         link = message.message_id if isinstance(message, MessageShown) else None
-        reach = None
-        if table.private:  # until when a token can show a stand-in's move, on the clock
-            until = self.live.tokens.until()
-            reach = None if until is None else \
-                self.driver.service.clock() + until - self.live.clock()
+        # Until when the table's way can show a stand-in's move, on the table's clock.
+        lapses = self.live.way.lapses()
+        reach = None if lapses is None else \
+            self.driver.service.clock() + lapses - self.live.clock()
         return wanted_ping(table, self.reminded, link or table.message_id, reach,
                            TableMessages.quiet(self.live))
 
@@ -144,7 +132,8 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None,
     """What the table's live ping should show now (None: no ping).
 
     A person to act has a ping, unless a stand-in is playing their turn; it is a reminder
-    once the clock reminded them of this turn (``reminded``: the turn's key)."""
+    once the clock reminded them of this turn (``reminded``: the turn's key). ``reach``:
+    until when a change can be shown at the table, on the table's clock (None: always)."""
     game, user_id, turn = table.game, table.user_to_act(), table.turn_key()
     if not table.is_open or game is None or user_id is None or turn is None or \
             table.ai_to_act() is not None or table.covered():
@@ -155,7 +144,7 @@ def wanted_ping(table: Table, reminded: tuple[int, int] | None,
     shed = game.phase is not Phase.COLLECT
     version = turn[1] if shed else game.version
     deadline = table.deadline()
-    waits = table.private and deadline is not None and (reach is None or deadline > reach)
+    waits = deadline is not None and reach is not None and deadline > reach
     return PingWant(user_id, turn[0], turn[1], version, deadline, reminded == turn,
                     shed, link if link is not None else table.message_id, waits, quiet)
 
@@ -232,125 +221,19 @@ class PingRecord:
                         self.shed, self.link)
 
 
-class PingIO(Protocol):
-    """How pings reach Discord (the tests record these calls instead)."""
-
-    async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Held | None, *,
-                   embed: discord.Embed | None = None,
-                   files: list[discord.File] | None = None
-                   ) -> tuple[TokenMessage | discord.Message | discord.Object | None,
-                              float | None]:
-        """Post at the table (with ``embed`` and ``files``, if given) as a follow-up of
-        ``through``, else in the channel: the message (None: refused, or nowhere to post: a
-        group DM's table with no token) and its token's time."""
-
-    async def edit(self, table: Table, ping: Ping, content: str,
-                   view: discord.ui.View) -> bool:
-        """Edit the ping in place; False: it is gone."""
-
-    async def delete(self, channel_id: int, ping: Ping, *, private: bool = False) -> bool:
-        """Delete the ping (``private``: a group DM's, reached only through its token);
-        False: it may still be there (try again at the next start)."""
-
-
-class DiscordPingIO:
-    """Pings through an interaction's follow-ups while a token is fresh (no channel budget,
-    no channel permission), else as paced channel requests."""
-
-    def __init__(self, client: discord.Client, pacer: Pacer, posts: ChannelPosts,
-                 tables: LiveTables) -> None:
-        self.client = client
-        self.pacer = pacer
-        self.posts = posts
-        self.tables = tables
-
-    async def post(self, table: Table, content: str, view: discord.ui.View | None,
-                   mention: int | None, through: Held | None, *,
-                   embed: discord.Embed | None = None,
-                   files: list[discord.File] | None = None
-                   ) -> tuple[TokenMessage | discord.Message | discord.Object | None,
-                              float | None]:
-        if through is not None:
-            live = self.tables.get(table.id)
-            try:
-                message = await post_through_token(
-                    through.interaction, content=content, view=view, embed=embed,
-                    files=files, allowed_mentions=only_user(mention))
-                if live is not None:
-                    live.tokens.sent(through, message.id)
-                return message, through.since
-            except discord.HTTPException as error:
-                log.warning("table %s: could not post through an interaction (%s %s)",
-                            table.id, error.status, error.code)
-                if error.code == FOLLOWUP_LIMIT:
-                    through.followups = FOLLOWUPS  # spent: it can still edit
-                elif live is not None:
-                    live.tokens.forget(through.interaction)  # its token is no good
-                for file in files or ():
-                    file.reset()  # sent once already: send it from the start again
-        if table.private:
-            return None, None  # no channel to post in: the next token posts it
-        return await self.posts.post(table.channel_id, table.guild_id, content,
-                                     mention=mention, view=view, embed=embed,
-                                     files=files), None
-
-    async def edit(self, table: Table, ping: Ping, content: str,
-                   view: discord.ui.View) -> bool:
-        message = ping.message
-        try:
-            if isinstance(message, TokenMessage) and ping.fresh():
-                await message.edit(self.client, content=content, view=view)
-            elif table.private:
-                return False  # its token lapsed: a fresh one posts it again
-            else:
-                async with self.pacer.use(table.channel_id, Kind.WRITE):
-                    await edit_in_channel(self.client, table.channel_id, message.id,
-                                          content=content, view=view)
-        except discord.NotFound:
-            return False
-        return True
-
-    async def delete(self, channel_id: int, ping: Ping, *, private: bool = False) -> bool:
-        message = ping.message
-        try:
-            if isinstance(message, TokenMessage) and ping.fresh():
-                await message.delete(self.client)
-            elif private:
-                # A group DM's ping whose token lapsed: nothing can delete it any more.
-                return True
-            else:
-                async with self.pacer.use(channel_id, Kind.DELETE):
-                    await self.client.http.delete_message(channel_id, message.id)
-        except discord.NotFound:
-            log.debug("turn ping %s was already gone", message.id)
-        except discord.Forbidden as error:
-            if error.code != MISSING_ACCESS:
-                raise
-            # Not in the channel (a group DM's): nothing can delete it any more.
-            log.info("could not delete turn ping %s: the bot can't reach its channel",
-                     message.id)
-        except discord.HTTPException:
-            log.info("could not delete turn ping %s; the next start tries again", message.id)
-            return False
-        return True
-
-
 class Pings:
     """The turn ping as a kind of message: keeps each table's one live ping right."""
 
     name = "turn_ping"
 
     def __init__(self, client: discord.Client, service: TableService, languages: Languages,
-                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, notes: Notes,
-                 io: PingIO | None = None) -> None:
+                 pacer: Pacer, posts: ChannelPosts, tables: LiveTables, notes: Notes) -> None:
         self.client = client
         self.service = service
         self.languages = languages
         self.pacer = pacer
         self.posts = posts
         self.tables = tables
-        self.io: PingIO = io or DiscordPingIO(client, pacer, posts, tables)
         # Pings posted and not yet deleted are written down (key → value, None to forget),
         # so that a restart deletes those whose turn is over.
         self.notes = notes
@@ -421,7 +304,7 @@ class Pings:
         if live is None:
             return
         shown = self.of(live)
-        if shown.ping is not None and shown.ping.message.id == message_id:
+        if shown.ping is not None and shown.ping.message_id == message_id:
             shown.ping.want = want
         live.saw(table)
 
@@ -439,38 +322,50 @@ class Pings:
             self._retire(live, table, ping)
         elif ping is None or needs_new_ping(ping.want, want):
             message = live.kinds.get(TableMessages.name)
-            if table.private and isinstance(message, MessageShown) and message.behind(table):
-                # The table message first, so that the ping's link reaches the one posted
-                # (a group DM's is posted afresh when its token grows old): woken once it
-                # landed.
+            if live.way.lapses() is not None and isinstance(message, MessageShown) and \
+                    message.behind(table):
+                # Where the way's reach lapses (a group DM's tokens), the table message is
+                # posted afresh when its token grows old: it goes first, so that the ping's
+                # link reaches the one posted. Woken once it landed.
                 raise Wait()
             if not await self._post(live, shown, table, want):
-                raise Wait()  # refused: the next change tries again
+                return  # its token was refused: through another, at once
             if ping is not None:
                 self._retire(live, table, ping)
         elif not await self._edit(live, shown, table, ping, want):
-            shown.ping = None  # someone deleted it: post a fresh one
-            self._note(table.id, ping.message.id, None)
+            # Someone deleted it, or nothing reaches it any more (its token lapsed): post a
+            # fresh one.
+            shown.ping = None
+            self._note(table.id, ping.message_id, None)
 
     async def _post(self, live: LiveTable, shown: PingShown, table: Table, want: PingWant
                     ) -> bool:
+        """Post the ping ``want`` shows; False: the token it went through was refused."""
         content, view = _drawn(table, want, await self.languages.public(table.place))
-        message, sent = await self.io.post(table, content, view, want.user_id,
-                                           live.sender(BORROW_SECONDS))
-        if message is None:
+        try:
+            message_id = await live.aside.post(Spec(content, view=view, mention=want.user_id))
+        except Refused:
             return False
-        shown.ping = Ping(message, want, time.monotonic() if sent is None else sent)
+        except discord.HTTPException as error:
+            log.info("table %s: could not post its turn ping (%s %s); the next change tries "
+                     "again", table.id, error.status, error.code)
+            raise Wait() from None
+        shown.ping = Ping(message_id, want)
         # Written down in the next batch (with the old ping's deletion, one transaction); a
         # bot killed first finds it in the channel at its next start (``_sweep``).
-        self._note(table.id, message.id, PingRecord.of(table.channel_id, want).dump())
+        self._note(table.id, message_id, PingRecord.of(table.channel_id, want).dump())
         return True
 
     async def _edit(self, live: LiveTable, shown: PingShown, table: Table, ping: Ping,
                     want: PingWant) -> bool:
+        """Edit the ping into ``want``; False: it is gone, or nothing reaches it any more."""
+        if not live.aside.reaches(ping.message_id):
+            return False
         content, view = _drawn(table, want, await self.languages.public(table.place))
         try:
-            if not await self.io.edit(table, ping, content, view):
-                return False
+            await live.aside.edit(ping.message_id, Spec(content, view=view, keep_files=True))
+        except (Gone, Wait, Refused):
+            return False
         except discord.HTTPException:
             # Not the ping's fault: post a fresh one rather than leave stale buttons.
             log.info("table %s: could not edit its turn ping; posting it again", table.id)
@@ -478,25 +373,24 @@ class Pings:
             self._retire(live, table, ping)
             return True
         ping.want = want
-        self._note(table.id, ping.message.id, PingRecord.of(table.channel_id, want).dump())
+        self._note(table.id, ping.message_id, PingRecord.of(table.channel_id, want).dump())
         return True
 
     def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
         """Delete an old ping in the background (it no longer stands for the table)."""
-        deleting = live.background(self._delete(
-            table.channel_id, ping, table.id, adopted=ping.sent == -math.inf,
-            private=table.private))
+        deleting = live.background(self._delete(live.aside, ping.message_id, table.id,
+                                                adopted=ping.adopted))
         if deleting is not None:
             self._deleting.keep(deleting)
 
-    async def _delete(self, channel_id: int, ping: Ping, table_id: int, *,
-                      adopted: bool = False, private: bool = False) -> None:
+    async def _delete(self, way: Way, message_id: int, table_id: int, *,
+                      adopted: bool = False) -> None:
         """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
         next start deletes it. A live ping this run ``adopted`` from another's record (a
         start beside the process it takes over from) is deleted only while its record is
         still there: the other process deletes what it posted and forgets it, and a second
         delete of a message that is gone counts against the bot's invalid requests."""
-        key = f"{PING}{table_id}:{ping.message.id}"
+        key = f"{PING}{table_id}:{message_id}"
         if adopted and not self.notes.pending(key):
             try:
                 still = key in await self.notes.read(key)
@@ -504,8 +398,12 @@ class Pings:
                 still = True
             if not still:
                 return
-        if await self.io.delete(channel_id, ping, private=private):
-            self._note(table_id, ping.message.id, None)
+        try:
+            await way.delete(message_id)
+        except discord.HTTPException:
+            log.info("could not delete turn ping %s; the next start tries again", message_id)
+            return
+        self._note(table_id, message_id, None)
 
     async def close(self) -> None:
         """Let the pings being deleted go first (one cancelled after Discord deleted it
@@ -553,9 +451,6 @@ class Pings:
             current = table is not None and \
                 (owner is None or self.of(owner).ping is None) and \
                 _turn_goes_on(table, record)
-            if table is not None and table.private and not current:
-                self.notes.note(key, None)  # its token is gone with the last run
-                continue
             if current and (table_id not in live or message_id > live[table_id][0]):
                 if table_id in live:
                     stale.append((table_id, live[table_id][0], live[table_id][1].channel_id))
@@ -566,8 +461,8 @@ class Pings:
             table = open_tables[table_id]
             # Posted by the last run: no token to edit it through, and what it shows is
             # what was written down (its deadline is renewed: the clock restarted).
-            self.of(self.tables.of(table)).ping = Ping(discord.Object(message_id),
-                                                       record.shown(table), -math.inf)
+            self.of(self.tables.of(table)).ping = Ping(message_id, record.shown(table),
+                                                       adopted=True)
         self._stale, self._found = stale, set(live)
 
     def clean(self, tables: list[Table]) -> None:
@@ -611,8 +506,7 @@ class Pings:
                 continue
             log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
                      message_id)
-            await self._delete(table.channel_id,
-                               Ping(discord.Object(message_id), None, -math.inf), table.id)
+            await self._delete(self._way(table.id, table.channel_id), message_id, table.id)
 
     async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
         """Delete the pings (table id, message id) the last run left in a channel. A run
@@ -639,12 +533,21 @@ class Pings:
             if message_id not in gone:
                 log.info("table %s: deleting turn ping %s left by the last run", table_id,
                          message_id)
-                deletes.append(self._delete(
-                    channel_id, Ping(discord.Object(message_id), None, -math.inf), table_id))
+                deletes.append(self._delete(self._way(table_id, channel_id), message_id,
+                                            table_id))
             else:
                 self._note(table_id, message_id, None)
         for work in deletes:
             self._deleting.keep(self._chores.start(work))
+
+    def _way(self, table_id: int, channel_id: int) -> Way:
+        """How to reach a ping the last run left: through its table's owner (a group DM's
+        reaches none: their tokens went with that run), or in the channel of a table that
+        has closed since."""
+        live = self.tables.get(table_id)
+        if live is not None:
+            return live.aside
+        return ChannelWay(self.client, self.pacer, self.posts, channel_id, None)
 
     def _can_read_history(self, channel_id: int) -> bool:
         channel = self.client.get_channel(channel_id)

@@ -73,8 +73,8 @@ class Publisher:
         self.hands = self.tables.register(OpenHands(client, self.tables, notes, self.pictures))
         self.pings = self.tables.register(Pings(client, service, languages, self.pacer,
                                                 self.posts, self.tables, notes))
-        self.notices = self.tables.register(Notices(languages, self.pings.io, notes,
-                                                    self.pictures, languages.servers))
+        self.notices = self.tables.register(Notices(languages, notes, self.pictures,
+                                                    languages.servers))
         # Kinds that other modules added (``cogs/live/kinds.py``).
         for kind in kinds.made(kinds.Parts(client, service, languages, self.pictures)):
             self.tables.register(kind)

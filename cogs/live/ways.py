@@ -1,7 +1,7 @@
 """Ways of sending: how a live table's messages reach Discord, behind one interface.
 
 A kind of message renders a ``Spec`` and sends it through its table's ``Way``; it never asks
-where the table is. There are two ways, chosen once per table (``way_for``):
+where the table is. There are two ways, chosen once per table (``Publisher._way``):
 
 - ``ChannelWay``: a bot in a server posts, edits and deletes in the channel, paced to the
   channel's limits (``Pacer``); it reaches every message it posted.
@@ -9,6 +9,11 @@ where the table is. There are two ways, chosen once per table (``way_for``):
   tokens of the interactions it answered (``Tokens``): it edits a message through the
   freshest token that made or answered it, and posts as a follow-up of a token with
   follow-ups to spare. With no such token it raises ``Wait``: the next tap brings one.
+
+Messages posted beside the table message (a turn ping, an end-of-hand notice) go through
+the way's ``borrowing`` one: in a server, ``BorrowingWay`` posts them as follow-ups of the
+newest tap while its token is fresh, sparing the channel's budget (a ping is posted and
+deleted at every turn), and through the channel otherwise; a ``TokenWay`` borrows already.
 
 A tap's own answer is the third way, one shot, used by the kind that answers it (it needs
 the interaction itself: ``interaction.response``).
@@ -28,13 +33,23 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, Held, Tokens
+from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held, Tokens
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.raw import edit_in_channel, edit_through_token, post_through_token
+from cogs.transport.raw import (
+    TokenMessage,
+    edit_in_channel,
+    edit_through_token,
+    post_through_token,
+)
 
 log = logging.getLogger(__name__)
+
+# A server's messages posted beside the table message go through the newest tap's token
+# while it is at most this old, so that they can still be edited and deleted through it.
+BORROW_SECONDS = 10 * 60
+MISSING_ACCESS = 50001  # Discord's code: the bot is not in the channel
 
 
 class Wait(Exception):
@@ -119,7 +134,14 @@ class Way(Protocol):
         ...
 
     async def delete(self, message_id: int) -> None:
-        """Delete ``message_id`` if it can be reached (one gone already is fine)."""
+        """Delete ``message_id`` if it can be reached (one gone already is fine, and so is
+        one nothing will ever reach again). Raises ``HTTPException`` if it may still be
+        there."""
+        ...
+
+    def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
+        """The way for messages posted beside the table message (a turn ping, a notice):
+        ``tokens`` are the table's, their ages counted on ``clock``."""
         ...
 
 
@@ -171,6 +193,103 @@ class ChannelWay:
                 await self.client.http.delete_message(self.channel_id, message_id)
         except discord.NotFound:
             log.debug("message %s was already gone", message_id)
+        except discord.Forbidden as error:
+            if error.code != MISSING_ACCESS:
+                raise
+            # The bot left the channel: nothing can delete it any more.
+            log.info("could not delete message %s: the bot can't reach its channel",
+                     message_id)
+
+    def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
+        return BorrowingWay(self, tokens, clock)
+
+
+class BorrowingWay:
+    """A server's messages beside the table message: posted as a follow-up of the newest
+    tap while its token is at most ``BORROW_SECONDS`` old (no channel budget), else in the
+    channel, paced. A message posted through a token is edited and deleted through it while
+    the token lasts, and through the channel after."""
+
+    def __init__(self, channel: ChannelWay, tokens: Tokens, clock: Callable[[], float]
+                 ) -> None:
+        self.channel = channel
+        self.tokens = tokens
+        self.clock = clock
+        # The messages it posted through a token: the token, and when its interaction came.
+        self._made: dict[int, tuple[TokenMessage, float]] = {}
+
+    def reaches(self, message_id: int, within: float = 0.0) -> bool:
+        return True
+
+    def posts(self, within: float = 0.0) -> bool:
+        return True
+
+    def lapses(self) -> float | None:
+        return None
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        return nullcontext()  # what goes through the channel takes its turn there
+
+    def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
+        return self
+
+    async def post(self, spec: Spec) -> int:
+        held = self.tokens.sender(self.clock(), BORROW_SECONDS)
+        if held is not None:
+            try:
+                # Of Discord's answer only the new message's id is read.
+                message = await post_through_token(held.interaction, **spec.sent())
+            except discord.HTTPException as error:
+                log.info("could not post through a token (%s %s); posting in the channel",
+                         error.status, error.code)
+                if error.code == FOLLOWUP_LIMIT:
+                    held.followups = FOLLOWUPS  # spent: it can still edit
+                else:
+                    self.tokens.forget(held.interaction)  # its token is no good
+                for file in spec.files:
+                    file.reset()  # sent once already: send it from the start again
+            else:
+                self.tokens.sent(held, message.id)
+                self._forget_lapsed()
+                self._made[message.id] = (message, held.since)
+                return message.id
+        async with self.channel.turn():
+            return await self.channel.post(spec)
+
+    def _through(self, message_id: int) -> TokenMessage | None:
+        """The token that posted ``message_id``, while it lasts."""
+        made = self._made.get(message_id)
+        if made is None or self.clock() - made[1] >= TOKEN_SECONDS:
+            return None
+        return made[0]
+
+    def _forget_lapsed(self) -> None:
+        now = self.clock()
+        for message_id in [m for m, (_, since) in self._made.items()
+                           if now - since >= TOKEN_SECONDS]:
+            del self._made[message_id]
+
+    async def edit(self, message_id: int, spec: Spec) -> None:
+        through = self._through(message_id)
+        if through is None:
+            async with self.channel.turn():
+                await self.channel.edit(message_id, spec)
+            return
+        try:
+            await through.edit(self.channel.client, **spec.edited())
+        except discord.NotFound:
+            raise Gone() from None
+
+    async def delete(self, message_id: int) -> None:
+        through = self._through(message_id)
+        if through is None:
+            await self.channel.delete(message_id)
+            return
+        try:
+            await through.delete(self.channel.client)
+        except discord.NotFound:
+            log.debug("message %s was already gone", message_id)
+        self._made.pop(message_id, None)
 
 
 class TokenWay:
@@ -194,6 +313,9 @@ class TokenWay:
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # Discord does not count interaction webhooks per channel
+
+    def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
+        return self  # every message goes through a token already
 
     def _editor(self, message_id: int, within: float = 0.0) -> Held | None:
         return self.tokens.editor(message_id, self.clock() + within)

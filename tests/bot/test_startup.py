@@ -67,7 +67,10 @@ def assert_one_clear_line(result: tuple[int, str, float], *words: str) -> None:
     for word in words:
         assert word in stderr, stderr
     assert "Discord" not in stderr, stderr
-    assert seconds < 10, f"took {seconds:.1f} s"
+    # It stops at the database, before any attempt to reach Discord: a bot that went on to
+    # connect (to a closed port here) would retry until ``run_bot``'s timeout. No tighter
+    # bound: a start on a busy machine takes seconds of imports alone.
+    assert seconds < 30, f"took {seconds:.1f} s"
 
 
 @functools.cache

@@ -6,47 +6,36 @@ import dataclasses
 import math
 import random
 
-import discord
 import pytest
 
 from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
 from cogs.live.pings import PING, Ping, PingRecord, Pings, wanted_ping
 from cogs.live.records import Notes
-from cogs.live.ways import ChannelWay
-from cogs.transport.pacer import Pacer
 from rules import Game, Phase, Variant, shuffled_deck
 from rules.i18n import Lang
-from tests.helpers import table_for
+from tests.helpers import RecordingWay, table_for
 
 
-class RecordingIO:
-    """Records every request; ``hold`` keeps edits in flight until released."""
+class RecordingIO(RecordingWay):
+    """The tables' way, read as the pings' requests: (kind, message id, whom it mentions,
+    the version its buttons carry, whether it is a reminder) for a post; (kind, message id,
+    version, reminder) for an edit."""
 
-    def __init__(self) -> None:
-        self.calls: list[tuple] = []
-        self.ids = iter(range(1000, 10**6))
-        self.hold: asyncio.Event | None = None
-        self.editing = asyncio.Event()
-
-    async def post(self, table, content, view, mention, through):
-        message = discord.Object(next(self.ids))
-        self.calls.append(("post", message.id, mention, _version(view), "⏰" in content))
-        return message, None
-
-    async def edit(self, table, ping, content, view):
-        self.editing.set()
-        if self.hold is not None:
-            await self.hold.wait()
-        self.calls.append(("edit", ping.message.id, _version(view), "⏰" in content))
-        return True
-
-    async def delete(self, channel_id, ping, *, private=False):
-        self.calls.append(("delete", ping.message.id))
-        return True
-
-    def kinds(self):
-        return [call[0] for call in self.calls]
+    @property
+    def calls(self):
+        out = []
+        for call in self.requests:
+            if call[0] == "post":
+                spec = call[2]
+                out.append(("post", call[1], spec.mention, _version(spec.view),
+                            "⏰" in spec.content))
+            elif call[0] == "edit":
+                spec = call[2]
+                out.append(("edit", call[1], _version(spec.view), "⏰" in spec.content))
+            else:
+                out.append(call)
+        return out
 
 
 def _version(view) -> int | None:
@@ -91,14 +80,14 @@ async def stopped_afterwards():
 
 
 def owner(io=None):
-    """The registry with the turn ping as its one kind, sending through ``io``."""
-    # A server's tables: their channel is their way (the pings here go through ``io``).
-    tables = LiveTables(released=lambda live: None, ways=lambda live: ChannelWay(
-        None, Pacer(), None, live.channel_id, live.guild_id))
+    """The registry with the turn ping as its one kind, sending through ``io`` (a way that
+    reaches every message, as a server's channel does)."""
+    io = io or RecordingIO()
+    tables = LiveTables(released=lambda live: None, ways=lambda live: io)
     MADE.append(tables)
     service = Service()
-    pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0),
-                  io=io or RecordingIO())
+    pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0))
+    pings.io = io  # (what the tests read)
     tables.register(pings)
     return pings, tables
 
@@ -195,7 +184,7 @@ async def test_a_tap_answered_elsewhere_is_not_drawn_again():
     _stream, table, later = long_first_turn()
     pings.changed(table)
     live = await settled(tables)
-    posted = ping_of(live).message.id
+    posted = ping_of(live).message_id
     pings.answered(later, posted, wanted_ping(later, None))  # the tap's answer drew it
     await settled(tables)
     assert pings.io.kinds() == ["post"]
@@ -212,7 +201,7 @@ async def test_a_ping_answered_your_turn_is_over_goes_when_nobody_is_to_be_pinge
     table = next(snapshots())
     pings.changed(table)
     live = await settled(tables)
-    posted = ping_of(live).message.id
+    posted = ping_of(live).message_id
     covered = dataclasses.replace(table, lapsed=table.game.to_act, revision=table.revision + 1)
     pings.answered(covered, posted, None)  # the tap's answer drew "Your turn is over."
     await settled(tables)

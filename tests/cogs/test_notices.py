@@ -10,23 +10,23 @@ from bot.db.records import GuildSettings, TableStatus
 from cogs.live.notices import LEGACY, Notices
 from cogs.live.owner import LiveTables, record_key
 from cogs.live.records import Notes
-from cogs.live.ways import ChannelWay
 from cogs.pictures import Pictures
-from cogs.transport.pacer import Pacer
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
-from tests.helpers import table_for
+from tests.helpers import RecordingWay, table_for
 
 
-class Posts:
-    def __init__(self) -> None:
-        self.posted: list[str] = []
-        self.files: list = []
+class Posts(RecordingWay):
+    """The tables' way, read as the notices posted: their text, and their files."""
 
-    async def post(self, table, content, view, mention, through, *, embed=None, files=None):
-        self.posted.append(content)
-        self.files.extend(files or [])
-        return None, None
+    @property
+    def posted(self) -> list[str]:
+        return [spec.content for kind, _id, spec in self.requests if kind == "post"]
+
+    @property
+    def files(self) -> list:
+        return [file for kind, _id, spec in self.requests if kind == "post"
+                for file in spec.files]
 
 
 class Store:
@@ -76,9 +76,8 @@ class Servers:
 
 def owner(store, *, pictures="on"):
     posts, notes, servers = Posts(), Notes(store, delay=0), Servers(pictures)
-    tables = LiveTables(ways=lambda live: ChannelWay(  # a server's tables
-        None, Pacer(), None, live.channel_id, live.guild_id), notes=notes)
-    notices = tables.register(Notices(Languages(), posts, notes, Pictures(servers), servers))
+    tables = LiveTables(ways=lambda live: posts, notes=notes)  # reaching all, as a server's
+    notices = tables.register(Notices(Languages(), notes, Pictures(servers), servers))
     return tables, notices, posts, notes
 
 

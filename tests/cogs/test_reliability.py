@@ -7,7 +7,7 @@ import logging
 import random
 import sqlite3
 
-import cogs.live.pings
+import cogs.live.ways
 from tests.fakediscord import DEFAULT_BOT_PERMISSIONS, Perm
 from tests.helpers import table_id_of
 from tests.nlk_driver import Driver, actor, move_of, running_bot, spawn_bot, title
@@ -213,7 +213,7 @@ async def test_a_post_refused_for_lost_permissions_is_told_once(fake_discord, tm
     fake.set_channel_rate_limit(limit=200, per=5.0)
     # A ping after an AI's move goes through the table's newest interaction while it is
     # recent: here none ever is, so the pings are channel posts, as at a table left alone.
-    monkeypatch.setattr(cogs.live.pings, "BORROW_SECONDS", -1.0)
+    monkeypatch.setattr(cogs.live.ways, "BORROW_SECONDS", -1.0)
     async with running_bot(fake, path, channel_edits=150):
         driver = Driver(fake, random.Random(6), humans={"ann"})
         table = await driver.new_table("ann", seats=2)
