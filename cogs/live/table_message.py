@@ -40,7 +40,7 @@ from cogs.pictures import (
     kept_files,
     send_files,
 )
-from cogs.transport.pacer import Kind, Pacer
+from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
 from rules.i18n import Lang
 
@@ -226,8 +226,7 @@ class TableMessages:
     @staticmethod
     def of(live: LiveTable) -> MessageShown:
         """The table message's ``Shown`` at ``live``."""
-        shown: MessageShown = live.shown(TableMessages.name)
-        return shown
+        return live.shown(TableMessages.name, MessageShown)
 
     def _landed(self, live: LiveTable, shown: MessageShown, flight: Flight[Drawn],
                 table: Table, message_id: int, digest: str, picture: Picture | object | None,
@@ -361,7 +360,7 @@ class TableMessages:
         table with no recorded message first looks for one posted just before a crash."""
         for table in tables:
             live = self.tables.of(table)
-            if table.message_id is None and not table.private:
+            if table.message_id is None:
                 live.background(self._adopt(table))
                 continue
             live.saw(table)
@@ -373,16 +372,11 @@ class TableMessages:
         History the channel looks empty, and a fresh one is posted."""
         found: list[int] = []
         me = self.client.user.id if self.client.user else None
-        try:
-            async with self.pacer.use(table.channel_id, Kind.READ):
-                history = await self.client.http.logs_from(table.channel_id, HISTORY)
-            for message in history:
-                if int(message["author"]["id"]) == me and message.get("embeds") and \
-                        carries(message, table.id):
-                    found.append(int(message["id"]))
-        except discord.HTTPException:
-            log.info("table %s: could not read channel %s's history", table.id,
-                     table.channel_id)
+        # (None is found where the place's messages can't be read: a group DM's.)
+        for message in await self.tables.of(table).way.recent(HISTORY):
+            if int(message["author"]["id"]) == me and message.get("embeds") and \
+                    carries(message, table.id):
+                found.append(int(message["id"]))
         if found:
             found.sort()
             await self.service.set_message(table.id, found[-1])
@@ -400,8 +394,7 @@ class TableMessages:
         """The table was used without its message being drawn (``/nlk hand``, a button on a
         ping or a hand): look, at most every ``CHECK_SECONDS``, whether the message still
         exists, and post it again if someone deleted it."""
-        if self.tables.stopped or not table.is_open or table.message_id is None or \
-                table.private:  # (a group DM's messages can't be looked at)
+        if self.tables.stopped or not table.is_open or table.message_id is None:
             return
         live = self.tables.of(table)
         if not self.of(live).may_check(time.monotonic(), CHECK_SECONDS):
@@ -413,16 +406,7 @@ class TableMessages:
         needs Read Message History to look)."""
         if table.message_id is None:
             return False
-        if table.private:
-            return True  # (a group DM's messages can't be looked at)
-        try:
-            async with self.pacer.use(table.channel_id, Kind.READ):
-                await self.client.http.get_message(table.channel_id, table.message_id)
-        except discord.NotFound:
-            return False
-        except discord.HTTPException:
-            log.debug("table %s: can't tell whether its message exists", table.id)
-        return True
+        return await self.tables.of(table).way.exists(table.message_id)
 
     async def _check(self, table_id: int) -> None:
         try:

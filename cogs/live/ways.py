@@ -144,6 +144,16 @@ class Way(Protocol):
         ``tokens`` are the table's, their ages counted on ``clock``."""
         ...
 
+    async def exists(self, message_id: int) -> bool:
+        """Whether ``message_id`` is still there (True where that can't be told: a group
+        DM's messages can't be looked at, nor a channel's without Read Message History)."""
+        ...
+
+    async def recent(self, limit: int) -> list[dict[str, Any]]:
+        """The place's newest ``limit`` messages as Discord gives them, newest first (none
+        where they can't be read)."""
+        ...
+
 
 class ChannelWay:
     """A server's table: the bot's own channel access, paced."""
@@ -203,6 +213,25 @@ class ChannelWay:
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         return BorrowingWay(self, tokens, clock)
 
+    async def exists(self, message_id: int) -> bool:
+        try:
+            async with self.pacer.use(self.channel_id, Kind.READ):
+                await self.client.http.get_message(self.channel_id, message_id)
+        except discord.NotFound:
+            return False
+        except discord.HTTPException:
+            log.debug("can't tell whether message %s exists", message_id)
+        return True
+
+    async def recent(self, limit: int) -> list[dict[str, Any]]:
+        try:
+            async with self.pacer.use(self.channel_id, Kind.READ):
+                history: list[Any] = await self.client.http.logs_from(self.channel_id, limit)
+                return history
+        except discord.HTTPException:
+            log.info("could not read channel %s's history", self.channel_id)
+            return []
+
 
 class BorrowingWay:
     """A server's messages beside the table message: posted as a follow-up of the newest
@@ -232,6 +261,12 @@ class BorrowingWay:
 
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         return self
+
+    async def exists(self, message_id: int) -> bool:
+        return await self.channel.exists(message_id)
+
+    async def recent(self, limit: int) -> list[dict[str, Any]]:
+        return await self.channel.recent(limit)
 
     async def post(self, spec: Spec) -> int:
         held = self.tokens.sender(self.clock(), BORROW_SECONDS)
@@ -316,6 +351,12 @@ class TokenWay:
 
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         return self  # every message goes through a token already
+
+    async def exists(self, message_id: int) -> bool:
+        return True  # (a group DM's messages can't be looked at)
+
+    async def recent(self, limit: int) -> list[dict[str, Any]]:
+        return []
 
     def _editor(self, message_id: int, within: float = 0.0) -> Held | None:
         return self.tokens.editor(message_id, self.clock() + within)
