@@ -12,7 +12,9 @@ Only the owner's own view is ever drawn into their hand (``render.hand_message``
 user id). Entries are dropped when the token is about to lapse, when Discord says the
 message is gone (dismissed), when the table closes, and on shutdown. They are a kind of
 message of the table's ``LiveTable`` (``HandsShown``), whose loop redraws them; the answers
-to taps report what they drew.
+to taps report what they drew. Their record (``live:open_hands:<table>``, written by the owner
+as any kind's) keeps each hand's token, so that a restart goes on redrawing them; the records
+of the format before, one per hand (``hand:<table>:<user>``), are read once.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from rules.i18n import DEFAULT, Lang, translator
 log = logging.getLogger(__name__)
 
 LIFETIME = TOKEN_SECONDS  # stop following a hand before its token lapses
-HAND = "hand:"  # record key prefix of an open hand: hand:<table>:<user>
+LEGACY = "hand:"  # the format before: hand:<table>:<user> → that hand's record
 REWRITE = 5 * 60  # a hand's record keeps a token this old at most (while it is tapped)
 
 Drawn = tuple[discord.Embed, discord.ui.View]
@@ -95,29 +97,28 @@ class OpenHand:
     message_id: int | None = None  # the hand's message (None: a new one, not known yet)
     written: float = -float("inf")  # when the token its record keeps was issued
     shows: Any = None  # ``looks`` summed up without drawing (``summed``); None: unsure
+    kept: dict[str, Any] | None = None  # its record, as written (the token ``written``)
 
-    def record(self, issued: float) -> str:
+    def record(self, issued: float) -> dict[str, Any]:
         """The hand's record: its token, and when it was issued (``issued``: wall time)."""
-        return json.dumps({"interaction": self.token.interaction_id,
-                           "application": self.token.application_id,
-                           "token": self.token.value, "issued": issued,
-                           "lang": self.lang.value,
-                           "letters": self.letters.value if self.letters else None})
+        return {"interaction": self.token.interaction_id,
+                "application": self.token.application_id,
+                "token": self.token.value, "issued": issued, "lang": self.lang.value,
+                "letters": self.letters.value if self.letters else None}
 
     @classmethod
-    def load(cls, text: str, now: float, clock: float) -> OpenHand:
+    def load(cls, data: Any, now: float, clock: float) -> OpenHand:
         """The hand a record describes, with its token's age from wall time ``now``
         (``clock``: the owner's clock now); raises ``ValueError`` for anything else."""
         try:
-            data = json.loads(text)
             token = Token(int(data["interaction"]), int(data["application"]),
                           str(data["token"]))
             letters = data.get("letters")
             since = clock - (now - float(data["issued"]))
             return cls(token, since, -1, None, Lang(letters) if letters else None,
-                       Lang(data.get("lang") or "en"), written=since)
+                       Lang(data.get("lang") or "en"), written=since, kept=data)
         except (TypeError, KeyError, AttributeError) as error:
-            raise ValueError(text) from error
+            raise ValueError(data) from error
 
     def drawn(self, revision: int, looks: Any, shows: Any) -> None:
         """It now shows ``revision``, looking like ``looks`` (summed up as ``shows``)."""
@@ -134,11 +135,12 @@ class HandsShown:
     and a tap's answer go out without waiting for each other, and when they cross, what the
     hand shows is not known and it is redrawn."""
 
-    def __init__(self, driver: OpenHands, table_id: int) -> None:
+    def __init__(self, driver: OpenHands, live: LiveTable) -> None:
         self.driver = driver
-        self.table_id = table_id
+        self.live = live
         self.hands: dict[int, OpenHand] = {}
         self.flights: dict[int, Flights[int]] = {}
+        self._dumped: str | None = None  # the record of the hands followed (None: to make)
 
     def behind(self, table: Table) -> bool:
         return any(hand.revision < table.revision for hand in self.hands.values()) or \
@@ -154,10 +156,36 @@ class HandsShown:
         self.forget()
 
     def dump(self) -> str | None:
-        return None  # kept in records of its own (see the module's docstring)
+        """Each hand's token by user id: a restart goes on redrawing it while it lasts."""
+        if self._dumped is None:
+            kept = {str(user_id): hand.kept for user_id, hand in self.hands.items()
+                    if hand.kept is not None}
+            self._dumped = json.dumps(kept) if kept else ""
+        return self._dumped or None
 
     def restore(self, record: str) -> None:
-        """(Nothing: it reads its own records at start-up.)"""
+        """Go on following the hands the last run followed, of players still seated,
+        while their tokens last: each is redrawn from the table as it is now."""
+        try:
+            kept = json.loads(record)
+            hands = kept.items()
+        except (ValueError, AttributeError):
+            return  # not written by this bot
+        now, clock, table = time.time(), self.driver.clock(), self.live.newest
+        for user_id, data in hands:
+            try:
+                hand = OpenHand.load(data, now, clock)
+            except ValueError:
+                continue
+            if user_id.isdigit() and table.seat_of(int(user_id)) is not None and \
+                    clock - hand.since <= self.driver.lifetime:
+                self.hands.setdefault(int(user_id), hand)  # (a tap since the start drew it)
+        self._dumped = None
+
+    def _changed(self) -> None:
+        """The hands followed changed: their record is written down anew."""
+        self._dumped = None
+        self.live.record(OpenHands.name)
 
     def follow(self, user_id: int, hand: OpenHand) -> None:
         """Follow ``user_id``'s hand through ``hand``'s token. Its record is written again
@@ -167,22 +195,25 @@ class HandsShown:
         self.hands[user_id] = hand
         if held is not None and held.message_id is not None and \
                 held.message_id == hand.message_id and hand.since - held.written < REWRITE:
-            hand.written = held.written  # the record keeps the older token
+            hand.written, hand.kept = held.written, held.kept  # it keeps the older token
             return
         hand.written = hand.since
-        self.driver.note(self.table_id, user_id, hand)
+        hand.kept = hand.record(time.time() - (self.driver.clock() - hand.since))
+        self._changed()
 
     def drop(self, user_id: int, hand: OpenHand) -> None:
         """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""
         if self.hands.get(user_id) is hand:
             del self.hands[user_id]
-            self.driver.note(self.table_id, user_id, None)
+            self._changed()
 
     def drop_stale(self, now: float, lifetime: float) -> None:
         """Stop following hands whose token is about to lapse."""
-        for user_id in [u for u, h in self.hands.items() if now - h.since > lifetime]:
+        stale = [u for u, h in self.hands.items() if now - h.since > lifetime]
+        for user_id in stale:
             del self.hands[user_id]
-            self.driver.note(self.table_id, user_id, None)
+        if stale:
+            self._changed()
 
     @contextmanager
     def flying(self, user_id: int, revision: int) -> Iterator[Flight[int]]:
@@ -198,9 +229,9 @@ class HandsShown:
 
     def forget(self) -> None:
         """Stop following the open hands."""
-        for user_id in self.hands:
-            self.driver.note(self.table_id, user_id, None)
-        self.hands.clear()
+        if self.hands:
+            self.hands.clear()
+            self._changed()
 
 
 class OpenHands:
@@ -221,49 +252,31 @@ class OpenHands:
         self.lifetime = lifetime
 
     def shown_for(self, live: LiveTable) -> HandsShown:
-        return HandsShown(self, live.id)
+        return HandsShown(self, live)
 
-    def note(self, table_id: int, user_id: int, hand: OpenHand | None) -> None:
-        """Write down the hand's record (None: forget it), so a restart goes on redrawing
-        it through its token."""
-        issued = time.time() - (self.clock() - hand.since) if hand is not None else 0.0
-        self.notes.note(f"{HAND}{table_id}:{user_id}",
-                        hand.record(issued) if hand is not None else None)
-
-    async def read_left(self) -> dict[str, str]:
-        """The hands the last run followed (read before anyone can tap one again)."""
+    async def read_legacy(self) -> dict[int, str]:
+        """The records written before each kind had one (``hand:<table>:<user>``, a record
+        per hand), as records of this kind; read once, and forgotten."""
         try:
-            return await self.notes.read(HAND)
+            by_table: dict[int, dict[str, Any]] = {}
+            for key, value in (await self.notes.read(LEGACY)).items():
+                self.notes.note(key, None)
+                table_id, _, user_id = key[len(LEGACY):].partition(":")
+                try:
+                    data = json.loads(value)
+                except ValueError:
+                    continue
+                if table_id.isdigit() and user_id.isdigit() and isinstance(data, dict):
+                    by_table.setdefault(int(table_id), {})[user_id] = data
+            return {table_id: json.dumps(hands) for table_id, hands in by_table.items()}
         except Exception:
             log.warning("could not read the open hands left by the last run", exc_info=True)
             return {}
 
-    def load(self, tables: list[Table], left: dict[str, str]) -> None:
-        """Go on following the hands the last run followed, while their tokens last: each
-        is redrawn from the table as it is now, once the owners converge."""
-        open_tables = {table.id: table for table in tables}
-        now, clock = time.time(), self.clock()
-        for key, value in left.items():
-            table_id, _, user_id = key[len(HAND):].partition(":")
-            table = open_tables.get(int(table_id)) if table_id.isdigit() else None
-            try:
-                hand = OpenHand.load(value, now, clock)
-            except ValueError:
-                hand = None
-            if table is None or hand is None or not user_id.isdigit() or \
-                    table.seat_of(int(user_id)) is None or clock - hand.since > self.lifetime:
-                self.notes.note(key, None)  # over, or not the bot's: forget it
-                continue
-            live = self.tables.of(table)
-            shown = self.of(live)
-            if int(user_id) not in shown.hands:  # a tap since the start drew it already
-                shown.hands[int(user_id)] = hand
-
     @staticmethod
     def of(live: LiveTable) -> HandsShown:
         """The open hands' ``Shown`` at ``live``."""
-        shown: HandsShown = live.shown(OpenHands.name)
-        return shown
+        return live.shown(OpenHands.name, HandsShown)
 
     def held(self, table_id: int) -> dict[int, OpenHand]:
         """The table's open hands by user id."""

@@ -193,7 +193,7 @@ class Publisher:
         """At start-up, before the clocks run: the owners hold what the last run wrote
         down that Discord shows (the live pings, the open hands and their tokens)."""
         records = await self.tables.read_records()
-        for kind in (self.messages, self.notices):  # the formats before, read once
+        for kind in (self.messages, self.notices, self.hands):  # the formats before, once
             for table_id, legacy in (await kind.read_legacy()).items():
                 records.setdefault(table_id, {}).setdefault(kind.name, legacy)
         for table in tables:
@@ -207,7 +207,6 @@ class Publisher:
             for name in left if table_id not in open_anywhere else ():
                 self.notes.note(record_key(name, table_id), None)
         self.pings.load(tables, await self.pings.read_left())
-        self.hands.load(tables, await self.hands.read_left())
 
     async def resume(self, tables: list[Table]) -> None:
         """Once connected: every owner converges from what it holds (the table messages

@@ -1,38 +1,111 @@
 """An open hand's record keeps a token that can edit it: written when a hand is followed in
-a new message, not again for each tap on the same message until its token gets old."""
+a new message, not again for each tap on the same message until its token gets old; one
+record per table (the kind's, as the owner writes it), restored at the next start for the
+players still seated, and read once from the format before (a record per hand)."""
 
-from cogs.live.open_hands import REWRITE, HandsShown, OpenHand, Token
+import json
+
+from cogs.live.open_hands import LEGACY, REWRITE, HandsShown, OpenHand, OpenHands, Token
+from cogs.live.owner import LiveTables, record_key
+from cogs.live.records import Notes
+from rules import Game, Variant, shuffled_deck
+from tests.helpers import table_for
+
+
+class Owner:
+    """The owner's side of a table's open hands: the records it would write down."""
+
+    def __init__(self) -> None:
+        self.shown: HandsShown | None = None
+        self.records: list[dict[str, str]] = []
+
+    def record(self, name: str) -> None:
+        assert name == OpenHands.name
+        text = self.shown.dump() if self.shown else None
+        self.records.append({user: hand["token"] for user, hand in
+                             json.loads(text).items()} if text else {})
 
 
 class Driver:
-    def __init__(self) -> None:
-        self.notes: list[tuple[int, int, str | None]] = []
-
-    def note(self, table_id, user_id, hand) -> None:
-        self.notes.append((table_id, user_id, hand.token.value if hand else None))
+    clock = staticmethod(lambda: 0.0)
+    lifetime = 14 * 60.0
 
 
 def hand(token: str, since: float, message_id: int | None) -> OpenHand:
     return OpenHand(Token(1, 2, token), since, 0, None, message_id=message_id)
 
 
+def shown_with_owner() -> tuple[HandsShown, Owner]:
+    owner = Owner()
+    owner.shown = HandsShown(Driver(), owner)
+    return owner.shown, owner
+
+
 def test_taps_on_the_same_hand_write_its_record_once_until_the_token_gets_old():
-    driver = Driver()
-    shown = HandsShown(driver, 7)
+    shown, owner = shown_with_owner()
     shown.follow(5, hand("a", 0.0, None))  # My hand: a new message
     shown.follow(5, hand("b", 1.0, 900))  # a tap on it: its id is known now
     shown.follow(5, hand("c", 2.0, 900))  # another tap on the same message
     shown.follow(5, hand("d", 3.0 + REWRITE, 900))  # the recorded token is getting old
     shown.follow(5, hand("e", 4.0 + REWRITE, 901))  # a hand in another message
-    assert driver.notes == [(7, 5, "a"), (7, 5, "b"), (7, 5, "d"), (7, 5, "e")]
+    assert [record["5"] for record in owner.records] == ["a", "b", "d", "e"]
+    assert json.loads(shown.dump())["5"]["token"] == "e"
 
 
 def test_a_hand_dropped_or_forgotten_loses_its_record():
-    driver = Driver()
-    shown = HandsShown(driver, 7)
+    shown, owner = shown_with_owner()
     first = hand("a", 0.0, 900)
     shown.follow(5, first)
     shown.follow(6, hand("b", 0.0, 901))
     shown.drop(5, first)
     shown.forget()
-    assert driver.notes[2:] == [(7, 5, None), (7, 6, None)]
+    assert owner.records[2:] == [{"6": "b"}, {}]
+    assert shown.dump() is None
+
+
+class Store:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = dict(values)
+
+    async def state_values(self, prefix):
+        return {k: v for k, v in self.values.items() if k.startswith(prefix)}
+
+    async def set_state_values(self, values):
+        for key, value in values.items():
+            if value is None:
+                self.values.pop(key, None)
+            else:
+                self.values[key] = value
+
+
+def record_of(token: str, issued: float) -> dict:
+    return {"interaction": 1, "application": 2, "token": token, "issued": issued,
+            "lang": "en", "letters": None}
+
+
+async def test_a_restart_follows_the_hands_of_players_still_seated_from_either_format():
+    import time
+
+    game = Game.from_deck(shuffled_deck(3, "1"), 0, names=["ann", "bob", "cy"],
+                          variant=Variant("free", True))
+    table = table_for(game)
+    seated, gone = table.seats[0].user_id, 999_999
+    now = time.time()
+    new = {str(seated): record_of("new", now), str(gone): record_of("gone", now),
+           str(table.seats[1].user_id): record_of("old", now - 20 * 60)}  # lapsed
+    legacy = {f"{LEGACY}{table.id}:{user}": json.dumps(data) for user, data in new.items()}
+    for values in ({record_key(OpenHands.name, table.id): json.dumps(new)}, legacy):
+        store = Store(values)
+        notes = Notes(store, delay=0)
+        tables = LiveTables(notes=notes)
+        hands = tables.register(OpenHands(None, tables, notes))
+        records = await tables.read_records()
+        for table_id, text in (await hands.read_legacy()).items():
+            records.setdefault(table_id, {}).setdefault(OpenHands.name, text)
+        live = tables.of(table)
+        live.restore(records.get(table.id, {}))
+        followed = OpenHands.of(live).hands
+        assert {user: h.token.value for user, h in followed.items()} == {seated: "new"}
+        await notes.close()
+        assert not any(key.startswith(LEGACY) for key in store.values)  # read once
+        await tables.close()
