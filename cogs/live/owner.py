@@ -88,6 +88,7 @@ class Kind(Protocol):
 
 
 K = TypeVar("K", bound=Kind)
+S = TypeVar("S")
 T = TypeVar("T")
 
 
@@ -186,9 +187,12 @@ class LiveTable:
         self.notes = notes  # where each kind's record is written down
         self._records: dict[str, str | None] = {}  # each kind's record, as written
 
-    def shown(self, name: str) -> Any:
-        """The ``Shown`` of kind ``name`` (typed by the kind's own accessor)."""
-        return self.kinds[name]
+    def shown(self, name: str, as_: type[S]) -> S:
+        """The ``Shown`` of kind ``name``, which is an ``as_`` (the kind's own class)."""
+        shown = self.kinds[name]
+        if not isinstance(shown, as_):
+            raise TypeError(name, type(shown), as_)
+        return shown
 
     # --- snapshots -----------------------------------------------------------------------
 

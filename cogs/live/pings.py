@@ -256,8 +256,7 @@ class Pings:
     @staticmethod
     def of(live: LiveTable) -> PingShown:
         """The turn ping's ``Shown`` at ``live``."""
-        shown: PingShown = live.shown(Pings.name)
-        return shown
+        return live.shown(Pings.name, PingShown)
 
     # --- events ------------------------------------------------------------------------------
 

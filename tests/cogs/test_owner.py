@@ -152,11 +152,11 @@ async def test_a_closed_table_is_kept_while_a_kind_holds_something():
     live = tables.of(Snap(7, 1))
     live.saw(Snap(7, 1))
     await settle()
-    live.shown(Recording.name).holding = True  # say, a ping still to delete
+    live.kinds[Recording.name].holding = True  # say, a ping still to delete
     live.saw(Snap(7, 2, is_open=False))
     await settle()
     assert kind.sent == [(7, 1), (7, 2)] and released == []
-    live.shown(Recording.name).holding = False
+    live.kinds[Recording.name].holding = False
     live.settle()
     assert released == [7] and len(tables) == 0
 
