@@ -9,7 +9,10 @@ the live tables' owner as a kind of message of its own.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Awaitable
 from functools import lru_cache
 
 import discord
@@ -23,7 +26,7 @@ from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
 from cogs.lesson.ids import Way, act_of, action_of, lesson_id, way_of
-from cogs.pictures import FOUR, OFF, Picture, Pictures, edit_files, send_files
+from cogs.pictures import ANSWER_BY, FOUR, OFF, Picture, Pictures, edit_files, send_files
 from cogs.pictures.replay import REPLAY_FILE, Layout, ReplayScene, replay_scene, steady
 from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
@@ -71,6 +74,23 @@ async def send(interaction: Interaction, embed: discord.Embed, view: discord.ui.
     else:
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True,
                                                 **send_files(embed, picture))
+
+
+async def in_time(interaction: Interaction, drawing: Awaitable[Picture | None]
+                  ) -> Picture | None:
+    """A picture the reader waits for (a lesson's step, a practice hand's): if it is not
+    drawn by the time the answer must go (``ANSWER_BY`` after the interaction was made: a
+    busy machine, the drawing processes still starting), the answer is deferred, so that
+    Discord's 3 seconds never pass unanswered, and ``send`` edits it in once drawn."""
+    picture = asyncio.ensure_future(drawing)
+    left = interaction.created_at.timestamp() + ANSWER_BY - time.time()
+    await asyncio.wait((picture,), timeout=max(0.0, left))
+    if not picture.done() and not interaction.response.is_done():
+        # A command's answer shows "thinking…" meanwhile; a tap's leaves the message.
+        await interaction.response.defer(
+            ephemeral=True,
+            thinking=interaction.type is discord.InteractionType.application_command)
+    return await picture
 
 
 class Lessons:
@@ -190,7 +210,8 @@ class Lessons:
         try:
             scene, alt = lesson_scene(here, lang, style == FOUR)
             if style != OFF:
-                picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
+                picture = await in_time(interaction,
+                                        self.pictures.replay(scene, alt, REPLAY_FILE))
             if picture is None:  # text only: the table in the words of the picture's alt text
                 embed.add_field(name=_("The table at this step"), value=alt[:1024],
                                 inline=False)

@@ -28,7 +28,7 @@ from cogs.answers.interaction import display_name
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
-from cogs.lesson.handler import move_label, send
+from cogs.lesson.handler import in_time, move_label, send
 from cogs.lesson.ids import MOVES, act_of, action_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
@@ -320,7 +320,8 @@ class Practices:
             if game.phase is Phase.COLLECT:
                 scene, alt = replay_scene(game, lang, style == FOUR, lang)
                 if style != OFF:
-                    picture = await self.pictures.replay(scene, alt, REPLAY_FILE)
+                    picture = await in_time(interaction,
+                                            self.pictures.replay(scene, alt, REPLAY_FILE))
                 if picture is None:
                     embed.add_field(name=_("The table"), value=alt[:1024], inline=False)
                 return picture
@@ -330,7 +331,8 @@ class Practices:
                 embed.add_field(name=_("The table"), value=table[1][:1024], inline=False)
             own = hand_scene(view, lang, style == FOUR, lang)
             if style != OFF:
-                picture = await self.pictures.hand_picture(own, urgent=True)
+                picture = await in_time(interaction,
+                                        self.pictures.hand_picture(own, urgent=True))
             if picture is None and own is not None:
                 embed.add_field(name=_("Your hand"), value=own[1][:1024], inline=False)
         except Exception:

@@ -666,3 +666,22 @@ async def test_an_answer_never_waits_for_its_picture_past_discords_three_seconds
         assert hand.ephemeral and hand.embeds
         await fake.wait_until(lambda: hand.attachments, timeout=15)
     fake.assert_clean()
+
+
+async def test_a_lesson_or_practice_picture_later_than_three_seconds_defers_the_answer(
+        fake_discord, tmp_path, monkeypatch):
+    """A lesson step's and a practice hand's picture is what the reader waits for: when it
+    takes longer than Discord's 3 seconds, the answer is deferred in time (no "This
+    interaction failed"), and the step comes with its picture once drawn."""
+    fake = fake_discord
+    fake.add_user("dee")
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        slow_drawing(monkeypatch, 4.0)
+        for command in ("learn", "practice"):
+            ix = await fake.slash("dee", None, "nlk", command)
+            answer = await ix.wait_response()
+            assert answer.name.startswith("DEFERRED"), answer.name  # in time
+            message = await ix.wait_message()
+            await fake.wait_until(lambda m=message: m.attachments and m.embeds, timeout=15)
+            assert message.ephemeral
+    fake.assert_clean()
