@@ -210,6 +210,12 @@ class RecordingWay:
     def borrowing(self, tokens, clock):
         return self
 
+    async def exists(self, message_id):
+        return True
+
+    async def recent(self, limit):
+        return []
+
     async def post(self, spec):
         message_id = next(self.ids)
         self.requests.append(("post", message_id, spec))
