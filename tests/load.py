@@ -120,9 +120,12 @@ the same arguments, and prints one JSON object::
     {"ours": {…}, "naive": {…},
      "ratios": {"first_response_ms": {"p50", "p90", "p99"},
                 "lobby_p50": {"/nlk", "join", "start"},
-                "bot_cpu_ms_per_interaction", "memory_per_table_kb"}}
+                "bot_cpu_ms_per_interaction", "memory_per_table_kb"},
+     "clean"}
 
-each ratio ours / naive (null where the naive figure is missing or zero). ``lobby_p50`` is
+each ratio ours / naive (null where the naive figure is missing or zero). ``clean`` is false
+if either run had a failed table, an unanswered interaction, a refusal or a 429: a table that
+failed stopped early, so its run's figures, and the ratios, are then suspect. ``lobby_p50`` is
 the lobby burst, the tables opening together: the median first answer to ``/nlk`` (``/nlk
 new``, and the one ``/nlk settings`` that sets the pictures), to **Join** and to **Start**.
 Issue 44's targets, on the same machine in the same invocation: at 50 tables and
@@ -1270,8 +1273,8 @@ def ratios(ours: dict[str, Any], naive: dict[str, Any]) -> dict[str, Any]:
 
 
 def print_against(ours: dict[str, Any], naive: dict[str, Any], *, as_json: bool) -> int:
-    """Both runs' figures and the ratios, as one JSON object ({"ours", "naive", "ratios"});
-    without ``--json``, the ratios in words on standard error too."""
+    """Both runs' figures and the ratios, as one JSON object ({"ours", "naive", "ratios",
+    "clean"}); without ``--json``, the ratios in words on standard error too."""
     for name, report in (("ours", ours), ("the naive bot", naive)):
         for failure in report["_failures"][:5]:
             print(f"{name}: table failed: {failure!r}", file=sys.stderr)
@@ -1284,9 +1287,13 @@ def print_against(ours: dict[str, Any], naive: dict[str, Any], *, as_json: bool)
               "lobby p50 " + ", ".join(f"{k} {v}" for k, v in found["lobby_p50"].items())
               + f"; CPU per interaction {found['bot_cpu_ms_per_interaction']}",
               file=sys.stderr)
-    print(json.dumps({"ours": public(ours), "naive": public(naive), "ratios": found},
-                     indent=None if as_json else 2))
-    return 0 if clean(ours) and clean(naive) else 1
+    both = clean(ours) and clean(naive)
+    if not both and not as_json:
+        print("a run was not clean (see above): its figures, and so the ratios, are suspect",
+              file=sys.stderr)
+    print(json.dumps({"ours": public(ours), "naive": public(naive), "ratios": found,
+                      "clean": both}, indent=None if as_json else 2))
+    return 0 if both else 1
 
 
 if __name__ == "__main__":

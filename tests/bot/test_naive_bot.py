@@ -2,11 +2,13 @@
 plays whole hands against it unchanged (``python -m tests.load --naive``), and the ratios
 ``--against-naive`` prints are ours over its figures."""
 
+import json
+
 import pytest
 
 from rules import Game
 from rules.cards import pack
-from tests.load import main, public, ratios, run_load
+from tests.load import main, print_against, public, ratios, run_load
 from tests.naive_bot import Table, hand_message
 
 
@@ -76,3 +78,19 @@ def test_ratios_are_ours_over_the_naive_bots():
     # No naive figure to divide by: no ratio, rather than a made-up one.
     assert found["lobby_p50"] == {"/nlk": 2.0, "join": 0.5, "start": None}
     assert found["memory_per_table_kb"] is None
+
+
+def test_ratios_from_a_run_that_was_not_clean_are_marked_suspect(capsys):
+    def report(failed):
+        return {"first_response_ms": {"p50": 1.0, "p90": 2.0, "p99": 3.0, "max": 4.0},
+                "first_response_ms_by_kind": {}, "bot_cpu_ms_per_interaction": 1.0,
+                "memory_per_table_kb": 1.0, "violations": 0, "rate_limited": 0,
+                "failed_tables": failed, "learning": None, "_failures": [],
+                "_violations": [], "_bot_log": ""}
+
+    assert print_against(report(0), report(0), as_json=True) == 0
+    assert json.loads(capsys.readouterr().out)["clean"] is True
+    assert print_against(report(3), report(0), as_json=True) == 1
+    said = json.loads(capsys.readouterr().out)
+    assert said["clean"] is False and said["ours"]["failed_tables"] == 3
+    assert said["ratios"]["first_response_ms"]["p99"] == 1.0
