@@ -2,6 +2,7 @@
 
     python -m tests.load --tables 100 [--players 4] [--think MS] [--hands 1] [--seed S] [--json]
                          [--pictures on|four-colour|off] [--learners N] [--profile [FILE]]
+                         [--naive | --against-naive]
 
 This process runs the fake Discord (REST + gateway on 127.0.0.1) and one scripted driver per
 table; the bot runs as ``python -m bot`` in a child process, exactly as it is deployed, with
@@ -16,7 +17,7 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "memory_per_table_kb",
      "bot_cpu_ms_per_interaction", "db_cpu_ms_per_interaction", "metrics", "seconds",
      "rate_limited", "violations", "failed_tables", "unanswered",
-     "harness_lag_ms", "requests_per_interaction", "learners", "learning"}
+     "harness_lag_ms", "requests_per_interaction", "learners", "learning", "naive"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
 ``INTERACTION_CREATE`` down the gateway to the fake receiving the bot's first answer
@@ -103,6 +104,35 @@ path the run prints: a flame graph to open in a browser (``.svg``), or speedscop
 ``--processes``, the first. Sampling pauses the bot for a few microseconds each time, so the
 figures include that. Without py-spy (or where it may not read other processes), the run
 says so and goes on without a profile.
+
+**The naive bot** (``--naive``): the same run, the same players and the same fake, against
+``python -m tests.naive_bot`` instead of ``python -m bot``: a bot written the obvious way with
+discord.py, its tables in memory, the game played by the same engine, every tap answered by
+editing the message tapped, no pictures, database, pings or pacing (its docstring says what it
+leaves out). It is the yardstick of issue 44, whose targets are ratios against it. The JSON is
+the same, with ``"naive": true``; what it does not have is null (``db_cpu_ms_per_interaction``),
+and it runs alone (no ``--database``, ``--processes``, ``--metrics``, ``--learners`` or
+``--restart``). ``--pictures`` still sets the server's pictures, which it ignores.
+
+``--against-naive`` runs ours, then the naive bot, one after the other in one invocation with
+the same arguments, and prints one JSON object::
+
+    {"ours": {…}, "naive": {…},
+     "ratios": {"first_response_ms": {"p50", "p90", "p99"},
+                "lobby_p50": {"/nlk", "join", "start"},
+                "bot_cpu_ms_per_interaction", "memory_per_table_kb"},
+     "clean"}
+
+each ratio ours / naive (null where the naive figure is missing or zero). ``clean`` is false
+if either run had a failed table, an unanswered interaction, a refusal or a 429: a table that
+failed stopped early, so its run's figures, and the ratios, are then suspect. ``lobby_p50`` is
+the lobby burst, the tables opening together: the median first answer to ``/nlk`` (``/nlk
+new``, and the one ``/nlk settings`` that sets the pictures), to **Join** and to **Start**.
+Issue 44's targets, on the same machine in the same invocation: at 50 tables and
+``--think 500``, p99 at most 0.5 and each lobby p50 at most 1; flat out (``--think 0``, 20
+tables), CPU per interaction at most 1.5. Without ``--json`` the ratios are also said in one
+line on standard error. The runs follow each other, so a machine whose load changes between
+them skews the ratios: run it more than once.
 """
 
 from __future__ import annotations
@@ -410,13 +440,14 @@ async def hints_server(fake: FakeDiscord, pictures: str, shard: int | None) -> i
 @contextlib.asynccontextmanager
 async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None,
                       processes: int = 1, profile: Path | None = None,
-                      metrics_port: int | None = None) -> AsyncIterator[list[int]]:
+                      metrics_port: int | None = None, module: str = "bot"
+                      ) -> AsyncIterator[list[int]]:
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
     ``profile``: py-spy profiles the (first) process and its workers into that file, if it
     can (``Profiler``). ``metrics_port``: the bots serve ``/metrics`` there (process k on
-    the port + k − 1)."""
+    the port + k − 1). ``module``: the bot to run (``tests.naive_bot``: the naive one)."""
     started = []
     profiler = Profiler(profile, folder) if profile else None
     try:
@@ -430,7 +461,8 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
                     env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
                             "NLK_PROCESS": str(shard + 1)}
                 started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
-                                               stdout=log, stderr=log, env=env))
+                                               stdout=log, stderr=log, env=env,
+                                               module=module))
         for shard in range(processes):
             await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None)
         if processes > 1:
@@ -754,6 +786,7 @@ PRACTICE, PRACTICE_HINT = "practice", "practice hint"  # a tap on a practice han
 TABLE_HINT = "hint"  # the Hint on one's hand at a real table (as the table's ids name it)
 LEARNING_COMMANDS = ("learn", "practice")  # ``/nlk learn``, ``/nlk practice``
 LEARNING_TARGET_MS = 50  # a coach step or a hint, answered at the 99th percentile (issue 34)
+NAIVE_BOT = "tests.naive_bot"  # the yardstick: ``python -m tests.naive_bot``
 
 
 def kind(data: dict[str, Any]) -> str:
@@ -803,7 +836,7 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
                    processes: int = 1, pictures: str = "on",
                    profile: Path | None = None, metrics: bool = False,
-                   learners: int = 0) -> dict[str, Any]:
+                   learners: int = 0, naive: bool = False) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
@@ -811,7 +844,11 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
     ``profile``: where py-spy's profile of the bot goes (it runs without a profiler if None);
     ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds; ``learners``: that
     many people take the lesson, as many play practice hands and as many sit at tables whose
-    server allows hints, beside the tables."""
+    server allows hints, beside the tables; ``naive``: the naive bot (``tests.naive_bot``)
+    plays instead of ours, in memory (no database, metrics, learners or several processes)."""
+    if naive and (database or processes > 1 or metrics or learners):
+        raise ValueError("the naive bot runs alone, in memory: no --database, --processes, "
+                         "--metrics or --learners")
     if not 2 <= players <= 9:
         raise ValueError("NLK tables seat 2 to 9 players")
     if tables < 1 or hands < 1:
@@ -827,17 +864,20 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
         if database:
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
-                               processes, pictures, profile, metrics, database, learners)
+                               processes, pictures, profile, metrics, database, learners,
+                               naive)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
                     pictures: str, profile: Path | None, metrics: bool = False,
-                    server: str | None = None, learners: int = 0) -> dict[str, Any]:
+                    server: str | None = None, learners: int = 0, naive: bool = False
+                    ) -> dict[str, Any]:
     sharded = processes > 1
     port = _free_port(processes) if metrics else None
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
-            bot_process(fake, folder, database, processes, profile, port) as pids, \
+            bot_process(fake, folder, database, processes, profile, port,
+                        NAIVE_BOT if naive else "bot") as pids, \
             asyncio.timeout(timeout):
         scraper = asyncio.create_task(scrape_every(port, processes, 5.0)) if port else None
         try:
@@ -853,7 +893,7 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
         if scraper is not None and scraper.done() and not scraper.cancelled() and \
                 scraper.exception() is not None:
             raise AssertionError(f"a scrape failed: {scraper.exception()!r}")
-        return {**report, "metrics": metrics}
+        return {**report, "metrics": metrics, "naive": naive}
 
 
 def _free_port(count: int) -> int:
@@ -1162,24 +1202,98 @@ def main(argv: list[str] | None = None) -> int:
                              "Hint now and then (default 0: the tables alone)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
+    against = parser.add_mutually_exclusive_group()
+    against.add_argument("--naive", action="store_true",
+                         help="run the naive bot (python -m tests.naive_bot) instead of ours: "
+                              "the yardstick of issue 44")
+    against.add_argument("--against-naive", action="store_true",
+                         help="run ours, then the naive bot, with the same players; print "
+                              "both and the ratios ours / naive")
     args = parser.parse_args(argv)
+    if (args.naive or args.against_naive) and (args.restart or args.database or args.metrics
+                                               or args.learners or args.processes > 1):
+        parser.error("the naive bot runs alone, in memory: no --restart, --database, "
+                     "--processes, --metrics or --learners with --naive or --against-naive")
     # Stopped by ``timeout`` (SIGTERM): unwind as on Ctrl-C, so the bot process is stopped
     # and a PostgreSQL run's schema dropped, instead of left behind.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     if args.restart:
         report = asyncio.run(run_restart(args.tables, args.seed, timeout=args.timeout))
+    elif args.against_naive:
+        reports = {}
+        for name, naive in (("ours", False), ("naive", True)):
+            say(f"--against-naive: running {'the naive bot' if naive else 'ours'}…")
+            reports[name] = asyncio.run(run_load(
+                args.tables, args.players, args.seed, args.hands, think_ms=args.think,
+                timeout=args.timeout, pictures=args.pictures, naive=naive,
+                profile=None if naive else args.profile))
+        return print_against(reports["ours"], reports["naive"], as_json=args.json)
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
                                       think_ms=args.think, timeout=args.timeout,
                                       database=args.database, processes=args.processes,
                                       pictures=args.pictures, profile=args.profile,
-                                      metrics=args.metrics, learners=args.learners))
+                                      metrics=args.metrics, learners=args.learners,
+                                      naive=args.naive))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)
-    clean = not (report["violations"] or report["rate_limited"] or report["failed_tables"]
-                 or (report.get("learning") or {}).get("failed_learners"))
-    return 0 if clean else 1
+    return 0 if clean(report) else 1
+
+
+def clean(report: dict[str, Any]) -> bool:
+    """Nothing refused, limited or failed (the figures of a run that is not are suspect)."""
+    return not (report["violations"] or report["rate_limited"] or report["failed_tables"]
+                or (report.get("learning") or {}).get("failed_learners"))
+
+
+LOBBY = ("/nlk", "join", "start")  # the lobby burst: /nlk new (and the settings), Join, Start
+
+
+def ratio(ours: float | None, naive: float | None) -> float | None:
+    return None if ours is None or not naive else round(ours / naive, 2)
+
+
+def ratios(ours: dict[str, Any], naive: dict[str, Any]) -> dict[str, Any]:
+    """Ours over the naive bot's, for what issue 44 compares: the first answers' percentiles,
+    the lobby burst's median per kind, and CPU per interaction (workers included)."""
+    kinds_ours, kinds_naive = ours["first_response_ms_by_kind"], \
+        naive["first_response_ms_by_kind"]
+    return {
+        "first_response_ms": {q: ratio(ours["first_response_ms"][q],
+                                       naive["first_response_ms"][q])
+                              for q in ("p50", "p90", "p99")},
+        "lobby_p50": {kind: ratio(kinds_ours.get(kind, {}).get("p50"),
+                                  kinds_naive.get(kind, {}).get("p50")) for kind in LOBBY},
+        "bot_cpu_ms_per_interaction": ratio(ours["bot_cpu_ms_per_interaction"],
+                                            naive["bot_cpu_ms_per_interaction"]),
+        "memory_per_table_kb": ratio(ours["memory_per_table_kb"],
+                                     naive["memory_per_table_kb"]),
+    }
+
+
+def print_against(ours: dict[str, Any], naive: dict[str, Any], *, as_json: bool) -> int:
+    """Both runs' figures and the ratios, as one JSON object ({"ours", "naive", "ratios",
+    "clean"}); without ``--json``, the ratios in words on standard error too."""
+    for name, report in (("ours", ours), ("the naive bot", naive)):
+        for failure in report["_failures"][:5]:
+            print(f"{name}: table failed: {failure!r}", file=sys.stderr)
+        for violation in report["_violations"][:5]:
+            print(f"{name}: the fake refused: {violation}", file=sys.stderr)
+    found = ratios(ours, naive)
+    if not as_json:
+        ms = found["first_response_ms"]
+        print(f"ours / naive: first answer p50 {ms['p50']}, p90 {ms['p90']}, p99 {ms['p99']}; "
+              "lobby p50 " + ", ".join(f"{k} {v}" for k, v in found["lobby_p50"].items())
+              + f"; CPU per interaction {found['bot_cpu_ms_per_interaction']}",
+              file=sys.stderr)
+    both = clean(ours) and clean(naive)
+    if not both and not as_json:
+        print("a run was not clean (see above): its figures, and so the ratios, are suspect",
+              file=sys.stderr)
+    print(json.dumps({"ours": public(ours), "naive": public(naive), "ratios": found,
+                      "clean": both}, indent=None if as_json else 2))
+    return 0 if both else 1
 
 
 if __name__ == "__main__":

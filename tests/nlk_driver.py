@@ -100,12 +100,14 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
 
 
 async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object = None,
-                    stderr: object = None, env: dict[str, str] | None = None
-                    ) -> asyncio.subprocess.Process:
+                    stderr: object = None, env: dict[str, str] | None = None,
+                    module: str = "bot") -> asyncio.subprocess.Process:
     """``python -m bot`` as deployed, in a process of its own, connected to ``fake``.
 
     ``stdout`` and ``stderr`` are as for ``asyncio.create_subprocess_exec`` (None: discarded);
-    ``env`` adds to (or, with an empty value, removes from) the bot's environment.
+    ``env`` adds to (or, with an empty value, removes from) the bot's environment;
+    ``module`` runs another bot in its place, in the same environment (``tests.naive_bot``,
+    the load benchmark's yardstick).
     """
     env = {key: value for key, value in {
         **os.environ, **fake.env(), "NLK_DATABASE": str(database),
@@ -113,7 +115,7 @@ async def spawn_bot(fake: FakeDiscord, database: Path | str, *, stdout: object =
         if value}
     quiet = asyncio.subprocess.DEVNULL
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        sys.executable, "-m", module, cwd=ROOT, env=env,
         stdout=quiet if stdout is None else stdout, stderr=quiet if stderr is None else stderr)
 
 
