@@ -70,11 +70,14 @@ class Notes:
         await self._write()
 
     async def _write(self) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._now.wait(), self.delay)
-        if not self._stopping:
-            self._now.clear()
+        if not self._now.is_set():  # (a wait that is over at once still costs a task)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._now.wait(), self.delay)
         while self._writes:
+            # Whatever asked for ``now`` goes in this batch: a record noted from here on
+            # waits for the next batch as usual, unless it asks for ``now`` itself.
+            if not self._stopping:
+                self._now.clear()
             batch, self._writes = self._writes, {}
             try:
                 await self.store.set_state_values(batch)
