@@ -59,3 +59,22 @@ async def test_an_ordinary_record_waiting_for_its_batch_goes_with_the_next_one_a
     assert store.batches == [{"hand:1:5": "x", "ping:1:10": "a"}]
     await notes.close()
     assert len(store.batches) == 1
+
+
+async def test_records_noted_while_a_batch_is_written_at_once_wait_for_their_own_batch():
+    # Owners note what their messages show after each step: those that land while a turn
+    # ping's record is being written wait for the next batch (with the next ping's, or when
+    # it is due), instead of a transaction of their own at once.
+    store = SlowStore()
+    notes = Notes(store, delay=3600)
+    notes.note("ping:1:10", "a", now=True)
+    await store.writing.wait()
+    notes.note("live:table_message:1", "d")  # during the write, not asking for now
+    store.go.set()
+    await turns()
+    assert store.batches == [{"ping:1:10": "a"}] and notes.pending("live:table_message:1")
+    notes.note("ping:1:10", None, now=True)  # the next ping's record takes it along
+    await turns()
+    assert store.batches[1] == {"live:table_message:1": "d", "ping:1:10": None}
+    await notes.close()
+    assert len(store.batches) == 2
