@@ -48,6 +48,15 @@ discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
 
+def machine_share(settings: Settings) -> float:
+    """A process's part of the machine (and of the database server's connections): of a
+    cluster started by ``python -m bot cluster`` (its processes run side by side), its part
+    of the shards; else all of it (one process, or processes on machines of their own)."""
+    if settings.process is None or settings.shards is None:
+        return 1.0
+    return settings.shards.share
+
+
 class NLKBot(commands.Bot):
     """Runs NLK tables; everything it knows lives in the database."""
 
@@ -108,10 +117,8 @@ class NLKBot(commands.Bot):
         parsers["INTERACTION_CREATE"] = take_interaction
 
     def machine_share(self) -> float:
-        """This process's part of the machine: of a cluster started by ``python -m bot
-        cluster`` (its processes run side by side), its part of the shards; else all of it
-        (one process, or processes on machines of their own)."""
-        return self.shard_range.share if self.settings.process is not None else 1.0
+        """This process's part of the machine (``machine_share``)."""
+        return machine_share(self.settings)
 
     def _drawers(self) -> int:
         """The card pictures' drawing processes: as asked, or this process's share of the
@@ -329,7 +336,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
     """Run the bot until it is stopped; with ``sync_only``, publish the commands and exit."""
     # Migrate before talking to Discord, so an unusable database fails fast and plainly; the
     # bot then uses this one connection.
-    db = await open_database(settings.database)
+    db = await open_database(settings.database, share=machine_share(settings))
     try:
         await db.migrate()
     except BaseException:

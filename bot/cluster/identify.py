@@ -72,15 +72,27 @@ def _number(text: str | None) -> float:
 
 def advisory_lock(pool: Any) -> BucketLock:
     """A PostgreSQL advisory lock per bucket, on a connection of ``pool`` (asyncpg): held by
-    one process at a time, across the cluster, and freed by the server if the process dies."""
+    one process at a time, across the cluster, and freed by the server if the process dies.
+    The pool hands connections back as they were left (no reset), so a connection that may
+    still hold the lock (taking or freeing it failed, or was cancelled) is dropped: the
+    server frees a closed session's locks."""
 
     @asynccontextmanager
     async def lock(bucket: int) -> AsyncIterator[None]:
         async with pool.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock($1, $2)", ADVISORY_LOCK, bucket)
+            try:
+                await conn.execute("SELECT pg_advisory_lock($1, $2)", ADVISORY_LOCK, bucket)
+            except BaseException:
+                conn.terminate()
+                raise
             try:
                 yield
             finally:
-                await conn.execute("SELECT pg_advisory_unlock($1, $2)", ADVISORY_LOCK, bucket)
+                try:
+                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", ADVISORY_LOCK,
+                                       bucket)
+                except BaseException:
+                    conn.terminate()
+                    raise
 
     return lock

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -27,7 +28,8 @@ log = logging.getLogger(__name__)
 
 # Taken while migrating, so that processes starting together migrate one after the other.
 MIGRATION_LOCK = 0x4E4C4B  # "NLK"
-POOL_SIZE = 10
+POOL_SIZE = 10  # connections of one process that is the whole bot
+FEWEST_CONNECTIONS = 2  # a cluster's process keeps at least this many
 # A server behind a firewall that drops packets never refuses: give up after this long.
 CONNECT_SECONDS = 10.0
 
@@ -110,6 +112,24 @@ class _PostgresTransaction:
             raise refusal()
 
 
+def pool_size(share: float = 1.0) -> int:
+    """The most connections a process keeps open: its ``share`` of ``POOL_SIZE``. A cluster's
+    processes share one server: each with a whole pool, two processes kept twice the
+    backends for the same work, each backend with its own caches to warm (the catalogue's,
+    the prepared statements'), and eight would come close to the server's default of 100
+    connections."""
+    return max(FEWEST_CONNECTIONS, math.ceil(POOL_SIZE * share))
+
+
+async def keep_session(conn: asyncpg.Connection) -> None:
+    """What a connection goes through as it returns to the pool, beyond asyncpg's own
+    (a transaction left open is rolled back): nothing. asyncpg's default resets the session
+    with one more query per use (advisory locks, cursors, LISTEN, settings), a round trip
+    and the server's work for every read and every write; the bot leaves none of those
+    behind (an advisory lock is held only by ``bot.cluster.identify``, which frees it or
+    drops the connection)."""
+
+
 class PostgresDatabase:
     """A PostgreSQL database through a pool of connections (READ COMMITTED)."""
 
@@ -121,11 +141,14 @@ class PostgresDatabase:
         self.pool = pool
 
     @classmethod
-    async def open(cls, url: str, *, check: bool = True) -> PostgresDatabase:
+    async def open(cls, url: str, *, check: bool = True, share: float = 1.0
+                   ) -> PostgresDatabase:
+        """``share``: this process's part of the bot (a cluster's process: its shards'), and
+        so of the connections it keeps (``pool_size``)."""
         name = public_url(url)
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE,
-                                             timeout=CONNECT_SECONDS)
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size(share),
+                                             timeout=CONNECT_SECONDS, reset=keep_session)
         except Exception as error:
             raise connect_refusal(url, error) from None
         database = cls(url, pool)

@@ -70,11 +70,19 @@ class Notes:
         await self._write()
 
     async def _write(self) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._now.wait(), self.delay)
-        if not self._stopping:
-            self._now.clear()
         while self._writes:
+            # Each batch waits for more, unless a record asked for ``now`` (before it, or
+            # while the last batch was being written): the records noted during a batch
+            # written at once go in the next batch when it is due, not alone at once.
+            if not self._now.is_set():  # (a wait that is over at once still costs a task)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._now.wait(), self.delay)
+            if not self._writes:
+                return
+            # Whatever asked for ``now`` goes in this batch: a record noted from here on
+            # waits for the next batch as usual, unless it asks for ``now`` itself.
+            if not self._stopping:
+                self._now.clear()
             batch, self._writes = self._writes, {}
             try:
                 await self.store.set_state_values(batch)

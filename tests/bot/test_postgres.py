@@ -203,3 +203,41 @@ async def test_a_copy_that_fails_keeps_nothing(tmp_path):
         assert await admin.fetchval("SELECT COUNT(*) FROM pg_tables WHERE schemaname = $1",
                                     schema) == 0
         await admin.close()
+
+
+async def test_a_pooled_connection_comes_back_as_it_was_left_without_a_reset_query():
+    # asyncpg's default sends one more query each time a connection goes back to the pool
+    # (unlocking, closing cursors, UNLISTEN, RESET ALL): a round trip for every read and
+    # write. The bot leaves nothing to reset, so the pool sends nothing: what a session was
+    # left with is still there on its next use.
+    async with postgres_schema() as (url, _):
+        db = await open_database(url, check=False)
+        try:
+            async with db.pool.acquire() as conn:
+                await conn.execute("SET application_name = 'nlk-left'")
+                first = conn.get_server_pid()
+            async with db.pool.acquire() as conn:
+                assert conn.get_server_pid() == first  # the pool's one connection
+                assert await conn.fetchval("SHOW application_name") == "nlk-left"
+        finally:
+            await db.close()
+
+
+async def test_a_clusters_process_keeps_its_share_of_the_connections():
+    # Two processes of a cluster share one server: each keeps half the connections one
+    # process would (not a whole pool each, every backend warming caches of its own).
+    from bot.client import machine_share
+    from bot.cluster.shards import Shards
+    from bot.settings import Settings
+
+    half = machine_share(Settings(token="x", database=SERVER, process=1,
+                                  shards=Shards.parse("0/2")))
+    whole = machine_share(Settings(token="x", database=SERVER, shards=Shards.parse("0/2")))
+    assert (half, whole) == (0.5, 1.0)
+    async with postgres_schema() as (url, _):
+        for share, size in ((whole, 10), (half, 5), (1 / 8, 2)):
+            db = await open_database(url, check=False, share=share)
+            try:
+                assert db.pool.get_max_size() == size
+            finally:
+                await db.close()

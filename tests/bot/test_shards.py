@@ -2,10 +2,11 @@
 its own shards' servers."""
 
 import asyncio
+import contextlib
 
 import pytest
 
-from bot.cluster.identify import IdentifyGate
+from bot.cluster.identify import IdentifyGate, advisory_lock
 from bot.cluster.shards import Shards, deal, shard_of
 from bot.db.repository import Repository
 from bot.settings import SettingsError, load_settings
@@ -86,3 +87,47 @@ async def test_identify_waits_out_the_buckets_last_identify_even_across_restarts
     restarted = IdentifyGate(read, write, 2, clock=lambda: now[0])  # a new process
     assert await restarted.wait(2) == pytest.approx(3.5)  # bucket 0 again: 5.5 s after
     assert slept == [pytest.approx(3.5)]
+
+
+class _LockConnection:
+    """A pooled connection whose advisory lock call fails (``fails`` names which)."""
+
+    def __init__(self, fails: str) -> None:
+        self.fails, self.sent, self.terminated = fails, list[str](), False
+
+    async def execute(self, sql, *args):
+        self.sent.append(sql.split("(")[0])
+        if self.fails in sql:
+            raise asyncio.CancelledError()
+
+    def terminate(self):
+        self.terminated = True
+
+
+class _OnePool:
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    @contextlib.asynccontextmanager
+    async def acquire(self):
+        yield self.conn
+
+
+@pytest.mark.parametrize("fails", ["pg_advisory_lock", "pg_advisory_unlock"])
+async def test_a_connection_that_may_still_hold_the_identify_lock_is_dropped(fails):
+    # The pool hands connections back as they were left (no reset query): one cancelled
+    # while taking or freeing the bucket's lock may hold it still, and would keep every other
+    # process from identifying. It is closed instead, and the server frees its locks.
+    conn = _LockConnection(fails)
+    with pytest.raises(asyncio.CancelledError):
+        async with advisory_lock(_OnePool(conn))(0):
+            pass
+    assert conn.terminated
+
+
+async def test_the_identify_lock_is_freed_on_its_connection_which_is_kept():
+    conn = _LockConnection("nothing fails")
+    async with advisory_lock(_OnePool(conn))(1):
+        pass
+    assert conn.sent == ["SELECT pg_advisory_lock", "SELECT pg_advisory_unlock"]
+    assert not conn.terminated
