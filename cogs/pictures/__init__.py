@@ -368,8 +368,9 @@ class Pictures:
             drawing = asyncio.ensure_future(self._draw(scene, key, alt, filename, urgent))
             self._drawing[key] = drawing
             drawing.add_done_callback(lambda _done: self._forget(key))
-        elif urgent:  # already on its way, but waiting in the background's turn
+        elif urgent and key not in self._hurried:  # on its way, waiting in the background
             self._hurried.add(key)
+            self.turns.hurry()
         # Shielded: a caller that gives up (an answer that had to go) leaves the drawing to
         # finish and land in the cache, for the others waiting for it and the redraw after.
         return await asyncio.shield(drawing)

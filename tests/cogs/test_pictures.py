@@ -685,3 +685,26 @@ async def test_a_lesson_or_practice_picture_later_than_three_seconds_defers_the_
             await fake.wait_until(lambda m=message: m.attachments and m.embeds, timeout=15)
             assert message.ephemeral
     fake.assert_clean()
+
+
+async def test_handing_a_turn_on_costs_the_same_however_many_pictures_wait():
+    """A burst of redraws queued behind one drawer (50 tables changing at once): handing
+    each turn on does not ask every waiting picture whether an answer now waits for it
+    (each is asked when it queues, and when told to hurry), and they draw in order."""
+    turns = Turns(1)
+    asked, order = 0, []
+
+    def hurried() -> bool:
+        nonlocal asked
+        asked += 1
+        return False
+
+    async def draw(number):
+        async with turns.turn(False, hurried):
+            order.append(number)
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(draw(number) for number in range(300)))
+    assert order == list(range(300))
+    assert asked <= 300, asked  # asking them all at every turn: 300 × 299 / 2
+    assert turns.waiting == 0
