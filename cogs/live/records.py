@@ -2,9 +2,9 @@
 (clean or not) converges from there: a turn ping to delete or keep, an open hand to go on
 redrawing through its token.
 
-The records are the bot's own state on the Discord side (keys under a prefix per kind, such
-as ``ping:`` and ``hand:``), not the game's: the owner's kinds write them, start-up reads them
-back. Writes go in the background, in order, batched: whatever is noted while one batch is
+The records are the bot's own state on the Discord side (one per table and kind,
+``live:<kind>:<table>``, and the turn pings' own, ``ping:<table>:<message>``), not the game's:
+the owner's kinds write them, start-up reads them back. Writes go in the background, in order, batched: whatever is noted while one batch is
 being written goes in the next, and each batch waits a moment for more (a transaction per
 batch, not per record: at a human pace, a record an interaction would cost more than the rest
 of its bookkeeping).
