@@ -182,10 +182,11 @@ class HandsShown:
                 self.hands.setdefault(int(user_id), hand)  # (a tap since the start drew it)
         self._dumped = None
 
-    def _changed(self) -> None:
-        """The hands followed changed: their record is written down anew."""
+    def _changed(self, *, now: bool = False) -> None:
+        """The hands followed changed: their record is written down anew (``now``: at once,
+        for a token a restart needs to go on redrawing a hand)."""
         self._dumped = None
-        self.live.record(OpenHands.name)
+        self.live.record(OpenHands.name, now=now)
 
     def follow(self, user_id: int, hand: OpenHand) -> None:
         """Follow ``user_id``'s hand through ``hand``'s token. Its record is written again
@@ -199,7 +200,9 @@ class HandsShown:
             return
         hand.written = hand.since
         hand.kept = hand.record(time.time() - (self.driver.clock() - hand.since))
-        self._changed()
+        # At once: a bot stopped hard before it wrote this down could not reach the hand
+        # again, and it would go on showing a turn long over.
+        self._changed(now=True)
 
     def drop(self, user_id: int, hand: OpenHand) -> None:
         """Stop following ``user_id``'s hand, if ``hand`` is still the one followed."""

@@ -284,15 +284,16 @@ class LiveTable:
 
     # --- each kind's record, for the next start ---------------------------------------
 
-    def record(self, name: str) -> None:
+    def record(self, name: str, *, now: bool = False) -> None:
         """Write down what kind ``name`` shows now, if that changed (``live:<kind>:<table>``,
-        in the records' next batch); a closed table's records go."""
+        in the records' next batch; with ``now``, in a batch that does not wait: a record
+        a restart can't do without); a closed table's records go."""
         if self.notes is None:
             return
         text = self.kinds[name].dump() if self.newest.is_open else None
         if text != self._records.get(name):
             self._records[name] = text
-            self.notes.note(record_key(name, self.id), text)
+            self.notes.note(record_key(name, self.id), text, now=now)
 
     def restore(self, records: dict[str, str]) -> None:
         """What the last run wrote down that each kind shows (by kind name)."""

@@ -18,9 +18,11 @@ class Owner:
     def __init__(self) -> None:
         self.shown: HandsShown | None = None
         self.records: list[dict[str, str]] = []
+        self.at_once: list[bool] = []  # whether each was to be written without waiting
 
-    def record(self, name: str) -> None:
+    def record(self, name: str, *, now: bool = False) -> None:
         assert name == OpenHands.name
+        self.at_once.append(now)
         text = self.shown.dump() if self.shown else None
         self.records.append({user: hand["token"] for user, hand in
                              json.loads(text).items()} if text else {})
@@ -49,6 +51,9 @@ def test_taps_on_the_same_hand_write_its_record_once_until_the_token_gets_old():
     shown.follow(5, hand("d", 3.0 + REWRITE, 900))  # the recorded token is getting old
     shown.follow(5, hand("e", 4.0 + REWRITE, 901))  # a hand in another message
     assert [record["5"] for record in owner.records] == ["a", "b", "d", "e"]
+    # Each new token is written at once: a bot stopped hard right after could not reach
+    # the hand again, and it would go on showing a turn long over.
+    assert owner.at_once == [True, True, True, True]
     assert json.loads(shown.dump())["5"]["token"] == "e"
 
 
