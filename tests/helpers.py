@@ -232,3 +232,21 @@ class RecordingWay:
 
     def kinds(self):
         return [request[0] for request in self.requests]
+
+
+class StateStore:
+    """The bot's own state (``bot_state``) in memory: values by key, as the records read
+    and write them."""
+
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        self.values: dict[str, str] = dict(values or {})
+
+    async def state_values(self, prefix):
+        return {k: v for k, v in self.values.items() if k.startswith(prefix)}
+
+    async def set_state_values(self, values):
+        for key, value in values.items():
+            if value is None:
+                self.values.pop(key, None)
+            else:
+                self.values[key] = value

@@ -247,14 +247,15 @@ class BorrowingWay:
         # The messages it posted through a token: the token, and when its interaction came.
         self._made: dict[int, tuple[TokenMessage, float]] = {}
 
+    # It reaches what the channel reaches (every message, always): a token only spares it.
     def reaches(self, message_id: int, within: float = 0.0) -> bool:
-        return True
+        return self.channel.reaches(message_id, within)
 
     def posts(self, within: float = 0.0) -> bool:
-        return True
+        return self.channel.posts(within)
 
     def lapses(self) -> float | None:
-        return None
+        return self.channel.lapses()
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # what goes through the channel takes its turn there

@@ -9,6 +9,7 @@ from cogs.live.open_hands import LEGACY, REWRITE, HandsShown, OpenHand, OpenHand
 from cogs.live.owner import LiveTables, record_key
 from cogs.live.records import Notes
 from rules import Game, Variant, shuffled_deck
+from tests.helpers import StateStore as Store
 from tests.helpers import table_for
 
 
@@ -66,21 +67,6 @@ def test_a_hand_dropped_or_forgotten_loses_its_record():
     shown.forget()
     assert owner.records[2:] == [{"6": "b"}, {}]
     assert shown.dump() is None
-
-
-class Store:
-    def __init__(self, values: dict[str, str]) -> None:
-        self.values = dict(values)
-
-    async def state_values(self, prefix):
-        return {k: v for k, v in self.values.items() if k.startswith(prefix)}
-
-    async def set_state_values(self, values):
-        for key, value in values.items():
-            if value is None:
-                self.values.pop(key, None)
-            else:
-                self.values[key] = value
 
 
 def record_of(token: str, issued: float) -> dict:

@@ -14,6 +14,7 @@ from cogs.pictures import Pictures
 from rules import Game, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import RecordingWay, table_for
+from tests.helpers import StateStore as Store
 
 
 class Posts(RecordingWay):
@@ -27,21 +28,6 @@ class Posts(RecordingWay):
     def files(self) -> list:
         return [file for kind, _id, spec in self.requests if kind == "post"
                 for file in spec.files]
-
-
-class Store:
-    def __init__(self, values=None) -> None:
-        self.values: dict[str, str] = dict(values or {})
-
-    async def state_values(self, prefix):
-        return {k: v for k, v in self.values.items() if k.startswith(prefix)}
-
-    async def set_state_values(self, values):
-        for key, value in values.items():
-            if value is None:
-                self.values.pop(key, None)
-            else:
-                self.values[key] = value
 
 
 class Languages:
