@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable
 from functools import lru_cache
 
@@ -26,7 +25,15 @@ from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import lang_of
 from cogs.lesson.ids import Way, act_of, action_of, lesson_id, way_of
-from cogs.pictures import ANSWER_BY, FOUR, OFF, Picture, Pictures, edit_files, send_files
+from cogs.pictures import (
+    FOUR,
+    OFF,
+    Picture,
+    Pictures,
+    answer_left,
+    edit_files,
+    send_files,
+)
 from cogs.pictures.replay import REPLAY_FILE, Layout, ReplayScene, replay_scene, steady
 from cogs.render.text import card_text, label_name
 from cogs.widgets.buttons import Buttons, NLKButton
@@ -83,14 +90,20 @@ async def in_time(interaction: Interaction, drawing: Awaitable[Picture | None]
     busy machine, the drawing processes still starting), the answer is deferred, so that
     Discord's 3 seconds never pass unanswered, and ``send`` edits it in once drawn."""
     picture = asyncio.ensure_future(drawing)
-    left = interaction.created_at.timestamp() + ANSWER_BY - time.time()
-    await asyncio.wait((picture,), timeout=max(0.0, left))
-    if not picture.done() and not interaction.response.is_done():
-        # A command's answer shows "thinking…" meanwhile; a tap's leaves the message.
+    await asyncio.wait((picture,), timeout=answer_left(interaction))
+    if not picture.done():
+        await defer_answer(interaction)
+    return await picture
+
+
+async def defer_answer(interaction: Interaction) -> None:
+    """Answer ``interaction`` for now, if it is not yet answered, so that Discord's 3 seconds
+    never pass while the step is still being worked out (``send`` edits it in): a command's
+    answer shows "thinking…" meanwhile, a tap's leaves the message as it is."""
+    if not interaction.response.is_done():
         await interaction.response.defer(
             ephemeral=True,
             thinking=interaction.type is discord.InteractionType.application_command)
-    return await picture
 
 
 class Lessons:

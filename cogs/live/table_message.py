@@ -372,7 +372,7 @@ class TableMessages:
         History the channel looks empty, and a fresh one is posted."""
         found: list[int] = []
         me = self.client.user.id if self.client.user else None
-        # (None is found where the place's messages can't be read: a group DM's.)
+        # (Nothing is found where the place's messages can't be read: a group DM's.)
         for message in await self.tables.of(table).way.recent(HISTORY):
             if int(message["author"]["id"]) == me and message.get("embeds") and \
                     carries(message, table.id):

@@ -101,6 +101,29 @@ class Spec:
         return fields
 
 
+Refusal = Callable[[Held, discord.HTTPException], None]
+
+
+async def follow_up(tokens: Tokens, held: Held, spec: Spec, refused: Refusal
+                    ) -> TokenMessage | None:
+    """Post ``spec`` as a follow-up of ``held``'s interaction, reading only the new message's
+    id from Discord's answer. None: Discord refused it; a token that spent its follow-ups can
+    still edit, any other refusal is ``refused``'s to handle, and the files are rewound, to be
+    sent again another way."""
+    try:
+        message = await post_through_token(held.interaction, **spec.sent())
+    except discord.HTTPException as error:
+        if error.code == FOLLOWUP_LIMIT:
+            held.followups = FOLLOWUPS  # spent: it can still edit
+        else:
+            refused(held, error)
+        for file in spec.files:
+            file.reset()  # sent once already: send it from the start again
+        return None
+    tokens.sent(held, message.id)
+    return message
+
+
 class Way(Protocol):
     """How a table's messages reach Discord."""
 
@@ -271,26 +294,21 @@ class BorrowingWay:
 
     async def post(self, spec: Spec) -> int:
         held = self.tokens.sender(self.clock(), BORROW_SECONDS)
-        if held is not None:
-            try:
-                # Of Discord's answer only the new message's id is read.
-                message = await post_through_token(held.interaction, **spec.sent())
-            except discord.HTTPException as error:
-                log.info("could not post through a token (%s %s); posting in the channel",
-                         error.status, error.code)
-                if error.code == FOLLOWUP_LIMIT:
-                    held.followups = FOLLOWUPS  # spent: it can still edit
-                else:
-                    self.tokens.forget(held.interaction)  # its token is no good
-                for file in spec.files:
-                    file.reset()  # sent once already: send it from the start again
-            else:
-                self.tokens.sent(held, message.id)
-                self._forget_lapsed()
-                self._made[message.id] = (message, held.since)
-                return message.id
-        async with self.channel.turn():
-            return await self.channel.post(spec)
+        message = None if held is None else \
+            await follow_up(self.tokens, held, spec, self._refused)
+        if held is None or message is None:
+            async with self.channel.turn():
+                return await self.channel.post(spec)
+        self._forget_lapsed()
+        self._made[message.id] = (message, held.since)
+        return message.id
+
+    def _refused(self, held: Held, error: discord.HTTPException) -> None:
+        """Discord refused ``held``'s token: nothing more goes through it (the message goes
+        in the channel)."""
+        log.info("could not post through a token (%s %s); posting in the channel",
+                 error.status, error.code)
+        self.tokens.forget(held.interaction)
 
     def _through(self, message_id: int) -> TokenMessage | None:
         """The token that posted ``message_id``, while it lasts."""
@@ -366,18 +384,9 @@ class TokenWay:
         sender = self.tokens.sender(self.clock())
         if sender is None:
             raise Wait()  # nobody tapped for 15 minutes: the next tap brings a token
-        try:
-            # Of Discord's answer only the new message's id is read.
-            message = await post_through_token(sender.interaction, **spec.sent())
-        except discord.HTTPException as error:
-            if error.code == FOLLOWUP_LIMIT:
-                sender.followups = FOLLOWUPS  # spent: it can still edit
-            else:
-                self._refused(sender, error)
-            for file in spec.files:
-                file.reset()  # sent once already: send it from the start again
-            raise Refused() from None
-        self.tokens.sent(sender, message.id)
+        message = await follow_up(self.tokens, sender, spec, self._refused)
+        if message is None:
+            raise Refused()
         return message.id
 
     async def edit(self, message_id: int, spec: Spec) -> None:

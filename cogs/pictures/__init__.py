@@ -195,6 +195,12 @@ class Styles:
         self._players[user_id] = chosen
 
 
+def answer_left(interaction: discord.Interaction[Any]) -> float:
+    """How long the first answer to ``interaction`` may still wait: until ``ANSWER_BY``
+    seconds after it was made (none once that is past)."""
+    return max(0.0, interaction.created_at.timestamp() + ANSWER_BY - time.time())
+
+
 class Pictures:
     """Draws, caches and attaches the pictures; turns itself off once if it can't draw."""
 
@@ -296,8 +302,7 @@ class Pictures:
     def answer_wait_for(self, interaction: discord.Interaction[Any]) -> float:
         """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
         and never past ``ANSWER_BY`` seconds after the interaction was made."""
-        left = interaction.created_at.timestamp() + ANSWER_BY - time.time()
-        return max(0.0, min(self.answer_wait, left))
+        return min(self.answer_wait, answer_left(interaction))
 
     async def within(self, drawing: Coroutine[Any, Any, Picture | None],
                      wait: float | None = None, *, then: Callable[[], None] | None = None

@@ -28,7 +28,7 @@ from cogs.answers.interaction import display_name
 from cogs.answers.replies import describe, say
 from cogs.client import Interaction
 from cogs.i18n.translator import L_, lang_of
-from cogs.lesson.handler import in_time, move_label, send
+from cogs.lesson.handler import defer_answer, in_time, move_label, send
 from cogs.lesson.ids import MOVES, act_of, action_of
 from cogs.pictures import FOUR, OFF, Picture, Pictures
 from cogs.pictures.replay import REPLAY_FILE, replay_scene
@@ -261,11 +261,8 @@ class Practices:
         thinking = asyncio.ensure_future(
             off_loop(self.pool, functools.partial(practice.advance, hand)))
         await asyncio.wait((thinking,), timeout=THINK_WAIT)
-        if not thinking.done() and not interaction.response.is_done():
-            # A command's answer shows "thinking…" meanwhile; a tap's leaves the message.
-            await interaction.response.defer(
-                ephemeral=True,
-                thinking=interaction.type is discord.InteractionType.application_command)
+        if not thinking.done():
+            await defer_answer(interaction)
         moved, made = await thinking
         for seat, action in made:
             game.apply(action, seat)
