@@ -289,10 +289,12 @@ class LiveTable:
     def record(self, name: str, *, now: bool = False) -> None:
         """Write down what kind ``name`` shows now, if that changed (``live:<kind>:<table>``,
         in the records' next batch; with ``now``, in a batch that does not wait: a record
-        a restart can't do without); a closed table's records go."""
+        a restart can't do without); a closed table's records go once their kind holds
+        nothing (a ping still to delete is kept for the next start)."""
         if self.notes is None:
             return
-        text = self.kinds[name].dump() if self.newest.is_open else None
+        shown = self.kinds[name]
+        text = shown.dump() if self.newest.is_open or shown.holds() else None
         if text != self._records.get(name):
             self._records[name] = text
             self.notes.note(record_key(name, self.id), text, now=now)

@@ -12,8 +12,18 @@ their phone and is gone when they look) and two requests of the channel's budget
 kind of message of the table's ``LiveTable`` (``PingShown``): one loop per table brings it up
 to date, so two changes never race to post. It is sent through the table's ``borrowing`` way
 (``LiveTable.aside``): in a server as a follow-up of the newest tap while its token is fresh,
-in a group DM through the tokens, as every message there. Pings are written down until
-deleted, so a restart deletes those whose turn is over.
+in a group DM through the tokens, as every message there.
+
+Its record, one per table (``live:turn_ping:<table>``, written by the owner as any kind's),
+holds the live ping and what it shows, and the pings owed a delete (one on its way, or one
+Discord refused). It is written at once when a ping is posted: a ping posted and not written
+down is left in the channel by a kill. A restart restores it and wakes the loop, which
+compares what the ping shows with what is wanted as on any change: it edits the ping, or
+deletes it if its turn is over, and does the deletes owed. A table closed since keeps an
+owner until they are done. Before its first step after a restart, the loop looks once at
+the channel: a ping written down and gone already is not deleted again, and at a table with
+no record, a ping the last run posted and had no time to write down is found and deleted.
+The records of the format before, one per ping (``ping:<table>:<message>``), are read once.
 """
 
 from __future__ import annotations
@@ -21,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +41,10 @@ from bot.tasks import Tasks
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import LiveTable, LiveTables
+from cogs.live.owner import LiveTable, LiveTables, record_key
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
-from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait, Way
+from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
 from cogs.widgets.buttons import Buttons
@@ -44,7 +53,7 @@ from rules.i18n import Lang
 
 log = logging.getLogger(__name__)
 
-PING = "ping:"  # bot_state key prefix of a turn ping not yet deleted: ping:<table>:<message>
+LEGACY = "ping:"  # the format before: ping:<table>:<message> → that ping's record
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
 # A new turn's player is pinged once their turn has lasted this many seconds (a reminder,
@@ -86,14 +95,28 @@ class Ping:
 
 
 class PingShown:
-    """A table's one live ping (None: none), and the turn the clock reminded its person
-    of."""
+    """A table's one live ping (None: none), the pings still owed a delete, and the turn
+    the clock reminded its person of.
+
+    A ping that no longer stands for the table is owed a delete until Discord confirmed it
+    (one already gone counts as done): the delete goes in the background, and one that
+    could not start yet (restored, or found in the channel) is started by the loop. A delete
+    Discord refused is not tried again in this run (it would count against the bot's
+    invalid requests): it stays written down, and the next start tries again."""
 
     def __init__(self, driver: Pings, live: LiveTable) -> None:
         self.driver = driver
         self.live = live
         self.ping: Ping | None = None
         self.reminded: tuple[int, int] | None = None
+        self.owed: list[int] = []  # message ids whose delete is not confirmed, oldest first
+        self.deleting: set[int] = set()  # those whose delete is on its way
+        self.refused: set[int] = set()  # those whose delete Discord refused in this run
+        # After a restart, one look at the channel before the first step: which of the pings
+        # written down are gone already (``unseen``), or, with nothing written down, whether
+        # the last run posted a ping it had no time to write down (``unrecorded``).
+        self.unseen = False
+        self.unrecorded = False
 
     def want(self, table: Table) -> PingWant | None:
         """What the ping should show for ``table`` (None: none, or not yet)."""
@@ -125,6 +148,8 @@ class PingShown:
         """A ping that shows nothing wanted ("Your turn is over.", or not known) still
         mentions its person: it is behind even where no ping is wanted, and goes. A ping
         not yet due is not behind: the owner is woken when it is."""
+        if self.due():  # a delete owed and not on its way
+            return True
         want = self._wanted(table)
         early = self.early(table, want)
         if early > 0:
@@ -138,17 +163,84 @@ class PingShown:
         await self.driver.converge(live, self)
 
     def holds(self) -> bool:
-        return self.ping is not None
+        """A live ping, or a delete owed that may still go (the owner of a closed table
+        waits for it)."""
+        return self.ping is not None or any(m not in self.refused for m in self.owed)
 
     def give_up(self) -> None:
-        """A closed table's ping could not be deleted: the next start deletes it."""
+        """A closed table's ping could not be deleted: it is left in the channel."""
         self.ping = None
+        self.refused.update(self.owed)
+
+    # --- the deletes owed -------------------------------------------------------------
+
+    def owe(self, message_id: int) -> None:
+        """``message_id`` no longer stands for the table: it is owed a delete."""
+        if message_id not in self.owed:
+            self.owed.append(message_id)
+
+    def due(self) -> list[int]:
+        """The deletes owed that are not on their way (nor refused in this run)."""
+        return [m for m in self.owed if m not in self.deleting and m not in self.refused]
+
+    def deleted(self, message_id: int) -> None:
+        """Discord confirmed ``message_id`` is gone: it is owed nothing."""
+        if message_id in self.owed:
+            self.owed.remove(message_id)
+        self.deleting.discard(message_id)
+        self.refused.discard(message_id)
+
+    # --- the record -------------------------------------------------------------------
 
     def dump(self) -> str | None:
-        return None  # kept in records of its own (see the module's docstring)
+        """The live ping (its message and what it shows) and the deletes owed; None when
+        there is neither."""
+        if self.ping is None and not self.owed:
+            return None
+        return PingsRecord(self.live.channel_id, self.ping, tuple(self.owed)).dump()
 
     def restore(self, record: str) -> None:
-        """(Nothing: it reads its own records at start-up.)"""
+        """What the last run wrote down: its live ping is the table's live ping again (no
+        token reaches it: it is edited or deleted through the table's way), and the deletes
+        it owed are owed still. The loop compares what it shows with what is wanted."""
+        loaded = PingsRecord.load(record)
+        if loaded is None:
+            return  # not written by this bot: nothing to go on
+        if self.ping is None and loaded.ping is not None:
+            self.ping = dataclasses.replace(loaded.ping, adopted=True)
+        for message_id in loaded.owed:
+            self.owe(message_id)
+        self.unseen = True
+
+
+@dataclass(frozen=True)
+class PingsRecord:
+    """A table's turn pings, written down (``live:turn_ping:<table>``): its channel, its
+    live ping and what it shows, and the pings owed a delete."""
+
+    channel_id: int
+    ping: Ping | None
+    owed: tuple[int, ...] = ()
+
+    def dump(self) -> str:
+        ping = None if self.ping is None else {
+            "message": self.ping.message_id,
+            "shows": None if self.ping.want is None else dataclasses.asdict(self.ping.want)}
+        return json.dumps({"channel": self.channel_id, "ping": ping, "owed": list(self.owed)})
+
+    @classmethod
+    def load(cls, text: str) -> PingsRecord | None:
+        """The record, or None for anything this bot did not write."""
+        try:
+            data = json.loads(text)
+            ping, shows = data["ping"], None
+            if ping is not None and ping["shows"] is not None:
+                shows = PingWant(**ping["shows"])
+            return cls(int(data["channel"]),
+                       None if ping is None else Ping(int(ping["message"]), shows),
+                       tuple(int(m) for m in data["owed"]))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None
 
 
 def wanted_ping(table: Table, reminded: tuple[int, int] | None,
@@ -192,7 +284,8 @@ def needs_new_ping(shown: PingWant | None, want: PingWant) -> bool:
 
 @dataclass(frozen=True)
 class PingRecord:
-    """A posted ping, written down: the turn it was posted for and what it showed."""
+    """A posted ping as the format before wrote it down (``ping:<table>:<message>``, one
+    record per ping): read once, to be written again in the table's one record."""
 
     channel_id: int
     hand: int
@@ -203,17 +296,6 @@ class PingRecord:
     reminder: bool = False
     shed: bool = False
     link: int | None = None  # the table message its link pointed to (None: not known)
-
-    def dump(self) -> str:
-        return json.dumps({"channel": self.channel_id, "hand": self.hand,
-                           "version": self.version, "user": self.user_id, "turn": self.turn,
-                           "deadline": self.deadline, "reminder": self.reminder,
-                           "shed": self.shed, "link": self.link})
-
-    @classmethod
-    def of(cls, channel_id: int, want: PingWant) -> PingRecord:
-        return cls(channel_id, want.hand, want.version, want.user_id, want.turn,
-                   want.deadline, want.reminder, want.shed, want.link)
 
     @classmethod
     def load(cls, text: str) -> PingRecord:
@@ -235,15 +317,13 @@ class PingRecord:
             return cls(int(channel), int(hand), int(version),
                        None if user == "None" else int(user))
 
-    def shown(self, table: Table) -> PingWant | None:
-        """What this ping shows of ``table``'s current turn (None: another turn). A record
-        from before deadlines were written down shows an unknown one (NaN: never equal)."""
-        turn = table.turn_key()
-        if turn is None or self.user_id is None or not _turn_goes_on(table, self):
+    def shows(self) -> PingWant | None:
+        """What the ping shows (None: not known, as in a record from before turns were
+        written down: the loop posts a fresh one and deletes it)."""
+        if self.user_id is None or self.turn is None:
             return None
-        deadline = self.deadline if self.turn is not None else math.nan
-        return PingWant(self.user_id, turn[0], turn[1], self.version, deadline, self.reminder,
-                        self.shed, self.link)
+        return PingWant(self.user_id, self.hand, self.turn, self.version, self.deadline,
+                        self.reminder, self.shed, self.link)
 
 
 class Pings:
@@ -259,18 +339,16 @@ class Pings:
         self.pacer = pacer
         self.posts = posts
         self.tables = tables
-        # Pings posted and not yet deleted are written down (key → value, None to forget),
-        # so that a restart deletes those whose turn is over.
+        # Where each table's record is written (by its owner) and the format before read.
         self.notes = notes
         self._deleting = Tasks()  # given a grace at shutdown
-        self._chores = Tasks()  # deleting what the last run left
+        self._chores = Tasks()  # deleting what a table that can't be read any more left
         # Messages older than this were posted by an earlier run (Discord's ids grow with
         # time): pings this run posts, even before it resumes its tables, are younger.
         self._started = discord.utils.time_snowflake(discord.utils.utcnow())
-        # Loaded at start-up, cleaned up once connected: the pings the last run left whose
-        # turn is over (table id, message id, channel id), and the tables whose ping it kept.
-        self._stale: list[tuple[int, int, int]] = []
-        self._found: set[int] = set()
+        # Read at start-up, deleted once connected: the pings of closed tables that can't
+        # be read any more (table id, its record).
+        self._left: list[tuple[int, PingsRecord]] = []
 
     def tracked(self) -> int:
         return len(self._chores)
@@ -282,6 +360,12 @@ class Pings:
     def of(live: LiveTable) -> PingShown:
         """The turn ping's ``Shown`` at ``live``."""
         return live.shown(Pings.name, PingShown)
+
+    def unrecorded(self, live: LiveTable) -> None:
+        """At start-up: the last run wrote down no ping at ``live``'s table. If it wants
+        one, the first step looks in the channel for a ping the last run posted and was
+        stopped before writing down."""
+        self.of(live).unrecorded = True
 
     # --- events ------------------------------------------------------------------------------
 
@@ -335,15 +419,19 @@ class Pings:
     # --- converging ----------------------------------------------------------------------------
 
     async def converge(self, live: LiveTable, shown: PingShown) -> None:
-        """One step towards what the newest snapshot wants: post a new ping (deleting the
-        old one), edit it in place, or delete it."""
+        """One step towards what the newest snapshot wants: start the deletes owed, then
+        post a new ping (deleting the old one), edit it in place, or delete it."""
+        if shown.unseen or shown.unrecorded:
+            await self._look(live, shown)
+        for message_id in shown.due():
+            self._retire(live, shown, message_id)
         table = live.newest
         want = shown.want(table)
         ping = shown.ping
         if want is None:
-            assert ping is not None
-            shown.ping = None
-            self._retire(live, table, ping)
+            if ping is not None:
+                shown.ping = None
+                self._retire(live, shown, ping.message_id, adopted=ping.adopted)
         elif ping is None or needs_new_ping(ping.want, want):
             message = live.kinds.get(TableMessages.name)
             if live.way.lapses() is not None and isinstance(message, MessageShown) and \
@@ -355,12 +443,11 @@ class Pings:
             if not await self._post(live, shown, table, want):
                 return  # its token was refused: through another, at once
             if ping is not None:
-                self._retire(live, table, ping)
-        elif not await self._edit(live, shown, table, ping, want):
+                self._retire(live, shown, ping.message_id, adopted=ping.adopted)
+        elif ping.want != want and not await self._edit(live, shown, table, ping, want):
             # Someone deleted it, or nothing reaches it any more (its token lapsed): post a
             # fresh one.
             shown.ping = None
-            self._note(table.id, ping.message_id, None)
 
     async def _post(self, live: LiveTable, shown: PingShown, table: Table, want: PingWant
                     ) -> bool:
@@ -374,10 +461,12 @@ class Pings:
             log.info("table %s: could not post its turn ping (%s %s); the next change tries "
                      "again", table.id, error.status, error.code)
             raise Wait() from None
-        shown.ping = Ping(message_id, want)
-        # Written down in the next batch (with the old ping's deletion, one transaction); a
-        # bot killed first finds it in the channel at its next start (``_sweep``).
-        self._note(table.id, message_id, PingRecord.of(table.channel_id, want).dump())
+        old, shown.ping = shown.ping, Ping(message_id, want)
+        if old is not None:
+            shown.owe(old.message_id)
+        # Written down at once, with the old ping owed its delete: a bot killed before its
+        # record is written leaves a ping in the channel (the next start looks: ``_look``).
+        live.record(self.name, now=True)
         return True
 
     async def _edit(self, live: LiveTable, shown: PingShown, table: Table, ping: Ping,
@@ -394,203 +483,206 @@ class Pings:
             # Not the ping's fault: post a fresh one rather than leave stale buttons.
             log.info("table %s: could not edit its turn ping; posting it again", table.id)
             shown.ping = None
-            self._retire(live, table, ping)
+            self._retire(live, shown, ping.message_id, adopted=ping.adopted)
             return True
         ping.want = want
-        self._note(table.id, ping.message_id, PingRecord.of(table.channel_id, want).dump())
         return True
 
-    def _retire(self, live: LiveTable, table: Table, ping: Ping) -> None:
-        """Delete an old ping in the background (it no longer stands for the table)."""
-        deleting = live.background(self._delete(live.aside, ping.message_id, table.id,
-                                                adopted=ping.adopted))
+    def _retire(self, live: LiveTable, shown: PingShown, message_id: int, *,
+                adopted: bool = False) -> None:
+        """Delete a ping that no longer stands for the table, in the background; it is owed
+        its delete until Discord confirmed it."""
+        shown.owe(message_id)
+        if message_id in shown.deleting:
+            return
+        deleting = live.background(self._delete(live, shown, message_id, adopted=adopted))
         if deleting is not None:
+            shown.deleting.add(message_id)
             self._deleting.keep(deleting)
 
-    async def _delete(self, way: Way, message_id: int, table_id: int, *,
+    async def _delete(self, live: LiveTable, shown: PingShown, message_id: int, *,
                       adopted: bool = False) -> None:
-        """Delete an old ping; once it is gone it is forgotten. If the bot stops first, the
-        next start deletes it. A live ping this run ``adopted`` from another's record (a
-        start beside the process it takes over from) is deleted only while its record is
-        still there: the other process deletes what it posted and forgets it, and a second
-        delete of a message that is gone counts against the bot's invalid requests."""
-        key = f"{PING}{table_id}:{message_id}"
-        if adopted and not self.notes.pending(key):
-            try:
-                still = key in await self.notes.read(key)
-            except Exception:
-                still = True
-            if not still:
-                return
+        """Delete an old ping; once it is gone it is owed nothing. If the bot stops first,
+        the next start deletes it. A live ping this run ``adopted`` from another's record (a
+        start beside the process it takes over from) is deleted only while that record
+        still names it: the other process deletes what it posted and forgets it, and a
+        second delete of a message that is gone counts against the bot's invalid
+        requests."""
+        key = record_key(self.name, live.id)
         try:
-            await way.delete(message_id)
-        except discord.HTTPException:
-            log.info("could not delete turn ping %s; the next start tries again", message_id)
-            return
-        self._note(table_id, message_id, None)
+            if adopted and not self.notes.pending(key) and \
+                    not await self._still_written(key, message_id):
+                shown.deleted(message_id)
+                return
+            try:
+                await live.aside.delete(message_id)
+            except discord.HTTPException:
+                log.info("table %s: could not delete turn ping %s; the next start tries "
+                         "again", live.id, message_id)
+                shown.refused.add(message_id)
+                return
+            shown.deleted(message_id)
+        finally:
+            shown.deleting.discard(message_id)
+            live.record(self.name)
+
+    async def _still_written(self, key: str, message_id: int) -> bool:
+        """Whether the record ``key`` still names ``message_id`` (True if it can't be
+        read)."""
+        try:
+            text = (await self.notes.read(key)).get(key)
+        except Exception:
+            return True
+        record = None if text is None else PingsRecord.load(text)
+        return record is not None and message_id in _messages(record)
 
     async def close(self) -> None:
         """Let the pings being deleted go first (one cancelled after Discord deleted it
         would stay written down, and the next start would delete it a second time), then
-        stop and write down the pings still live."""
+        stop."""
         await self._deleting.wait(PING_GRACE)
         await self._chores.cancel()
 
     # --- turn pings across a restart -------------------------------------------------------
 
-    def _note(self, table_id: int, message_id: int, value: str | None) -> None:
-        """Write down a posted ping, or forget a deleted one (None), in the background and
-        in order."""
-        # At once: a ping posted and not written down is left in the channel by a kill.
-        self.notes.note(f"{PING}{table_id}:{message_id}", value, now=True)
-
-    async def read_left(self) -> dict[str, str]:
-        """The pings the last run wrote down and did not delete, in this process's servers
-        (another process's pings are its own business)."""
+    async def _look(self, live: LiveTable, shown: PingShown) -> None:
+        """Once after a restart, one look at the channel's history (where it can be read):
+        the pings written down that are gone already are owed nothing (Discord counts a
+        delete of a message that is gone as an invalid request; a run stopped hard between
+        a delete and writing it down leaves one); at a table with nothing written down, a
+        ping the last run posted and had no time to write down is owed its delete."""
+        unrecorded, shown.unseen, shown.unrecorded = shown.unrecorded, False, False
+        table = live.newest
+        if table.private or not self._can_read_history(table.channel_id):
+            return
+        if unrecorded:
+            if shown.ping is None and shown.want(table) is not None:
+                for message_id in await self._unrecorded(table):
+                    shown.owe(message_id)
+            return
+        known = _messages(PingsRecord(table.channel_id, shown.ping, tuple(shown.owed)))
+        if not known:
+            return
         try:
-            remembered = await self.notes.read(PING)
-            tables = {key: _table_of(key) for key in remembered}
-            owned = await self.service.owned(t for t in tables.values() if t is not None)
-        except Exception:
-            log.warning("could not read the turn pings left by the last run", exc_info=True)
-            return {}
-        return {key: value for key, value in remembered.items()
-                if tables[key] is None or tables[key] in owned}
+            async with self.pacer.use(table.channel_id, Kind.READ):
+                history = await self.client.http.logs_from(table.channel_id, HISTORY_MAX,
+                                                           after=min(known) - 1)
+        except discord.HTTPException:
+            log.info("table %s: could not read its channel's history", table.id)
+            return
+        seen = {int(message["id"]) for message in history}
+        # A full page reaches only so far: beyond it, nothing is known.
+        reach = max(seen) if len(history) == HISTORY_MAX else None
+        for message_id in known - seen:
+            if reach is None or message_id <= reach:
+                if shown.ping is not None and shown.ping.message_id == message_id:
+                    shown.ping = None  # someone deleted it: a fresh one is posted
+                shown.deleted(message_id)
 
-    def load(self, tables: list[Table], remembered: dict[str, str]) -> None:
-        """Before anything moves after a restart: a ping posted for a turn still being
-        played is the table's live ping again; the others are to be deleted (``clean``)."""
-        open_tables = {table.id: table for table in tables}
-        live: dict[int, tuple[int, PingRecord]] = {}  # table id → (message id, record)
-        stale: list[tuple[int, int, int]] = []  # (table id, message id, channel id)
-        for key, value in remembered.items():
-            try:
-                table_id, message_id = (int(x) for x in key[len(PING):].split(":"))
-                record = PingRecord.load(value)
-            except ValueError:  # not written by this bot: forget it
-                self.notes.note(key, None)
-                continue
-            table = open_tables.get(table_id)
-            owner = self.tables.get(table_id)
-            current = table is not None and \
-                (owner is None or self.of(owner).ping is None) and \
-                _turn_goes_on(table, record)
-            if current and (table_id not in live or message_id > live[table_id][0]):
-                if table_id in live:
-                    stale.append((table_id, live[table_id][0], live[table_id][1].channel_id))
-                live[table_id] = (message_id, record)
-            else:
-                stale.append((table_id, message_id, record.channel_id))
-        for table_id, (message_id, record) in live.items():
-            table = open_tables[table_id]
-            # Posted by the last run: no token to edit it through, and what it shows is
-            # what was written down (its deadline is renewed: the clock restarted).
-            self.of(self.tables.of(table)).ping = Ping(message_id, record.shown(table),
-                                                       adopted=True)
-        self._stale, self._found = stale, set(live)
-
-    def clean(self, tables: list[Table]) -> None:
-        """Once connected: delete the pings the last run left whose turn is over (paced),
-        and look for pings it posted and never wrote down."""
-        stale, self._stale = self._stale, []
-        by_channel: dict[int, list[tuple[int, int]]] = {}
-        for table_id, message_id, channel_id in stale:
-            by_channel.setdefault(channel_id, []).append((table_id, message_id))
-        for channel_id, left in by_channel.items():
-            self._chores.start(self._delete_left(channel_id, left))
-        # A run killed between posting a ping and writing it down left a ping nobody knows
-        # of: where a ping is wanted and none was written down, look for one.
-        known = {message_id for _table_id, message_id, _channel_id in stale}
-        for table in tables:
-            if table.id not in self._found and wanted_ping(table, None) is not None and \
-                    self._can_read_history(table.channel_id):
-                self._chores.start(self._sweep(table, self._started, known))
-
-    async def _sweep(self, table: Table, before: int, known: set[int]) -> None:
-        """Delete the table's turn pings posted before ``before`` (a snowflake) that nobody
-        wrote down (``known``: those written down, deleted apart): the bot's messages that
-        mention someone and carry the table's buttons, other than the table message."""
+    async def _unrecorded(self, table: Table) -> list[int]:
+        """The table's turn pings posted before this run that nobody wrote down: the bot's
+        messages that mention someone and carry the table's buttons, other than the table
+        message."""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
         try:
             async with self.pacer.use(table.channel_id, Kind.READ):
                 history = await self.client.http.logs_from(table.channel_id, HISTORY_MAX,
-                                                           before=before)
+                                                           before=self._started)
         except discord.HTTPException:
             log.info("table %s: could not look for turn pings left behind", table.id)
-            return
+            return []
         me = self.client.user.id if self.client.user else None
+        found = []
         for message in history:
             message_id = int(message["id"])
             rows: list[Any] = list(message.get("components", []))
             ids = [str(item.get("custom_id", "")) for row in rows
                    for item in row.get("components", [])]
-            if int(message["author"]["id"]) != me or message_id == table.message_id or \
-                    message_id in known or not message.get("mentions") or \
-                    not any(i.startswith(prefix) for i in ids):
-                continue
-            log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
-                     message_id)
-            await self._delete(self._way(table.id, table.channel_id), message_id, table.id)
-
-    async def _delete_left(self, channel_id: int, left: list[tuple[int, int]]) -> None:
-        """Delete the pings (table id, message id) the last run left in a channel. A run
-        stopped hard may have deleted some without writing it down: one look at the
-        channel's history spares a delete of each of those (Discord counts a request for
-        a message that is gone as invalid). Without Read Message History, delete them all."""
-        first = min(message_id for _table_id, message_id in left)
-        gone: set[int] = set()
-        if self._can_read_history(channel_id):
-            try:
-                async with self.pacer.use(channel_id, Kind.READ):
-                    history = await self.client.http.logs_from(channel_id, HISTORY_MAX,
-                                                               after=first - 1)
-                seen = {int(message["id"]) for message in history}
-                # A full page reaches only so far: beyond it, nothing is known.
-                reach = max(seen) if len(history) == HISTORY_MAX else None
-                gone = {message_id for _table_id, message_id in left if message_id not in
-                        seen and (reach is None or message_id <= reach)}
-            except discord.HTTPException:
-                log.info("could not read channel %s's history; deleting its old pings",
-                         channel_id)
-        deletes = []
-        for table_id, message_id in left:
-            if message_id not in gone:
-                log.info("table %s: deleting turn ping %s left by the last run", table_id,
+            if int(message["author"]["id"]) == me and message_id != table.message_id and \
+                    message.get("mentions") and any(i.startswith(prefix) for i in ids):
+                log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
                          message_id)
-                deletes.append(self._delete(self._way(table_id, channel_id), message_id,
-                                            table_id))
-            else:
-                self._note(table_id, message_id, None)
-        for work in deletes:
-            self._deleting.keep(self._chores.start(work))
+                found.append(message_id)
+        return found
 
-    def _way(self, table_id: int, channel_id: int) -> Way:
-        """How to reach a ping the last run left: through its table's owner (a group DM's
-        reaches none: their tokens went with that run), or in the channel of a table that
-        has closed since."""
-        live = self.tables.get(table_id)
-        if live is not None:
-            return live.aside
-        return ChannelWay(self.client, self.pacer, self.posts, channel_id, None)
+    async def read_legacy(self, records: dict[int, dict[str, str]]) -> None:
+        """The records of the format before (``ping:<table>:<message>``, one per ping not
+        yet deleted), of this process's tables, read once into ``records`` (by table, then
+        kind) and written again as each table's one record: the newest ping of a table is
+        its live ping, as its record shows it, and the others are owed their deletes.
+        Another process's are its own business."""
+        try:
+            left = await self.notes.read(LEGACY)
+            tables = {key: _table_of(key) for key in left}
+            owned = await self.service.owned(t for t in tables.values() if t is not None)
+        except Exception:
+            log.warning("could not read the turn pings left by the last run", exc_info=True)
+            return
+        by_table: dict[int, list[tuple[int, PingRecord]]] = {}
+        for key, value in left.items():
+            table_id = tables[key]
+            if table_id is not None and table_id not in owned:
+                continue
+            self.notes.note(key, None)
+            try:
+                message_id = int(key.rpartition(":")[2])
+                record = PingRecord.load(value)
+            except ValueError:  # not written by this bot: forgotten
+                continue
+            if table_id is not None:
+                by_table.setdefault(table_id, []).append((message_id, record))
+        for table_id, pings in by_table.items():
+            pings.sort(key=lambda ping: ping[0])
+            newest, record = pings[-1]
+            older = tuple(message_id for message_id, _record in pings[:-1])
+            written = records.setdefault(table_id, {}).get(self.name)
+            now = None if written is None else PingsRecord.load(written)
+            if now is None:
+                now = PingsRecord(record.channel_id, Ping(newest, record.shows()), older)
+            else:  # (both formats: the new one's live ping stays, the old ones go)
+                now = dataclasses.replace(now, owed=now.owed + older + (newest,))
+            records[table_id][self.name] = text = now.dump()
+            self.notes.note(record_key(self.name, table_id), text, now=True)
+
+    def left_behind(self, table_id: int, record: str) -> None:
+        """A closed table that can't be read any more wrote down pings to delete: they go
+        through its channel once connected (``delete_left``), and then its record."""
+        loaded = PingsRecord.load(record)
+        if loaded is None:
+            self.notes.note(record_key(self.name, table_id), None)
+        else:
+            self._left.append((table_id, loaded))
+
+    def delete_left(self) -> None:
+        """Once connected: delete the pings of the tables ``left_behind``."""
+        left, self._left = self._left, []
+        for table_id, record in left:
+            self._deleting.keep(self._chores.start(self._delete_all(table_id, record)))
+
+    async def _delete_all(self, table_id: int, record: PingsRecord) -> None:
+        way = ChannelWay(self.client, self.pacer, self.posts, record.channel_id, None)
+        for message_id in sorted(_messages(record)):
+            try:
+                await way.delete(message_id)
+            except discord.HTTPException:
+                log.info("table %s: could not delete turn ping %s; the next start tries "
+                         "again", table_id, message_id)
+                return
+        self.notes.note(record_key(self.name, table_id), None)
 
     def _can_read_history(self, channel_id: int) -> bool:
-        channel = self.client.get_channel(channel_id)
+        channel = self.client.get_channel(channel_id) if self.client is not None else None
         if not isinstance(channel, discord.abc.GuildChannel):
             return False
         return channel.permissions_for(channel.guild.me).read_message_history
 
 
+def _messages(record: PingsRecord) -> set[int]:
+    """Every message a table's record names: its live ping and those owed a delete."""
+    return set(record.owed) | ({record.ping.message_id} if record.ping is not None else set())
+
+
 def _table_of(ping_key: str) -> int | None:
     """The table of a ``ping:<table>:<message>`` key (None: not one of the bot's)."""
-    table, _, _message = ping_key[len(PING):].partition(":")
+    table, _, _message = ping_key[len(LEGACY):].partition(":")
     return int(table) if table.isdigit() else None
-
-
-def _turn_goes_on(table: Table, record: PingRecord) -> bool:
-    """Whether the turn a ping was posted for (the hand, the game's version then, the user
-    pinged) is still being played: the same person is to act and only they moved since."""
-    game = table.game
-    if game is None or table.hand_number != record.hand or \
-            table.user_to_act() != record.user_id or not 0 <= record.version <= game.version:
-        return False
-    return all(seat == game.to_act for seat, _action in game.actions[record.version:])

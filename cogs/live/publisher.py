@@ -191,35 +191,75 @@ class Publisher:
 
     async def load(self, tables: list[Table]) -> None:
         """At start-up, before the clocks run: the owners hold what the last run wrote
-        down that Discord shows (the live pings, the open hands and their tokens)."""
+        down that Discord shows (the table messages, the live pings and the pings still to
+        delete, the open hands and their tokens). A table closed since that still owes a
+        ping its delete gets an owner too, which lets go once it is done."""
         records = await self.tables.read_records()
         for kind in (self.messages, self.notices, self.hands):  # the formats before, once
             for table_id, legacy in (await kind.read_legacy()).items():
                 records.setdefault(table_id, {}).setdefault(kind.name, legacy)
+        await self.pings.read_legacy(records)
         for table in tables:
-            self.tables.of(table).restore(records.pop(table.id, {}))
+            left = records.pop(table.id, {})
+            live = self.tables.of(table)
+            live.restore(left)
+            if self.pings.name not in left:
+                self.pings.unrecorded(live)
         try:  # a table open anywhere keeps its records: another process may own it
             open_anywhere = set(await self.service.active_times())
         except Exception:
             log.warning("could not read which tables are open", exc_info=True)
             open_anywhere = set(records)
+        await self._load_closed({table_id: left for table_id, left in records.items()
+                                 if table_id not in open_anywhere and
+                                 self.pings.name in left}, records)
         for table_id, left in records.items():
             for name in left if table_id not in open_anywhere else ():
                 self.notes.note(record_key(name, table_id), None)
-        self.pings.load(tables, await self.pings.read_left())
+
+    async def _load_closed(self, owing: dict[int, dict[str, str]],
+                           records: dict[int, dict[str, str]]) -> None:
+        """The tables closed since the last run whose pings are still to delete, of this
+        process's servers (taken out of ``records``): each gets an owner that restores what
+        it wrote down, woken once connected; a table that can't be read any more has its
+        pings deleted through its channel."""
+        if not owing:
+            return
+        try:
+            mine = await self.service.owned(owing)
+        except Exception:
+            log.warning("could not read whose the closed tables are", exc_info=True)
+            mine = set()
+        for table_id, left in owing.items():
+            del records[table_id]  # (another process's are its own business)
+            if table_id not in mine:
+                continue
+            try:
+                table = await self.service.get(table_id)
+            except Exception:
+                log.info("table %s can't be read: its turn pings go through its channel",
+                         table_id)
+                self.pings.left_behind(table_id, left[self.pings.name])
+                continue
+            self.tables.of(table).restore(left)
 
     async def resume(self, tables: list[Table]) -> None:
         """Once connected: every owner converges from what it holds (the table messages
-        out of date are redrawn, and only those), and the pings whose turn is over go."""
+        out of date are redrawn, and only those; the pings whose turn is over go), the
+        owners of tables closed since included."""
         self.pacer.spend({table.channel_id for table in tables})
         if tables:
             tables = await self.messages.current(tables)
-        self.pings.clean(tables)
+        self.pings.delete_left()
+        for live in self.tables:
+            if not live.newest.is_open:
+                live.wake()
         await self.messages.resume(tables)
 
     async def close(self) -> None:
-        """Stop every table's work, then write down what the table messages show and the
-        pings still live, so the next start redraws and deletes only what it must."""
+        """Stop every table's work (the pings being deleted get a moment first), then write
+        down what the messages show, so the next start redraws and deletes only what it
+        must."""
         if self.tables.stopped:
             return
         await self.pings.close()

@@ -3,8 +3,8 @@
 redrawing through its token.
 
 The records are the bot's own state on the Discord side (one per table and kind,
-``live:<kind>:<table>``, and the turn pings' own, ``ping:<table>:<message>``), not the game's:
-the owner's kinds write them, start-up reads them back. Writes go in the background, in
+``live:<kind>:<table>``), not the game's: the owner's kinds write them, start-up reads them
+back. Writes go in the background, in
 order, batched: whatever is noted while one batch is being written goes in the next, and each
 batch waits a moment for more (a transaction per batch, not per record: at a human pace, a
 record an interaction would cost more than the rest of its bookkeeping).

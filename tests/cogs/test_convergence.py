@@ -324,7 +324,7 @@ async def test_a_ping_nobody_wrote_down_is_found_and_deleted_at_the_next_start(
             await driver._collect_step(table)
         ping = await fake.wait_until(lambda: one_ping_for(fake, None, actor(table)), timeout=10)
     with sqlite3.connect(path) as db:
-        db.execute("DELETE FROM bot_state WHERE key LIKE 'ping:%'")
+        db.execute("DELETE FROM bot_state WHERE key LIKE 'live:turn_ping:%'")
     async with running_bot(fake, path):
         await fake.wait_until(lambda: ping.deleted, timeout=10)
         await fake.wait_until(lambda: one_ping_for(fake, None, actor(table)), timeout=10)

@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from cogs import render
 from cogs.live.pings import PingRecord
 from cogs.live.shown import ShownRecord, draw, fingerprint
@@ -72,8 +74,11 @@ def test_records_written_before_they_were_json_are_still_read():
     assert ShownRecord.load("garbage") is None
     assert PingRecord.load("55 3 17 1001") == PingRecord(55, 3, 17, 1001)
     assert PingRecord.load("55 3 -1 None") == PingRecord(55, 3, -1, None)
-    ping = PingRecord(55, 3, 17, 1001)
-    assert PingRecord.load(ping.dump()) == ping
+    written = ('{"channel": 55, "hand": 3, "version": 17, "user": 1001, "turn": 16, '
+               '"deadline": 9.5, "reminder": true, "shed": false, "link": 7}')
+    assert PingRecord.load(written) == PingRecord(55, 3, 17, 1001, 16, 9.5, True, False, 7)
+    with pytest.raises(ValueError):
+        PingRecord.load("garbage")
 
 
 def test_the_fingerprint_is_of_what_was_sent():

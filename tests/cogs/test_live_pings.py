@@ -3,20 +3,29 @@ snapshots and events, the requests it makes and what it ends up showing."""
 
 import asyncio
 import dataclasses
-import math
+import json
 import random
 import time
 
+import discord
 import pytest
 
 import cogs.live.pings
 from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
-from cogs.live.pings import PING, Ping, PingRecord, Pings, wanted_ping
+from cogs.live.pings import Ping, PingRecord, Pings, PingsRecord, wanted_ping
 from cogs.live.records import Notes
 from rules import Game, Phase, Variant, shuffled_deck
 from rules.i18n import Lang
 from tests.helpers import RecordingWay, table_for
+
+
+class FakeResponse:
+    """What discord.py reads of an HTTP response to make its error."""
+
+    def __init__(self, status):
+        self.status = status
+        self.reason = "Forbidden"
 
 
 class RecordingIO(RecordingWay):
@@ -58,6 +67,9 @@ class Service:
     def clock(self) -> float:
         return self.now
 
+    async def owned(self, table_ids):
+        return set(table_ids)
+
     async def set_state_values(self, batch):
         self.notes.update(batch)
 
@@ -85,11 +97,13 @@ def owner(io=None):
     """The registry with the turn ping as its one kind, sending through ``io`` (a way that
     reaches every message, as a server's channel does)."""
     io = io or RecordingIO()
-    tables = LiveTables(released=lambda live: None, ways=lambda live: io)
-    MADE.append(tables)
     service = Service()
-    pings = Pings(None, service, Languages(), None, None, tables, Notes(service, delay=0))
+    notes = Notes(service, delay=0)
+    tables = LiveTables(released=lambda live: None, ways=lambda live: io, notes=notes)
+    MADE.append(tables)
+    pings = Pings(None, service, Languages(), None, None, tables, notes)
     pings.io = io  # (what the tests read)
+    pings.written = service.notes  # (the records, as written)
     tables.register(pings)
     return pings, tables
 
@@ -238,21 +252,135 @@ async def test_a_clock_tick_turns_the_ping_into_a_reminder_once():
     assert pings.io.calls[1][4] is True and ping_of(live).want.reminder
 
 
-async def test_a_restart_edits_the_ping_it_finds_with_the_renewed_deadline():
+async def record_of(pings, table):
+    """The table's turn ping record as written (None: none), once the writes are done."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+    text = pings.written.get(f"live:turn_ping:{table.id}")
+    return None if text is None else json.loads(text)
+
+
+async def test_a_restart_edits_the_ping_it_restores_with_the_renewed_deadline():
     pings, tables = owner()
     table = next(snapshots(turn_seconds=60))
     want = wanted_ping(table, None)
     old = dataclasses.replace(want, deadline=want.deadline - 500)  # before the restart
-    record = PingRecord.of(table.channel_id, old)
-    pings.load([table], {f"{PING}{table.id}:77": record.dump()})
-    pings.changed(table)  # the owner converges from what it loaded
+    tables.of(table).restore({Pings.name: PingsRecord(table.channel_id, Ping(77, old)).dump()})
+    pings.changed(table)  # the owner converges from what it restored
     live = await settled(tables)
     assert pings.io.kinds() == ["edit"] and pings.io.calls[0][1] == 77
     assert ping_of(live).want == want
-    # A record from before deadlines were written down shows an unknown one: edited too.
-    legacy = PingRecord(table.channel_id, table.hand_number, table.game.version,
-                        table.user_to_act())
-    assert math.isnan(legacy.shown(table).deadline)
+
+
+async def test_a_restored_ping_whose_turn_is_over_goes_and_the_deletes_owed_are_done():
+    """Nothing at start-up asks whether a ping's turn goes on: the restored ping shows
+    another turn than the one wanted, so the loop posts the new one and deletes it, as on
+    any change; the deletes the last run owed are done by the same loop."""
+    pings, tables = owner()
+    stream = snapshots()
+    first = next(stream)
+    later = turn_change(stream, first)
+    record = PingsRecord(first.channel_id, Ping(77, wanted_ping(first, None)), (70, 71))
+    tables.of(later).restore({Pings.name: record.dump()})
+    pings.changed(later)
+    live = await settled(tables)
+    assert sorted(pings.io.requests[i][1] for i, kind in enumerate(pings.io.kinds())
+                  if kind == "delete") == [70, 71, 77]
+    assert pings.io.kinds().count("post") == 1
+    assert ping_of(live).want == wanted_ping(later, None)
+    await settled(tables)
+    written = await record_of(pings, later)
+    assert written["owed"] == [] and written["ping"]["message"] == ping_of(live).message_id
+
+
+async def test_a_refused_delete_stays_written_down_and_is_not_tried_again():
+    class Refusing(RecordingIO):
+        async def delete(self, message_id):
+            await super().delete(message_id)
+            raise discord.Forbidden(FakeResponse(403), "Missing Permissions")
+
+    pings, tables = owner(Refusing())
+    stream = snapshots()
+    first = next(stream)
+    pings.changed(first)
+    live = await settled(tables)
+    posted = ping_of(live).message_id
+    pings.changed(turn_change(stream, first))
+    await settled(tables)
+    assert pings.io.kinds() == ["post", "post", "delete"]
+    assert (await record_of(pings, first))["owed"] == [posted]  # the next start tries again
+    pings.changed(next(stream))
+    await settled(tables)
+    assert pings.io.kinds().count("delete") <= 2 and \
+        [r for r in pings.io.requests if r == ("delete", posted)] == [("delete", posted)]
+
+
+async def test_a_closed_table_keeps_its_owner_and_record_until_its_ping_is_deleted():
+    io = RecordingIO()
+    pings, tables = owner(io)
+    table = next(snapshots())
+    closed = dataclasses.replace(table, status=TableStatus.ENDED, revision=table.revision + 1)
+    gate = asyncio.Event()
+    deleting = asyncio.Event()
+
+    async def held_delete(message_id):
+        deleting.set()
+        await gate.wait()
+        io.requests.append(("delete", message_id))
+
+    io.delete = held_delete
+    live = tables.of(closed)
+    record = PingsRecord(table.channel_id, None, (70,)).dump()
+    pings.written[f"live:turn_ping:{table.id}"] = record  # as the last run left it
+    live.restore({Pings.name: record})
+    live.wake()
+    await asyncio.wait_for(deleting.wait(), 5)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert tables.get(table.id) is live and live.kinds[Pings.name].holds()
+    written = await record_of(pings, table)
+    assert written is not None and written["owed"] == [70]  # kept for the next start
+    gate.set()
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert io.kinds() == ["delete"] and len(tables) == 0
+    assert (await record_of(pings, table)) is None
+
+
+async def test_the_records_of_the_format_before_are_read_once_into_one_per_table():
+    pings, tables = owner()
+    stream = snapshots(turn_seconds=60)
+    first = next(stream)
+    table = turn_change(stream, first)
+    want = wanted_ping(table, None)
+
+    def legacy(want):
+        return json.dumps({"channel": table.channel_id, "hand": want.hand,
+                           "version": want.version, "user": want.user_id, "turn": want.turn,
+                           "deadline": want.deadline, "reminder": False, "shed": want.shed,
+                           "link": want.link})
+
+    pings.written.update({f"ping:{table.id}:70": legacy(wanted_ping(first, None)),
+                          f"ping:{table.id}:90": legacy(want),
+                          f"ping:{table.id}:60": "55 3 17 1001",  # before records were JSON
+                          "ping:junk": "x"})
+    records = {}
+    await pings.read_legacy(records)
+    assert PingsRecord.load(records[table.id][Pings.name]) == \
+        PingsRecord(table.channel_id, Ping(90, want), (60, 70))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not any(key.startswith("ping:") and value is not None
+                   for key, value in pings.written.items())
+    assert (await record_of(pings, table)) == json.loads(records[table.id][Pings.name])
+    # The next start restores it: the live ping stays (its turn goes on), the others go.
+    tables.of(table).restore(records[table.id])
+    pings.changed(table)
+    live = await settled(tables)
+    assert pings.io.requests == [("delete", 60), ("delete", 70)]
+    assert ping_of(live).message_id == 90 and ping_of(live).want == want
+    # A record from before turns were written down shows what is not known: replaced.
+    assert PingRecord.load("55 3 17 1001").shows() is None
 
 
 async def test_closing_the_table_deletes_the_ping_and_lets_the_owner_go():
@@ -350,8 +478,8 @@ async def test_a_reminder_and_a_ping_already_posted_for_the_turn_do_not_wait(mon
     pings, tables = owner()
     table = next(snapshots(turn_seconds=60))
     want = wanted_ping(table, None)
-    record = PingRecord.of(table.channel_id, dataclasses.replace(want, deadline=1.0))
-    pings.load([table], {f"{PING}{table.id}:77": record.dump()})
+    old = dataclasses.replace(want, deadline=1.0)  # before the restart
+    tables.of(table).restore({Pings.name: PingsRecord(table.channel_id, Ping(77, old)).dump()})
     pings.changed(table)
     live = await settled(tables)
     assert pings.io.kinds() == ["edit"] and ping_of(live).want == want

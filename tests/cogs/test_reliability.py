@@ -3,6 +3,7 @@ of ``/nlk new``, restarts with many tables, Discord failing an edit, and permiss
 away mid-table."""
 
 import asyncio
+import json
 import logging
 import random
 import sqlite3
@@ -257,17 +258,23 @@ def live_pings(fake):
 
 
 def ping_records(path) -> dict[str, str]:
-    """The bot's written-down turn pings: key ping:<table>:<message> → value."""
+    """The bot's written-down turn pings: key live:turn_ping:<table> → its record."""
     db = sqlite3.connect(path)
     try:
-        return dict(db.execute("SELECT key, value FROM bot_state WHERE key LIKE 'ping:%'"))
+        return dict(db.execute(
+            "SELECT key, value FROM bot_state WHERE key LIKE 'live:turn_ping:%'"))
     finally:
         db.close()
 
 
 def remembered_pings(path) -> list[int]:
-    """The turn pings the bot has written down as posted and not yet deleted."""
-    return sorted(int(key.rsplit(":", 1)[1]) for key in ping_records(path))
+    """The turn pings the bot has written down as posted and not yet deleted: the live
+    ones and those owed a delete."""
+    ids = []
+    for value in ping_records(path).values():
+        record = json.loads(value)
+        ids += record["owed"] + ([record["ping"]["message"]] if record["ping"] else [])
+    return sorted(ids)
 
 
 async def play_a_turn(driver, table) -> None:
@@ -343,13 +350,15 @@ async def test_a_ping_deleted_but_still_written_down_is_not_deleted_twice(fake_d
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
         old = await ping_after_a_turn(driver, path, table)
-        record = ping_records(path)
         await play_a_turn(driver, table)
         await fake.wait_until(lambda: old.deleted, timeout=10)
         current = await one_ping_for_the_player_to_act(fake, path, table)
-    # What a hard stop can leave: the old ping deleted on Discord, its record still there.
+    # What a hard stop can leave: the old ping deleted on Discord, still owed its delete.
+    [(key, value)] = ping_records(path).items()
+    owing = json.loads(value)
+    owing["owed"].append(old.id)
     with sqlite3.connect(path) as db:
-        db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?)", record.items())
+        db.execute("UPDATE bot_state SET value = ? WHERE key = ?", (json.dumps(owing), key))
     assert remembered_pings(path) == sorted([old.id, current.id])
     deletes = fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"]
     async with running_bot(fake, path):
@@ -358,3 +367,70 @@ async def test_a_ping_deleted_but_still_written_down_is_not_deleted_twice(fake_d
         assert fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"] == \
             deletes
     fake.assert_clean()
+
+
+async def test_the_ping_records_of_the_format_before_are_read_once_at_the_next_start(
+        fake_discord, tmp_path):
+    """Records of the format before, one per ping (ping:<table>:<message>), are read once:
+    the newest is the table's live ping again (its turn goes on: it stays), the older one
+    is deleted, and one record per table is written in their place."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(8))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        old = await ping_after_a_turn(driver, path, table)
+        failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
+                            message="Missing Permissions", times=1000)
+        await play_a_turn(driver, table)
+        await fake.wait_until(lambda: len(remembered_pings(path)) == 2, timeout=10)
+    fake.rest.failures.remove(failing)
+    [(key, value)] = ping_records(path).items()
+    record = json.loads(value)
+    current, shows = record["ping"]["message"], record["ping"]["shows"]
+    assert record["owed"] == [old.id] and current != old.id
+    table_id = key.rpartition(":")[2]
+    legacy = {f"ping:{table_id}:{current}": json.dumps({
+        "channel": fake.channel().id, "hand": shows["hand"], "version": shows["version"],
+        "user": shows["user_id"], "turn": shows["turn"], "deadline": shows["deadline"],
+        "reminder": shows["reminder"], "shed": shows["shed"], "link": shows["link"]}),
+        # (before records were JSON: channel, hand, version, user)
+        f"ping:{table_id}:{old.id}": f"{fake.channel().id} 1 0 {shows['user_id']}"}
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM bot_state WHERE key = ?", (key,))
+        db.executemany("INSERT INTO bot_state (key, value) VALUES (?, ?)", legacy.items())
+    posts = fake.request_counts["POST /channels/{channel_id}/messages"]
+    async with running_bot(fake, path):
+        await fake.wait_until(lambda: old.deleted, timeout=10)
+        await fake.wait_until(lambda: remembered_pings(path) == [current], timeout=10)
+        assert [m.id for m in live_pings(fake)] == [current]  # adopted, not posted again
+        assert fake.request_counts["POST /channels/{channel_id}/messages"] == posts
+        db = sqlite3.connect(path)
+        try:  # the records of the format before are gone
+            assert not db.execute("SELECT key FROM bot_state WHERE key LIKE 'ping:%'").fetchall()
+        finally:
+            db.close()
+    only_expected_refusals(fake, ("DELETE", 403))
+
+
+async def test_a_table_closed_with_its_ping_delete_in_flight_deletes_it_at_the_next_start(
+        fake_discord, tmp_path):
+    """The bot stops while a closed table's ping is being deleted: the record still owes
+    that delete, and the next start gives the closed table an owner, which deletes the
+    ping, forgets the record, and is let go."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(7))
+    async with running_bot(fake, path):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        ping = await ping_after_a_turn(driver, path, table)
+        hold = fake.hold("DELETE", r"/messages/\d+$")
+        ix = await fake.slash("ann", None, "nlk", "end")
+        await ix.wait_response()
+        await asyncio.wait_for(hold.reached.wait(), 10)
+    fake.rest.holds.remove(hold)
+    assert not ping.deleted and remembered_pings(path) == [ping.id]
+    async with running_bot(fake, path) as bot:
+        await fake.wait_until(lambda: ping.deleted, timeout=10)
+        await fake.wait_until(lambda: not ping_records(path), timeout=10)
+        owners = bot.get_cog("NLK").publisher.tables
+        await fake.wait_until(lambda: len(owners) == 0, timeout=10)
+    only_expected_refusals(fake)
