@@ -4,7 +4,6 @@ import random
 
 import pytest
 
-import cogs.live.pings
 from bot.db.connect import open_database
 from bot.db.repository import Repository
 from bot.tables.service import TableService
@@ -19,14 +18,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "fake_discord" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.e2e)
-
-
-@pytest.fixture(autouse=True)
-def pings_at_once(request, monkeypatch):
-    """A new turn's ping is posted at once, not after ``PING_AFTER``: tests that wait for
-    a ping would each wait that long. Tests of the wait itself are marked ``ping_wait``."""
-    if request.node.get_closest_marker("ping_wait") is None:
-        monkeypatch.setattr(cogs.live.pings, "PING_AFTER", 0.0)
 
 
 @pytest.fixture(params=BACKENDS)

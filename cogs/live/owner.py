@@ -179,7 +179,7 @@ class LiveTable:
         # Its lifetime: its kinds' loops and its short work (deletes, checks) run in it.
         self.scope = Scope(f"table {table.id}", done=self.settle)
         self._woken_early = False  # woken before its life began: it wakes as it begins
-        self._alarms: dict[str, asyncio.TimerHandle] = {}  # by the kind that set each
+        self._alarm: asyncio.TimerHandle | None = None
         self._loops: dict[str, asyncio.Task[None]] = {}
         self.kinds: dict[str, Shown] = {}
         for kind in kinds:
@@ -275,14 +275,12 @@ class LiveTable:
             if self._loops.get(name) is asyncio.current_task():
                 del self._loops[name]
 
-    def alarm(self, delay: float, name: str) -> None:
-        """Wake every kind in ``delay`` seconds, for kind ``name``, whose message must change
-        with time (a group DM's table message before its last token lapses, a turn ping
-        once the turn has waited): each kind has one alarm, the newest it set."""
-        held = self._alarms.get(name)
-        if held is not None:
-            held.cancel()
-        self._alarms[name] = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
+    def alarm(self, delay: float) -> None:
+        """Wake every kind in ``delay`` seconds (a message that must change with time: a
+        group DM's table message before its last token lapses)."""
+        if self._alarm is not None:
+            self._alarm.cancel()
+        self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
 
     # --- each kind's record, for the next start ---------------------------------------
 
@@ -349,8 +347,8 @@ class LiveTable:
             return
         for name in self.kinds:
             self.record(name)
-        for alarm in self._alarms.values():
-            alarm.cancel()
+        if self._alarm is not None:
+            self._alarm.cancel()
         self.scope.end()
         if self._released is not None:
             self._released(self)

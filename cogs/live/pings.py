@@ -5,10 +5,7 @@ the version its buttons were drawn at, the deadline, whether it is a reminder) i
 with what the newest snapshot wants (``wanted_ping``). A new person's turn, or a reminder,
 posts a new ping (a mention must notify) and deletes the old one; a change within the same
 turn (the player moved from the table message, a restart renewed the clock) edits it in
-place; no person to act (an AI, a stand-in, the end of the hand) deletes it. A new turn's
-ping waits until the turn has lasted ``PING_AFTER`` seconds: someone playing along has moved
-by then, and a ping deleted a moment after it notified them is noise (a mention that buzzed
-their phone and is gone when they look) and two requests of the channel's budget. The ping is a
+place; no person to act (an AI, a stand-in, the end of the hand) deletes it. The ping is a
 kind of message of the table's ``LiveTable`` (``PingShown``): one loop per table brings it up
 to date, so two changes never race to post. It is sent through the table's ``borrowing`` way
 (``LiveTable.aside``): in a server as a follow-up of the newest tap while its token is fresh,
@@ -56,9 +53,6 @@ log = logging.getLogger(__name__)
 LEGACY = "ping:"  # the format before: ping:<table>:<message> → that ping's record
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
-# A new turn's player is pinged once their turn has lasted this many seconds (a reminder,
-# and a ping already posted for the turn, never wait).
-PING_AFTER = 3.0
 
 
 @dataclass(frozen=True)
@@ -119,13 +113,8 @@ class PingShown:
         self.unrecorded = False
 
     def want(self, table: Table) -> PingWant | None:
-        """What the ping should show for ``table`` (None: none, or not yet)."""
-        want = self._wanted(table)
-        return None if self.early(table, want) > 0 else want
-
-    def _wanted(self, table: Table) -> PingWant | None:
-        """What the ping shows once it is due: its link points to the table message the
-        owner knows is there (a snapshot taken before ``/nlk table`` names the old)."""
+        """What the ping should show for ``table``: its link points to the table message
+        the owner knows is there (a snapshot taken before ``/nlk table`` names the old)."""
         message = self.live.kinds.get(TableMessages.name)
         link = message.message_id if isinstance(message, MessageShown) else None
         # Until when the table's way can show a stand-in's move, on the table's clock.
@@ -135,26 +124,12 @@ class PingShown:
         return wanted_ping(table, self.reminded, link or table.message_id, reach,
                            TableMessages.quiet(self.live))
 
-    def early(self, table: Table, want: PingWant | None) -> float:
-        """How many seconds ``want`` waits before it is posted as a new ping (0: none): a
-        new turn's until it has lasted ``PING_AFTER``; a reminder, and a ping that stands
-        for the turn already (edited, never posted again), wait for nothing."""
-        if want is None or want.reminder or \
-                (self.ping is not None and not needs_new_ping(self.ping.want, want)):
-            return 0.0
-        return max(0.0, table.turn_started + PING_AFTER - self.driver.service.clock())
-
     def behind(self, table: Table) -> bool:
         """A ping that shows nothing wanted ("Your turn is over.", or not known) still
-        mentions its person: it is behind even where no ping is wanted, and goes. A ping
-        not yet due is not behind: the owner is woken when it is."""
+        mentions its person: it is behind even where no ping is wanted, and goes."""
         if self.due():  # a delete owed and not on its way
             return True
-        want = self._wanted(table)
-        early = self.early(table, want)
-        if early > 0:
-            self.live.alarm(early, Pings.name)
-            want = None
+        want = self.want(table)
         if self.ping is None:
             return want is not None
         return want is None or self.ping.want != want

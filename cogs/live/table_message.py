@@ -238,7 +238,7 @@ class TableMessages:
         until = live.way.lapses()
         if table.is_open and until is not None and until > live.clock():
             # Left quiet before its last token lapses (unless a tap comes first).
-            live.alarm(until - QUIET_SECONDS - live.clock(), self.name)
+            live.alarm(until - QUIET_SECONDS - live.clock())
         live.wake()  # the kinds that wait for the table message (a group DM's ping)
         live.settle()
 

@@ -5,12 +5,10 @@ import asyncio
 import dataclasses
 import json
 import random
-import time
 
 import discord
 import pytest
 
-import cogs.live.pings
 from bot.db.records import TableStatus
 from cogs.live.owner import LiveTables
 from cogs.live.pings import Ping, PingRecord, Pings, PingsRecord, wanted_ping
@@ -425,61 +423,3 @@ async def test_a_turn_that_goes_on_into_phase_two_gets_my_hand_instead_of_moves(
     assert pings.io.kinds() == ["post", "edit"]
     assert pings.io.calls[1][2] is None  # no move buttons: My hand
     assert ping_of(live).want == wanted_ping(after, None) and ping_of(live).want.shed
-
-
-# --- a new turn's ping waits (``PING_AFTER``) -----------------------------------------------
-
-
-@pytest.mark.ping_wait
-async def test_turns_played_within_the_wait_are_never_pinged(monkeypatch):
-    monkeypatch.setattr(cogs.live.pings, "PING_AFTER", 60.0)
-    pings, tables = owner()
-    stream = snapshots()
-    table = next(stream)
-    for _ in range(3):
-        pings.changed(table)
-        await settled(tables)
-        table = turn_change(stream, table)
-    assert pings.io.kinds() == []  # nobody was mentioned, nothing to delete
-
-
-@pytest.mark.ping_wait
-async def test_a_turn_that_waits_is_pinged_once_it_has_waited(monkeypatch):
-    monkeypatch.setattr(cogs.live.pings, "PING_AFTER", 0.2)
-    pings, tables = owner()
-    pings.service.clock = time.monotonic  # the wait is counted on the table's clock
-    began = time.monotonic()
-    table = dataclasses.replace(next(snapshots()), turn_started=began)
-    pings.changed(table)
-    live = await settled(tables)
-    for _ in range(500):
-        if pings.io.kinds():
-            break
-        await asyncio.sleep(0.01)
-    posted = time.monotonic()
-    assert pings.io.kinds() == ["post"]  # woken by the owner's alarm, nothing else
-    assert posted - began >= 0.2
-    assert ping_of(live).want == wanted_ping(table, None)
-
-
-@pytest.mark.ping_wait
-async def test_a_reminder_and_a_ping_already_posted_for_the_turn_do_not_wait(monkeypatch):
-    monkeypatch.setattr(cogs.live.pings, "PING_AFTER", 60.0)
-    pings, tables = owner()
-    table = next(snapshots(turn_seconds=30))
-    pings.changed(table)
-    await settled(tables)
-    assert pings.io.kinds() == []
-    await pings.remind(table, table.user_to_act(), table.deadline())
-    await settled(tables)
-    assert pings.io.kinds() == ["post"] and pings.io.calls[0][4] is True
-    # After a restart the turn's clock starts again: the ping it finds for the turn is
-    # edited to the renewed deadline at once, neither deleted nor posted again later.
-    pings, tables = owner()
-    table = next(snapshots(turn_seconds=60))
-    want = wanted_ping(table, None)
-    old = dataclasses.replace(want, deadline=1.0)  # before the restart
-    tables.of(table).restore({Pings.name: PingsRecord(table.channel_id, Ping(77, old)).dump()})
-    pings.changed(table)
-    live = await settled(tables)
-    assert pings.io.kinds() == ["edit"] and ping_of(live).want == want
