@@ -213,8 +213,8 @@ class RecordingWay:
     async def exists(self, message_id):
         return True
 
-    async def recent(self, limit):
-        return []
+    async def history(self, limit, *, before=None, after=None):
+        return None
 
     async def post(self, spec):
         message_id = next(self.ids)

@@ -42,7 +42,7 @@ from cogs.live.owner import LiveTable, LiveTables, record_key
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
 from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait
-from cogs.transport.pacer import Kind, Pacer
+from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
 from cogs.widgets.buttons import Buttons
 from rules import Phase
@@ -528,22 +528,15 @@ class Pings:
         ping the last run posted and had no time to write down is owed its delete."""
         unrecorded, shown.unseen, shown.unrecorded = shown.unrecorded, False, False
         table = live.newest
-        if table.private or not self._can_read_history(table.channel_id):
-            return
         if unrecorded:
             if shown.ping is None and shown.want(table) is not None:
-                for message_id in await self._unrecorded(table):
+                for message_id in await self._unrecorded(live, table):
                     shown.owe(message_id)
             return
         known = _messages(PingsRecord(table.channel_id, shown.ping, tuple(shown.owed)))
-        if not known:
-            return
-        try:
-            async with self.pacer.use(table.channel_id, Kind.READ):
-                history = await self.client.http.logs_from(table.channel_id, HISTORY_MAX,
-                                                           after=min(known) - 1)
-        except discord.HTTPException:
-            log.info("table %s: could not read its channel's history", table.id)
+        history = await live.way.history(HISTORY_MAX, after=min(known) - 1) \
+            if known else None
+        if history is None:  # nothing written down, or the place can't be read
             return
         seen = {int(message["id"]) for message in history}
         # A full page reaches only so far: beyond it, nothing is known.
@@ -554,18 +547,12 @@ class Pings:
                     shown.ping = None  # someone deleted it: a fresh one is posted
                 shown.deleted(message_id)
 
-    async def _unrecorded(self, table: Table) -> list[int]:
+    async def _unrecorded(self, live: LiveTable, table: Table) -> list[int]:
         """The table's turn pings posted before this run that nobody wrote down: the bot's
         messages that mention someone and carry the table's buttons, other than the table
-        message."""
+        message (none where the place can't be read)."""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
-        try:
-            async with self.pacer.use(table.channel_id, Kind.READ):
-                history = await self.client.http.logs_from(table.channel_id, HISTORY_MAX,
-                                                           before=self._started)
-        except discord.HTTPException:
-            log.info("table %s: could not look for turn pings left behind", table.id)
-            return []
+        history = await live.way.history(HISTORY_MAX, before=self._started) or []
         me = self.client.user.id if self.client.user else None
         found = []
         for message in history:
@@ -644,12 +631,6 @@ class Pings:
                          "again", table_id, message_id)
                 return
         self.notes.note(record_key(self.name, table_id), None)
-
-    def _can_read_history(self, channel_id: int) -> bool:
-        channel = self.client.get_channel(channel_id) if self.client is not None else None
-        if not isinstance(channel, discord.abc.GuildChannel):
-            return False
-        return channel.permissions_for(channel.guild.me).read_message_history
 
 
 def _messages(record: PingsRecord) -> set[int]:

@@ -373,7 +373,7 @@ class TableMessages:
         found: list[int] = []
         me = self.client.user.id if self.client.user else None
         # (Nothing is found where the place's messages can't be read: a group DM's.)
-        for message in await self.tables.of(table).way.recent(HISTORY):
+        for message in await self.tables.of(table).way.history(HISTORY) or []:
             if int(message["author"]["id"]) == me and message.get("embeds") and \
                     carries(message, table.id):
                 found.append(int(message["id"]))

@@ -172,9 +172,11 @@ class Way(Protocol):
         DM's messages can't be looked at, nor a channel's without Read Message History)."""
         ...
 
-    async def recent(self, limit: int) -> list[dict[str, Any]]:
-        """The place's newest ``limit`` messages as Discord gives them, newest first (none
-        where they can't be read)."""
+    async def history(self, limit: int, *, before: int | None = None,
+                      after: int | None = None) -> list[dict[str, Any]] | None:
+        """Up to ``limit`` of the place's messages as Discord gives them, newest first
+        (before or after a message id, else the newest); None where they can't be read (a
+        group DM's, a channel's without Read Message History, or Discord refused)."""
         ...
 
 
@@ -246,14 +248,20 @@ class ChannelWay:
             log.debug("can't tell whether message %s exists", message_id)
         return True
 
-    async def recent(self, limit: int) -> list[dict[str, Any]]:
+    async def history(self, limit: int, *, before: int | None = None,
+                      after: int | None = None) -> list[dict[str, Any]] | None:
+        channel = self.client.get_channel(self.channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel) or \
+                not channel.permissions_for(channel.guild.me).read_message_history:
+            return None
         try:
             async with self.pacer.use(self.channel_id, Kind.READ):
-                history: list[Any] = await self.client.http.logs_from(self.channel_id, limit)
-                return history
+                found: list[Any] = await self.client.http.logs_from(
+                    self.channel_id, limit, before=before, after=after)
+                return found
         except discord.HTTPException:
             log.info("could not read channel %s's history", self.channel_id)
-            return []
+            return None
 
 
 class BorrowingWay:
@@ -289,8 +297,9 @@ class BorrowingWay:
     async def exists(self, message_id: int) -> bool:
         return await self.channel.exists(message_id)
 
-    async def recent(self, limit: int) -> list[dict[str, Any]]:
-        return await self.channel.recent(limit)
+    async def history(self, limit: int, *, before: int | None = None,
+                      after: int | None = None) -> list[dict[str, Any]] | None:
+        return await self.channel.history(limit, before=before, after=after)
 
     async def post(self, spec: Spec) -> int:
         held = self.tokens.sender(self.clock(), BORROW_SECONDS)
@@ -374,8 +383,9 @@ class TokenWay:
     async def exists(self, message_id: int) -> bool:
         return True  # (a group DM's messages can't be looked at)
 
-    async def recent(self, limit: int) -> list[dict[str, Any]]:
-        return []
+    async def history(self, limit: int, *, before: int | None = None,
+                      after: int | None = None) -> list[dict[str, Any]] | None:
+        return None  # (a group DM's messages can't be looked at)
 
     def _editor(self, message_id: int, within: float = 0.0) -> Held | None:
         return self.tokens.editor(message_id, self.clock() + within)
