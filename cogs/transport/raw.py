@@ -14,6 +14,10 @@ parameters, its webhook adapter and its HTTP client's routes): the public calls 
 answer, and there is no public way to send the same request without that. Views are not
 kept by discord.py: every button of the bot is answered by its custom id (``Buttons`` are
 stopped as they are made), so nothing is lost by not handing them to it.
+
+A request that carries a file (a picture) goes as one body of bytes built once
+(``multipart_body``), not through aiohttp's generic form machinery; discord.py's request
+layer still sends it, with its rate limits, retries and errors.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-from discord.http import handle_message_parameters
+from discord.http import MultipartParameters, Route, handle_message_parameters
 from discord.utils import MISSING
 from discord.webhook.async_ import async_context
+
+from cogs.transport.multipart import multipart_body
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,9 @@ async def post_through_token(interaction: discord.Interaction[Any], *,
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
+        session, params = _with_body(webhook.session, params)
         data = await adapter.execute_webhook(
-            interaction.application_id, interaction.token, session=webhook.session,
+            interaction.application_id, interaction.token, session=session,
             proxy=webhook.proxy, proxy_auth=webhook.proxy_auth, payload=params.payload,
             multipart=params.multipart, files=params.files, wait=True,
             with_components=bool(view))
@@ -90,8 +97,9 @@ async def edit_through_token(client: discord.Client, application_id: int, token:
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
+        session, params = _with_body(webhook.session, params)
         await adapter.edit_webhook_message(
-            application_id, token, message, session=webhook.session, proxy=webhook.proxy,
+            application_id, token, message, session=session, proxy=webhook.proxy,
             proxy_auth=webhook.proxy_auth, payload=params.payload,
             multipart=params.multipart, files=params.files, with_components=bool(view))
 
@@ -107,4 +115,35 @@ async def edit_in_channel(client: discord.Client, channel_id: int, message_id: i
     with handle_message_parameters(content=content, embed=embed, view=view,
                                    attachments=attachments,
                                    previous_allowed_mentions=previous) as params:
-        await client.http.edit_message(channel_id, message_id, params=params)
+        body = multipart_body(params.multipart) if params.files and params.multipart else None
+        if body is None:
+            await client.http.edit_message(channel_id, message_id, params=params)
+            return
+        await client.http.request(Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
+                                        channel_id=channel_id, message_id=message_id),
+                                  data=body)
+
+
+class _Sending:
+    """A session that sends ``body`` as the data of each request discord.py's webhook
+    adapter makes through it (every attempt of one request): the adapter keeps its rate
+    limits, retries and errors, and builds no form of its own."""
+
+    def __init__(self, session: Any, body: Any) -> None:
+        self.session = session
+        self.body = body
+
+    def request(self, method: str, url: str, **fields: Any) -> Any:
+        fields["data"] = self.body
+        return self.session.request(method, url, **fields)
+
+
+def _with_body(session: Any, params: MultipartParameters
+               ) -> tuple[Any, MultipartParameters]:
+    """The session and parameters to hand the webhook adapter: a request with files goes
+    as one body built once (``multipart_body``), one without as it is."""
+    body = multipart_body(params.multipart) if params.files and params.multipart else None
+    if body is None:
+        return session, params
+    return _Sending(session, body), MultipartParameters(payload=None, multipart=None,
+                                                        files=None)
