@@ -392,12 +392,15 @@ class Pictures:
             if cached is not None:
                 return cached
             try:
-                picture = await asyncio.get_running_loop().run_in_executor(
-                    self.drawer, functools.partial(draw_picture, scene, key, alt, filename,
-                                                   self.fonts, self.frame))
+                png, width, height, layout = await asyncio.get_running_loop().run_in_executor(
+                    self.drawer, functools.partial(
+                        drawn_parts, draw_picture, scene, alt,
+                        None if self.fonts == FONTS else self.fonts,
+                        None if self.frame == FRAME else self.frame))
             except Exception as error:
                 self._failed_once(error)
                 return None
+        picture = Picture(key, png, filename, alt, width, height, layout)
         self.cache.put(key, picture)
         return picture
 
@@ -435,6 +438,17 @@ def draw_picture(scene: HandScene | TableScene | ReplayScene, key: PictureKey, a
     return Picture(key, drawn.png, filename, alt, drawn.width, drawn.height, b"".join(
         BOX.pack(int(b.card), b.x0, b.y0, b.x1, b.y1, STATES.index(b.state))
         for b in drawn.boxes))
+
+
+def drawn_parts(draw: Callable[..., Picture], scene: HandScene | TableScene | ReplayScene,
+                alt: str, fonts: Path | None, frame: Frame | None
+                ) -> tuple[bytes, int, int, bytes]:
+    """Draw a scene with ``draw`` (``draw_picture``; in the drawing process, or in this
+    thread), and give back only what the bot does not know yet: the PNG, its size and its
+    layout (``fonts`` and ``frame``: None for the default ones). The picture's key and alt
+    text stay with the bot: they would cross the pipe twice, pickled each way, for nothing."""
+    picture = draw(scene, (), alt, "", fonts or FONTS, frame or FRAME)
+    return picture.png, picture.width, picture.height, picture.layout
 
 
 def key_of(found: tuple[HandScene, str] | None) -> PictureKey | None:

@@ -131,6 +131,19 @@ class HandScene:
         return ("hand", self.four, len(self.rows), *map(len, self.rows),
                 *(v for row in self.rows for s in row for v in (int(s.card), s.rank, s.state)))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled (for a drawing process) as plain values, a card's number, rank and state
+        each: not an object per card, with its class and its fields by name (a quarter of
+        the time, and half the bytes)."""
+        return _hand_scene, (tuple(tuple((int(s.card), s.rank, s.state) for s in row)
+                                   for row in self.rows), self.four)
+
+
+def _hand_scene(rows: tuple[tuple[tuple[int, str, str], ...], ...], four: bool) -> HandScene:
+    """A hand's scene from its plain values (``HandScene.__reduce__``)."""
+    return HandScene(tuple(tuple(Shown(Card(card), rank, state) for card, rank, state in row)
+                           for row in rows), four)
+
 
 @dataclass(frozen=True)
 class Place:
@@ -156,6 +169,19 @@ class TableScene:
                 *(v for row in self.rows for p in row for v in (
                     p.label, -1 if p.card is None else int(p.card), p.rank, p.suit, p.back,
                     p.mark)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as plain values, as a hand's scene is (``HandScene.__reduce__``)."""
+        return _table_scene, (tuple(tuple(
+            (p.label, -1 if p.card is None else int(p.card), p.rank, p.suit, p.back, p.mark)
+            for p in row) for row in self.rows), self.four)
+
+
+def _table_scene(rows: tuple[tuple[tuple[Any, ...], ...], ...], four: bool) -> TableScene:
+    """A table's scene from its plain values (``TableScene.__reduce__``)."""
+    return TableScene(tuple(tuple(
+        Place(label, None if card < 0 else Card(card), rank, suit, back, mark)
+        for label, card, rank, suit, back, mark in row) for row in rows), four)
 
 
 # A scene as one flat tuple of strings, numbers and flags (the kind, the colours, the number
