@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.db.records import TableStatus
-from bot.ops.workers import WorkerPool
+from bot.ops.loop_workers import LoopWorkers
 from bot.tables.service import Table
 from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
@@ -223,11 +223,11 @@ class Pictures:
         self.answer_wait = ANSWER_WAIT
         self.paint_wait = PAINT_WAIT
         # ``processes``: drawn in that many processes of their own (each warmed as it
-        # starts), else in this process's drawing thread.
-        self.pool = WorkerPool(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
-                               name="pictures", eager=True, nice=DRAWING_NICE) \
-            if processes > 0 else None
-        self.drawer: Executor = self.pool or DRAWER
+        # starts), which the event loop hands each picture itself; else in this process's
+        # drawing thread.
+        self.pool = LoopWorkers(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
+                                nice=DRAWING_NICE) if processes > 0 else None
+        self.drawer: Executor = DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> PictureKey | None:
@@ -331,8 +331,8 @@ class Pictures:
         at start-up)."""
         if self.ready():
             try:
-                if self.pool is not None:  # the drawing process starts, and warms itself
-                    self.pool.submit(int).result(WARM_WAIT)
+                if self.pool is not None:  # the drawing processes start, and warm themselves
+                    self.pool.start()
                 else:
                     prepare(self.fonts, self.frame)
             except Exception:
@@ -391,12 +391,15 @@ class Pictures:
             cached = self.cache.get(key)  # drawn while this waited its turn
             if cached is not None:
                 return cached
+            job = functools.partial(drawn_parts, draw_picture, scene, alt,
+                                    None if self.fonts == FONTS else self.fonts,
+                                    None if self.frame == FRAME else self.frame)
             try:
-                png, width, height, layout = await asyncio.get_running_loop().run_in_executor(
-                    self.drawer, functools.partial(
-                        drawn_parts, draw_picture, scene, alt,
-                        None if self.fonts == FONTS else self.fonts,
-                        None if self.frame == FRAME else self.frame))
+                if self.pool is not None:
+                    png, width, height, layout = await self.pool.run(job)
+                else:
+                    png, width, height, layout = \
+                        await asyncio.get_running_loop().run_in_executor(self.drawer, job)
             except Exception as error:
                 self._failed_once(error)
                 return None
