@@ -326,6 +326,9 @@ def ramp(palette: tuple[int, ...], ground: tuple[int, ...], ink: tuple[int, ...]
 
 
 _FLAT = tuple(_PALETTE.getpalette() or ())
+# The palette as a picture's PNG writes it (``PLTE``), once: reading it back from each
+# picture, a list of 768 numbers made into bytes, cost a twelfth of drawing a hand.
+_PLTE = bytes(_FLAT)
 
 
 def _fixed(tile: Image.Image) -> tuple[Image.Image, Image.Image]:
@@ -727,7 +730,7 @@ class Canvas:
         # The pixels with one more column on the left, each row's PNG filter byte (0: none):
         # the rows go to the deflater as they are, without a copy of the picture.
         self.rows = Image.new("P", (size[0] + 1, size[1]), 0)  # the palette's first: felt
-        self.rows.putpalette(_PALETTE.getpalette() or [])
+        self.rows.putpalette(_PLTE)
         self.boxes: list[Box] = []
 
     @property
@@ -768,7 +771,7 @@ class Canvas:
         """The picture encoded in its kind's format (``once``: see ``encode``)."""
         fmt = FORMATS.get(kind, PNG)
         if fmt == PNG:
-            data = _png_rows(self.rows, self.size, once=once)
+            data = _png_rows(self.rows, self.size, once=once, palette=_PLTE)
         else:
             data = encode(self.image, fmt, once=once)[0]
         return Drawn(data, *self.size, tuple(self.boxes), fmt)
@@ -815,14 +818,15 @@ def png(image: Image.Image, *, once: bool = False, lines: bool = False) -> bytes
 
 
 def _png_rows(rows: Image.Image, size: tuple[int, int], *, rgb: bool = False,
-              once: bool = False, up: bool = False) -> bytes:
+              once: bool = False, up: bool = False, palette: bytes | None = None) -> bytes:
     """PNG of a picture ``size`` pixels large from ``rows``: its palette (or RGB, ``rgb``)
-    pixels one column to the right of each row's filter byte."""
+    pixels one column to the right of each row's filter byte (``palette``: its palette's
+    bytes, if known)."""
     w, h = size
     rows.paste(0, (0, 0, 1, h))  # the filter bytes: none, whatever was drawn over them
     chunks = [(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2 if rgb else 3, 0, 0, 0))]
     if not rgb:
-        chunks.append((b"PLTE", bytes(rows.getpalette() or [])))
+        chunks.append((b"PLTE", palette or bytes(rows.getpalette() or [])))
     pixels = rows.tobytes()
     if up:
         flat = Image.frombytes("L", rows.size, pixels)
