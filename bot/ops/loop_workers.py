@@ -168,21 +168,17 @@ class LoopWorkers:
         return result
 
     def shutdown(self, wait: bool = True) -> None:
-        """Close the processes' jobs: each stops once the job it has is answered (``wait``:
-        wait for that here)."""
+        """Take no more jobs; each process stops once the jobs asked for before are done
+        (``wait``: stop them now, and wait for that)."""
         with self._lock:
             self._closed = True
             workers = list(self._workers)
-        for worker in workers:
-            if worker.process.stdin is not None:
-                with contextlib.suppress(OSError):
-                    worker.process.stdin.close()
-        for waiter in self._waiting:
-            if not waiter.done():
-                waiter.set_exception(RuntimeError("the worker processes were shut down"))
         if wait:
             for worker in workers:
                 stop_worker(worker.process)
+            return
+        while self._idle:  # the busy ones stop once no job waits for them
+            _close(self._idle.popleft())
 
     def _spawn(self) -> _Worker:
         """A new process, warm (blocking)."""
@@ -227,7 +223,10 @@ class LoopWorkers:
             if not waiter.done():
                 waiter.set_result(worker)
                 return
-        self._idle.append(worker)
+        if self._closed:
+            _close(worker)
+        else:
+            self._idle.append(worker)
 
     async def _replace(self, dead: _Worker) -> _Worker:
         """A new process in place of ``dead`` (started in a thread: it takes a while)."""
@@ -261,6 +260,13 @@ class LoopWorkers:
             worker.lost(error)
             worker.process.kill()
         return owed
+
+
+def _close(worker: _Worker) -> None:
+    """Close a process's jobs: it stops (its answers' end is read by the loop)."""
+    if worker.process.stdin is not None:
+        with contextlib.suppress(OSError):
+            worker.process.stdin.close()
 
 
 def _failed_start(started: asyncio.Future[None]) -> None:

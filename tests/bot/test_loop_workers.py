@@ -72,3 +72,14 @@ async def test_shutdown_stops_every_process_and_refuses_new_jobs(pool):
     assert processes and all(process.poll() is not None for process in processes)
     with pytest.raises(RuntimeError, match="after shutdown"):
         await pool.run(int)
+
+
+async def test_jobs_asked_for_before_shutdown_are_answered_then_the_processes_stop():
+    pool = LoopWorkers(1)
+    await pool.run(int)
+    [process] = pool.processes
+    jobs = [asyncio.ensure_future(pool.run(partial(operator.add, n, 1))) for n in range(3)]
+    await asyncio.sleep(0)
+    pool.shutdown(wait=False)
+    assert await asyncio.gather(*jobs) == [1, 2, 3]
+    await asyncio.wait_for(asyncio.to_thread(process.wait), 10)
