@@ -1,7 +1,8 @@
 """Posts and edits that read no more of Discord's answer than the bot needs.
 
 ``Webhook.send`` and ``Webhook.edit_message`` (and so ``Interaction.edit_original_response``
-and ``followup.send``), and ``PartialMessage.edit`` in a channel, turn Discord's answer into
+and ``followup.send``), ``PartialMessage.edit`` in a channel, and an interaction's answer
+(``InteractionResponse.send_message`` and ``edit_message``) turn Discord's answer into
 a full message object: its author, embeds, components and attachments, each an object. The
 bot never reads that message: after an edit it only needs to know that the edit went
 through, or why not (an ``HTTPException``, raised as before), and after a post the new
@@ -28,7 +29,7 @@ from typing import Any
 import discord
 from discord.http import MultipartParameters, Route, handle_message_parameters
 from discord.utils import MISSING
-from discord.webhook.async_ import async_context
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from cogs.transport.multipart import multipart_body
 
@@ -80,6 +81,47 @@ async def post_through_token(interaction: discord.Interaction[Any], *,
             multipart=params.multipart, files=params.files, wait=True,
             with_components=bool(view))
     return TokenMessage(int(data["id"]), interaction.application_id, interaction.token)
+
+
+async def answer_with_message(interaction: discord.Interaction[Any], *,
+                              embed: discord.Embed, view: discord.ui.View,
+                              ephemeral: bool = False,
+                              files: list[discord.File] | None = None) -> None:
+    """Answer ``interaction`` with a new message, as ``InteractionResponse.send_message``
+    does, without building the answer Discord sends back (the new message, as objects).
+    Raises ``InteractionResponded`` and the ``HTTPException``s as that does."""
+    flags = discord.MessageFlags._from_value(0)
+    flags.ephemeral = ephemeral
+    await _answer(interaction, discord.InteractionResponseType.channel_message, embed=embed,
+                  view=view, flags=flags if ephemeral else MISSING, files=files or MISSING)
+
+
+async def answer_by_editing(interaction: discord.Interaction[Any], *,
+                            embed: discord.Embed, view: discord.ui.View,
+                            attachments: list[discord.File] = MISSING) -> None:
+    """Answer a tap by editing the message tapped, as ``InteractionResponse.edit_message``
+    does, without building the answer Discord sends back. Raises as that does."""
+    await _answer(interaction, discord.InteractionResponseType.message_update, embed=embed,
+                  view=view, attachments=attachments)
+
+
+async def _answer(interaction: discord.Interaction[Any],
+                  kind: discord.InteractionResponseType, **fields: Any) -> None:
+    """Send ``interaction``'s one answer (a callback of ``kind``), and mark it answered, as
+    discord.py's ``InteractionResponse`` does (its views are not kept: see above)."""
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    state: Any = interaction._state
+    params = interaction_message_response_params(
+        type=kind.value, previous_allowed_mentions=state.allowed_mentions, **fields)
+    with params:
+        session, params = _with_body(interaction._session, params)
+        adapter: Any = async_context.get()
+        await adapter.create_interaction_response(
+            interaction.id, interaction.token, session=session, proxy=state.http.proxy,
+            proxy_auth=state.http.proxy_auth, params=params)
+    response._response_type = kind
 
 
 async def edit_through_token(client: discord.Client, application_id: int, token: str,

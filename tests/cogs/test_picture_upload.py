@@ -9,7 +9,13 @@ import discord
 import pytest
 
 from cogs.transport.multipart import multipart_body
-from cogs.transport.raw import edit_in_channel, edit_through_token, post_through_token
+from cogs.transport.raw import (
+    answer_by_editing,
+    answer_with_message,
+    edit_in_channel,
+    edit_through_token,
+    post_through_token,
+)
 from tests.nlk_driver import running_bot
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40 + b"--\r\n\r\n"  # any bytes at all
@@ -101,3 +107,58 @@ async def test_a_body_it_cannot_write_plainly_is_left_to_discord_py(fake_discord
                               attachments=[picture("kéz.png")])
         assert len(forms) == 1  # discord.py's upload
         assert original.current.attachments[0].filename == "kéz.png"
+
+
+async def test_an_answer_with_a_picture_reads_as_discord_py_sends_it(fake_discord, tmp_path,
+                                                                     forms):
+    """A hand shown as a new private message, then a tap on it answered by editing it: the
+    same message as discord.py's ``InteractionResponse`` makes, and answered from then on."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        arrived: list[dict] = []
+        parsers = bot._connection.parsers
+        monkeypatch = pytest.MonkeyPatch()
+        monkeypatch.setitem(parsers, "INTERACTION_CREATE", arrived.append)  # answered here
+        try:
+            async def interaction(tap) -> tuple[object, discord.Interaction]:
+                ix = await tap()
+                await fake.state.wait_until(lambda: len(arrived) == 1, 5, "the interaction")
+                return ix, discord.Interaction(data=arrived.pop(), state=bot._connection)
+
+            shown = []
+            for answer in ("py", "raw"):
+                ix, tapped = await interaction(lambda: fake.slash("ann", None, "nlk", "hand"))
+                view = discord.ui.View()
+                view.add_item(discord.ui.Button(label="Refresh", custom_id=f"r:{answer}"))
+                view.stop()
+                if answer == "py":
+                    await tapped.response.send_message(embed=embed(answer), view=view,
+                                                       ephemeral=True, files=[picture()])
+                    assert len(forms) == 1
+                else:
+                    await answer_with_message(tapped, embed=embed(answer), view=view,
+                                              ephemeral=True, files=[picture()])
+                    assert len(forms) == 1 and tapped.response.is_done()
+                [message] = ix.messages
+                shown.append(message)
+            assert read(shown[0]) == read(shown[1])
+            assert [m.current.flags for m in shown] == [64, 64]  # ephemeral, both
+            edited = []
+            for message, answer in zip(shown, ("py", "raw"), strict=True):
+                ix, tapped = await interaction(
+                    lambda m=message, a=answer: fake.click("ann", m, f"r:{a}"))
+                again = picture()
+                if answer == "py":
+                    await tapped.response.edit_message(embed=embed(answer), view=None,
+                                                       attachments=[again])
+                    assert len(forms) == 2
+                else:
+                    await answer_by_editing(tapped, embed=embed(answer), view=None,
+                                            attachments=[again])
+                    assert len(forms) == 2 and tapped.response.is_done()
+                    with pytest.raises(discord.InteractionResponded):
+                        await answer_by_editing(tapped, embed=embed(answer), view=None)
+                edited.append((*read(message), message.current.components))
+            assert edited[0] == edited[1] and len(shown[1].versions) == 2
+        finally:
+            monkeypatch.undo()
