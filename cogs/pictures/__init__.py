@@ -96,7 +96,6 @@ DRAWING_NICE = 5
 # allocator arena in each of the default pool's threads (about 20 MB of resident memory over
 # a few thousand pictures).
 DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
-WARM_WAIT = 120.0  # seconds start-up waits at most for the drawing process to be ready
 
 # Styles: what a server or a player chose, and what a picture is drawn in.
 OFF, TWO, FOUR = "off", "two", "four"
