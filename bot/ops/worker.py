@@ -1,6 +1,8 @@
-"""One worker process (started by ``bot.ops.workers.WorkerPool``): reads pickled
-callables on stdin, writes ``("ok", result)`` or ``("error", exception)`` on stdout, and
-exits when the bot is gone."""
+"""One worker process (started by ``bot.ops.workers.WorkerPool`` or
+``bot.ops.loop_workers.LoopWorkers``): reads pickled callables on stdin, writes
+``("ok", result)`` or ``("error", exception)`` on stdout, pickled after its length (``HEAD``:
+a reader that is not blocked on the pipe, the event loop, knows when an answer is whole),
+and exits when the bot is gone."""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ import contextlib
 import os
 import pickle
 import signal
+import struct
 import sys
 
 from bot.ops.orphans import watch_parent
+
+HEAD = struct.Struct("<I")  # an answer's length in bytes, before it
 
 
 def main() -> None:
@@ -39,7 +44,7 @@ def main() -> None:
         except Exception as error:
             data = pickle.dumps(("error", RuntimeError(f"unpicklable answer: {error!r}")))
         try:
-            answers.write(data)
+            answers.write(HEAD.pack(len(data)) + data)
             answers.flush()
         except BrokenPipeError:
             return

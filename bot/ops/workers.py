@@ -28,6 +28,8 @@ from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, ParamSpec, TypeVar
 
+from bot.ops.worker import HEAD
+
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -117,7 +119,7 @@ class WorkerPool(Executor):
                     future.set_exception(value)
         finally:
             if process is not None:
-                _stop(process)
+                stop_worker(process)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker", str(self._nice)],
@@ -167,11 +169,22 @@ def _ask(process: subprocess.Popen[bytes], fn: Callable[[], Any]) -> tuple[str, 
     assert process.stdin is not None and process.stdout is not None
     pickle.dump(fn, process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
     process.stdin.flush()
-    answer: tuple[str, Any] = pickle.load(process.stdout)
+    return read_answer(process.stdout)
+
+
+def read_answer(answers: Any) -> tuple[str, Any]:
+    """One answer of a worker process from its stdout (blocking): its length, then it.
+    Raises ``EOFError`` if the process is gone."""
+    head = answers.read(HEAD.size)
+    size = HEAD.unpack(head)[0] if len(head) == HEAD.size else -1
+    data = answers.read(size) if size >= 0 else b""
+    if size < 0 or len(data) < size:
+        raise EOFError("a worker process closed its answers")
+    answer: tuple[str, Any] = pickle.loads(data)
     return answer
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_worker(process: subprocess.Popen[bytes]) -> None:
     """Closing its stdin asks the worker to exit; it is killed if it is still thinking."""
     if process.stdin is not None:
         with contextlib.suppress(OSError):

@@ -48,7 +48,7 @@ from cogs.pictures import (
     key_of,
     send_files,
 )
-from cogs.transport.raw import edit_through_token
+from cogs.transport.raw import answer_by_editing, answer_with_message, edit_through_token
 from cogs.widgets.buttons import Buttons
 from rules.i18n import DEFAULT, Lang, translator
 
@@ -323,8 +323,8 @@ class OpenHands:
         private message, its cards in the ``letters`` of its reader, followed from then on."""
         user_id = interaction.user.id
         drawn, picture, key = await self._drawn(interaction, table, letters)
-        await interaction.response.send_message(
-            embed=drawn[0], view=drawn[1], ephemeral=True,
+        await answer_with_message(
+            interaction, embed=drawn[0], view=drawn[1], ephemeral=True,
             **send_files(drawn[0], None if isinstance(picture, Late) else picture))
         self._follow(table, user_id, interaction, drawn, letters, picture, key)
 
@@ -346,8 +346,7 @@ class OpenHands:
             files = edit_files(drawn[0], picture)
         try:
             with shown.flying(user_id, table.revision) as flight:
-                await interaction.response.edit_message(embed=drawn[0], view=drawn[1],
-                                                        **files)
+                await answer_by_editing(interaction, embed=drawn[0], view=drawn[1], **files)
         finally:
             live.settle()
         if note is None:

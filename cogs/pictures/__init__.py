@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.db.records import TableStatus
-from bot.ops.workers import WorkerPool
+from bot.ops.loop_workers import LoopWorkers
 from bot.tables.service import Table
 from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
@@ -96,7 +96,6 @@ DRAWING_NICE = 5
 # allocator arena in each of the default pool's threads (about 20 MB of resident memory over
 # a few thousand pictures).
 DRAWER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
-WARM_WAIT = 120.0  # seconds start-up waits at most for the drawing process to be ready
 
 # Styles: what a server or a player chose, and what a picture is drawn in.
 OFF, TWO, FOUR = "off", "two", "four"
@@ -223,11 +222,11 @@ class Pictures:
         self.answer_wait = ANSWER_WAIT
         self.paint_wait = PAINT_WAIT
         # ``processes``: drawn in that many processes of their own (each warmed as it
-        # starts), else in this process's drawing thread.
-        self.pool = WorkerPool(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
-                               name="pictures", eager=True, nice=DRAWING_NICE) \
-            if processes > 0 else None
-        self.drawer: Executor = self.pool or DRAWER
+        # starts), which the event loop hands each picture itself; else in this process's
+        # drawing thread.
+        self.pool = LoopWorkers(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
+                                nice=DRAWING_NICE) if processes > 0 else None
+        self.drawer: Executor = DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> PictureKey | None:
@@ -331,8 +330,8 @@ class Pictures:
         at start-up)."""
         if self.ready():
             try:
-                if self.pool is not None:  # the drawing process starts, and warms itself
-                    self.pool.submit(int).result(WARM_WAIT)
+                if self.pool is not None:  # the drawing processes start, and warm themselves
+                    self.pool.start()
                 else:
                     prepare(self.fonts, self.frame)
             except Exception:
@@ -391,13 +390,19 @@ class Pictures:
             cached = self.cache.get(key)  # drawn while this waited its turn
             if cached is not None:
                 return cached
+            job = functools.partial(drawn_parts, draw_picture, scene, alt,
+                                    None if self.fonts == FONTS else self.fonts,
+                                    None if self.frame == FRAME else self.frame)
             try:
-                picture = await asyncio.get_running_loop().run_in_executor(
-                    self.drawer, functools.partial(draw_picture, scene, key, alt, filename,
-                                                   self.fonts, self.frame))
+                if self.pool is not None:
+                    png, width, height, layout = await self.pool.run(job)
+                else:
+                    png, width, height, layout = \
+                        await asyncio.get_running_loop().run_in_executor(self.drawer, job)
             except Exception as error:
                 self._failed_once(error)
                 return None
+        picture = Picture(key, png, filename, alt, width, height, layout)
         self.cache.put(key, picture)
         return picture
 
@@ -435,6 +440,17 @@ def draw_picture(scene: HandScene | TableScene | ReplayScene, key: PictureKey, a
     return Picture(key, drawn.png, filename, alt, drawn.width, drawn.height, b"".join(
         BOX.pack(int(b.card), b.x0, b.y0, b.x1, b.y1, STATES.index(b.state))
         for b in drawn.boxes))
+
+
+def drawn_parts(draw: Callable[..., Picture], scene: HandScene | TableScene | ReplayScene,
+                alt: str, fonts: Path | None, frame: Frame | None
+                ) -> tuple[bytes, int, int, bytes]:
+    """Draw a scene with ``draw`` (``draw_picture``; in the drawing process, or in this
+    thread), and give back only what the bot does not know yet: the PNG, its size and its
+    layout (``fonts`` and ``frame``: None for the default ones). The picture's key and alt
+    text stay with the bot: they would cross the pipe twice, pickled each way, for nothing."""
+    picture = draw(scene, (), alt, "", fonts or FONTS, frame or FRAME)
+    return picture.png, picture.width, picture.height, picture.layout
 
 
 def key_of(found: tuple[HandScene, str] | None) -> PictureKey | None:

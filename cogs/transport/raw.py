@@ -1,7 +1,8 @@
 """Posts and edits that read no more of Discord's answer than the bot needs.
 
 ``Webhook.send`` and ``Webhook.edit_message`` (and so ``Interaction.edit_original_response``
-and ``followup.send``), and ``PartialMessage.edit`` in a channel, turn Discord's answer into
+and ``followup.send``), ``PartialMessage.edit`` in a channel, and an interaction's answer
+(``InteractionResponse.send_message`` and ``edit_message``) turn Discord's answer into
 a full message object: its author, embeds, components and attachments, each an object. The
 bot never reads that message: after an edit it only needs to know that the edit went
 through, or why not (an ``HTTPException``, raised as before), and after a post the new
@@ -14,6 +15,10 @@ parameters, its webhook adapter and its HTTP client's routes): the public calls 
 answer, and there is no public way to send the same request without that. Views are not
 kept by discord.py: every button of the bot is answered by its custom id (``Buttons`` are
 stopped as they are made), so nothing is lost by not handing them to it.
+
+A request that carries a file (a picture) goes as one body of bytes built once
+(``multipart_body``), not through aiohttp's generic form machinery; discord.py's request
+layer still sends it, with its rate limits, retries and errors.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-from discord.http import handle_message_parameters
+from discord.http import MultipartParameters, Route, handle_message_parameters
 from discord.utils import MISSING
-from discord.webhook.async_ import async_context
+from discord.webhook.async_ import async_context, interaction_message_response_params
+
+from cogs.transport.multipart import multipart_body
 
 
 @dataclass(frozen=True)
@@ -67,12 +74,54 @@ async def post_through_token(interaction: discord.Interaction[Any], *,
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
+        session, params = _with_body(webhook.session, params)
         data = await adapter.execute_webhook(
-            interaction.application_id, interaction.token, session=webhook.session,
+            interaction.application_id, interaction.token, session=session,
             proxy=webhook.proxy, proxy_auth=webhook.proxy_auth, payload=params.payload,
             multipart=params.multipart, files=params.files, wait=True,
             with_components=bool(view))
     return TokenMessage(int(data["id"]), interaction.application_id, interaction.token)
+
+
+async def answer_with_message(interaction: discord.Interaction[Any], *,
+                              embed: discord.Embed, view: discord.ui.View,
+                              ephemeral: bool = False,
+                              files: list[discord.File] | None = None) -> None:
+    """Answer ``interaction`` with a new message, as ``InteractionResponse.send_message``
+    does, without building the answer Discord sends back (the new message, as objects).
+    Raises ``InteractionResponded`` and the ``HTTPException``s as that does."""
+    flags = discord.MessageFlags._from_value(0)
+    flags.ephemeral = ephemeral
+    await _answer(interaction, discord.InteractionResponseType.channel_message, embed=embed,
+                  view=view, flags=flags if ephemeral else MISSING, files=files or MISSING)
+
+
+async def answer_by_editing(interaction: discord.Interaction[Any], *,
+                            embed: discord.Embed, view: discord.ui.View,
+                            attachments: list[discord.File] = MISSING) -> None:
+    """Answer a tap by editing the message tapped, as ``InteractionResponse.edit_message``
+    does, without building the answer Discord sends back. Raises as that does."""
+    await _answer(interaction, discord.InteractionResponseType.message_update, embed=embed,
+                  view=view, attachments=attachments)
+
+
+async def _answer(interaction: discord.Interaction[Any],
+                  kind: discord.InteractionResponseType, **fields: Any) -> None:
+    """Send ``interaction``'s one answer (a callback of ``kind``), and mark it answered, as
+    discord.py's ``InteractionResponse`` does (its views are not kept: see above)."""
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    state: Any = interaction._state
+    params = interaction_message_response_params(
+        type=kind.value, previous_allowed_mentions=state.allowed_mentions, **fields)
+    with params:
+        session, params = _with_body(interaction._session, params)
+        adapter: Any = async_context.get()
+        await adapter.create_interaction_response(
+            interaction.id, interaction.token, session=session, proxy=state.http.proxy,
+            proxy_auth=state.http.proxy_auth, params=params)
+    response._response_type = kind
 
 
 async def edit_through_token(client: discord.Client, application_id: int, token: str,
@@ -90,8 +139,9 @@ async def edit_through_token(client: discord.Client, application_id: int, token:
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
+        session, params = _with_body(webhook.session, params)
         await adapter.edit_webhook_message(
-            application_id, token, message, session=webhook.session, proxy=webhook.proxy,
+            application_id, token, message, session=session, proxy=webhook.proxy,
             proxy_auth=webhook.proxy_auth, payload=params.payload,
             multipart=params.multipart, files=params.files, with_components=bool(view))
 
@@ -107,4 +157,35 @@ async def edit_in_channel(client: discord.Client, channel_id: int, message_id: i
     with handle_message_parameters(content=content, embed=embed, view=view,
                                    attachments=attachments,
                                    previous_allowed_mentions=previous) as params:
-        await client.http.edit_message(channel_id, message_id, params=params)
+        body = multipart_body(params.multipart) if params.files and params.multipart else None
+        if body is None:
+            await client.http.edit_message(channel_id, message_id, params=params)
+            return
+        await client.http.request(Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
+                                        channel_id=channel_id, message_id=message_id),
+                                  data=body)
+
+
+class _Sending:
+    """A session that sends ``body`` as the data of each request discord.py's webhook
+    adapter makes through it (every attempt of one request): the adapter keeps its rate
+    limits, retries and errors, and builds no form of its own."""
+
+    def __init__(self, session: Any, body: Any) -> None:
+        self.session = session
+        self.body = body
+
+    def request(self, method: str, url: str, **fields: Any) -> Any:
+        fields["data"] = self.body
+        return self.session.request(method, url, **fields)
+
+
+def _with_body(session: Any, params: MultipartParameters
+               ) -> tuple[Any, MultipartParameters]:
+    """The session and parameters to hand the webhook adapter: a request with files goes
+    as one body built once (``multipart_body``), one without as it is."""
+    body = multipart_body(params.multipart) if params.files and params.multipart else None
+    if body is None:
+        return session, params
+    return _Sending(session, body), MultipartParameters(payload=None, multipart=None,
+                                                        files=None)

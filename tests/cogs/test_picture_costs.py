@@ -2,13 +2,15 @@
 given; card faces are painted from parts drawn at start-up, and keep nothing of their own; a
 kept picture's layout is a few packed bytes that give back every card's box."""
 
+import functools
 import io
+import pickle
 import random
 
 from PIL import Image
 
-from cogs.pictures import Pictures
-from cogs.pictures.__main__ import hand_view
+from cogs.pictures import FONTS, FRAME, Pictures, draw_picture, drawn_parts
+from cogs.pictures.__main__ import hand_view, table_view
 from cogs.pictures.draw import (
     MUTED,
     PLAIN,
@@ -24,8 +26,8 @@ from cogs.pictures.draw import (
     png,
     prepare,
 )
-from cogs.pictures.scenes import hand_scene
-from rules import Card
+from cogs.pictures.scenes import hand_scene, table_scene
+from rules import Card, Phase
 from rules.i18n import Lang, rank_text
 
 DECK = [Card.parse(r + s) for s in "SHDC" for r in "AKQJT98765432"]
@@ -81,3 +83,21 @@ def test_a_kept_picture_gives_back_every_cards_box():
     picture = Pictures().draw(scene, "alt", "hand.png")
     assert picture.boxes == drawn.boxes
     assert len(picture.layout) <= 12 * len(drawn.boxes)
+
+
+def test_a_scene_crosses_to_the_drawing_process_as_plain_values_and_only_pixels_come_back():
+    """What the bot pickles for each picture (its scene) and what comes back (the PNG, its
+    size and layout; its key and alt text stay with the bot) are small, and the same
+    picture is drawn from them."""
+    scene = _hand(10, four=True)
+    sent = pickle.dumps(scene, protocol=pickle.HIGHEST_PROTOCOL)
+    assert pickle.loads(sent) == scene and len(sent) < 12 * 20
+    table = table_scene(table_view(Phase.SHED, random.Random(2)), Lang.FR, False)
+    assert table is not None
+    assert pickle.loads(pickle.dumps(table[0])) == table[0]
+    job = functools.partial(drawn_parts, draw_picture, scene, "ten cards", None, None)
+    answer = pickle.loads(pickle.dumps(job))()
+    picture = Pictures().draw(scene, "ten cards", "hand.png")
+    assert answer == (picture.png, picture.width, picture.height, picture.layout)
+    assert len(pickle.dumps(answer)) < len(picture.png) + len(picture.layout) + 40
+    assert draw_picture(scene, (), "", "", FONTS, FRAME).png == picture.png

@@ -560,16 +560,17 @@ async def test_an_answer_lands_after_a_paced_edit_already_on_its_way(fake_discor
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
         pictures = nlk(bot).pictures
         pictures.answer_wait = ANSWER_WAIT  # as the bot runs: answers go without pictures
-        real_edit = bot.http.edit_message  # the channel's route the table message is edited by
+        real_request = bot.http.request  # the table message is edited in its channel
         on_its_way = asyncio.Event()
 
-        async def slow_edit(channel_id, message_id, **fields):
-            on_its_way.set()
-            await asyncio.sleep(0.5)  # a slow request to Discord
-            return await real_edit(channel_id, message_id, **fields)
+        async def slow_edit(route, **fields):
+            if route.method == "PATCH" and route.path.startswith("/channels/"):
+                on_its_way.set()
+                await asyncio.sleep(0.5)  # a slow request to Discord
+            return await real_request(route, **fields)
 
         real_draw = slow_drawing(monkeypatch, 0.3)
-        monkeypatch.setattr(bot.http, "edit_message", slow_edit)
+        monkeypatch.setattr(bot.http, "request", slow_edit)
         await driver._collect_step(table)  # its redraw will carry its picture
         await asyncio.wait_for(on_its_way.wait(), 5)
         monkeypatch.setattr(cogs.pictures, "draw_picture", real_draw)  # no redraw follows

@@ -1,0 +1,85 @@
+"""The drawing processes the event loop talks to itself: answers, errors, a crashed or
+cancelled job, shutdown, and no thread of the bot's per process."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+import threading
+import time
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+
+import pytest
+
+from bot.ops.loop_workers import LoopWorkers
+
+
+@pytest.fixture
+async def pool():
+    workers = LoopWorkers(2)
+    await asyncio.to_thread(workers.start)
+    yield workers
+    workers.shutdown(wait=True)
+
+
+async def test_jobs_are_answered_in_other_processes_with_no_thread_in_between(pool):
+    threads = threading.active_count()
+    assert await pool.run(partial(operator.add, 1, 2)) == 3
+    answers = await asyncio.gather(*(pool.run(partial(bytes, 20000)) for _ in range(20)))
+    assert answers == [bytes(20000)] * 20
+    pids = set(await asyncio.gather(*(pool.run(os.getpid) for _ in range(10))))
+    assert os.getpid() not in pids and pids <= {p.pid for p in pool.processes}
+    assert len(pool.processes) == 2 and threading.active_count() == threads
+
+
+async def test_an_error_in_a_job_is_raised_and_the_process_carries_on(pool):
+    with pytest.raises(ZeroDivisionError):
+        await pool.run(partial(operator.truediv, 1, 0))
+    assert await pool.run(partial(operator.mul, 6, 7)) == 42
+
+
+async def test_a_crashed_process_fails_its_job_and_is_replaced():
+    pool = LoopWorkers(1)
+    try:
+        first = await pool.run(os.getpid)  # started by its first job
+        with pytest.raises(BrokenProcessPool):
+            await pool.run(partial(os._exit, 3))
+        assert await pool.run(os.getpid) != first
+        [process] = pool.processes
+        assert process.pid != first
+    finally:
+        pool.shutdown()
+
+
+async def test_a_job_given_up_on_never_hands_its_answer_to_the_next():
+    pool = LoopWorkers(1)
+    try:
+        await pool.run(int)
+        slow = asyncio.ensure_future(pool.run(partial(time.sleep, 0.3)))
+        await asyncio.sleep(0.1)
+        slow.cancel()
+        assert await pool.run(partial(operator.add, 2, 2)) == 4
+    finally:
+        pool.shutdown()
+
+
+async def test_shutdown_stops_every_process_and_refuses_new_jobs(pool):
+    await asyncio.gather(*(pool.run(int) for _ in range(4)))
+    processes = list(pool.processes)
+    pool.shutdown(wait=True)
+    assert processes and all(process.poll() is not None for process in processes)
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        await pool.run(int)
+
+
+async def test_jobs_asked_for_before_shutdown_are_answered_then_the_processes_stop():
+    pool = LoopWorkers(1)
+    await pool.run(int)
+    [process] = pool.processes
+    jobs = [asyncio.ensure_future(pool.run(partial(operator.add, n, 1))) for n in range(3)]
+    await asyncio.sleep(0)
+    pool.shutdown(wait=False)
+    assert await asyncio.gather(*jobs) == [1, 2, 3]
+    await asyncio.wait_for(asyncio.to_thread(process.wait), 10)
