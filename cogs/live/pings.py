@@ -44,6 +44,7 @@ from cogs.live.table_message import MessageShown, TableMessages
 from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait
 from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.raw import answer_by_editing
 from cogs.widgets.buttons import Buttons
 from rules import Phase
 from rules.i18n import Lang
@@ -368,7 +369,7 @@ class Pings:
         """Answer a tap on a turn ping: draw it as the owner wants it now (the answer is one
         way this kind sends), and report what it shows."""
         content, view, want = await self.draw(table, interaction.user.id, lang)
-        await interaction.response.edit_message(content=content, view=view)
+        await answer_by_editing(interaction, content=content, view=view)
         if interaction.message is not None:
             self.answered(table, interaction.message.id, want)
 

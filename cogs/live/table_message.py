@@ -42,6 +42,7 @@ from cogs.pictures import (
 )
 from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.raw import answer_by_editing
 from rules.i18n import Lang
 
 log = logging.getLogger(__name__)
@@ -274,8 +275,8 @@ class TableMessages:
             files = shown.edit_files(drawing.embed, picture)
             carried = picture
         with shown.flights.fly((table.revision, style, False)) as flight:
-            await interaction.response.edit_message(embed=drawing.embed, view=drawing.view,
-                                                    **files)
+            await answer_by_editing(interaction, embed=drawing.embed, view=drawing.view,
+                                    **files)
         live.heard(interaction, tapped)
         if tapped is not None:
             shown.replies += 1

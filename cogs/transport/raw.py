@@ -97,12 +97,13 @@ async def answer_with_message(interaction: discord.Interaction[Any], *,
 
 
 async def answer_by_editing(interaction: discord.Interaction[Any], *,
-                            embed: discord.Embed, view: discord.ui.View,
-                            attachments: list[discord.File] = MISSING) -> None:
+                            content: str = MISSING, embed: discord.Embed = MISSING,
+                            view: discord.ui.View, attachments: list[discord.File] = MISSING
+                            ) -> None:
     """Answer a tap by editing the message tapped, as ``InteractionResponse.edit_message``
     does, without building the answer Discord sends back. Raises as that does."""
-    await _answer(interaction, discord.InteractionResponseType.message_update, embed=embed,
-                  view=view, attachments=attachments)
+    await _answer(interaction, discord.InteractionResponseType.message_update,
+                  content=content, embed=embed, view=view, attachments=attachments)
 
 
 async def _answer(interaction: discord.Interaction[Any],

@@ -162,3 +162,4 @@ async def test_an_answer_with_a_picture_reads_as_discord_py_sends_it(fake_discor
             assert edited[0] == edited[1] and len(shown[1].versions) == 2
         finally:
             monkeypatch.undo()
+
