@@ -314,20 +314,27 @@ async def test_a_ping_from_before_a_restart_is_deleted_when_its_turn_ends(fake_d
     fake.assert_clean()
 
 
+async def a_ping_discord_would_not_delete(fake, driver, path, table):
+    """A turn's ping, then the next turn: Discord refuses to delete the old ping (as when
+    the bot dies first), so both are written down. Returns the old ping and the refusal
+    (in place until the test removes it)."""
+    ping = await ping_after_a_turn(driver, path, table)
+    failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
+                        message="Missing Permissions", times=1000)
+    await play_a_turn(driver, table)
+    await fake.wait_until(lambda: len(remembered_pings(path)) == 2, timeout=10)
+    return ping, failing
+
+
 async def test_a_ping_whose_turn_ended_before_it_could_be_deleted_goes_at_the_next_start(
         fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(8))
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        ping = await ping_after_a_turn(driver, path, table)
-        # Discord refuses to delete it (as when the bot dies first): the turn moves on.
-        failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
-                            message="Missing Permissions", times=1000)
-        await play_a_turn(driver, table)
+        ping, failing = await a_ping_discord_would_not_delete(fake, driver, path, table)
         await fake.wait_until(lambda: failing.count > 0, timeout=10)
         assert not ping.deleted and len(live_pings(fake)) == 2
-        await fake.wait_until(lambda: len(remembered_pings(path)) == 2, timeout=10)
     fake.rest.failures.remove(failing)
     deletes = fake.request_counts["DELETE /channels/{channel_id}/messages/{message_id}"]
     async with running_bot(fake, path):
@@ -378,11 +385,7 @@ async def test_the_ping_records_of_the_format_before_are_read_once_at_the_next_s
     driver = Driver(fake, random.Random(8))
     async with running_bot(fake, path):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        old = await ping_after_a_turn(driver, path, table)
-        failing = fake.fail("DELETE", r"/messages/\d+", status=403, code=50013,
-                            message="Missing Permissions", times=1000)
-        await play_a_turn(driver, table)
-        await fake.wait_until(lambda: len(remembered_pings(path)) == 2, timeout=10)
+        old, failing = await a_ping_discord_would_not_delete(fake, driver, path, table)
     fake.rest.failures.remove(failing)
     [(key, value)] = ping_records(path).items()
     record = json.loads(value)
