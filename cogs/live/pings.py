@@ -18,8 +18,8 @@ down is left in the channel by a kill. A restart restores it and wakes the loop,
 compares what the ping shows with what is wanted as on any change: it edits the ping, or
 deletes it if its turn is over, and does the deletes owed. A table closed since keeps an
 owner until they are done. Before its first step after a restart, the loop looks once at
-the channel: a ping written down and gone already is not deleted again, and at a table with
-no record, a ping the last run posted and had no time to write down is found and deleted.
+the channel: a ping written down and gone already is not deleted again, and a ping the last
+run posted and had no time to write down is found and deleted.
 The records of the format before, one per ping (``ping:<table>:<message>``), are read once.
 """
 
@@ -107,11 +107,10 @@ class PingShown:
         self.owed: list[int] = []  # message ids whose delete is not confirmed, oldest first
         self.deleting: set[int] = set()  # those whose delete is on its way
         self.refused: set[int] = set()  # those whose delete Discord refused in this run
-        # After a restart, one look at the channel before the first step: which of the pings
-        # written down are gone already (``unseen``), or, with nothing written down, whether
-        # the last run posted a ping it had no time to write down (``unrecorded``).
-        self.unseen = False
-        self.unrecorded = False
+        # After a restart, one look at the channel before the first step (``Pings._look``):
+        # which pings written down are gone already, and which the last run posted and had
+        # no time to write down.
+        self.look = False
 
     def want(self, table: Table) -> PingWant | None:
         """What the ping should show for ``table``: its link points to the table message
@@ -186,7 +185,7 @@ class PingShown:
             self.ping = dataclasses.replace(loaded.ping, adopted=True)
         for message_id in loaded.owed:
             self.owe(message_id)
-        self.unseen = True
+        self.look = True
 
 
 @dataclass(frozen=True)
@@ -338,10 +337,10 @@ class Pings:
         return live.shown(Pings.name, PingShown)
 
     def unrecorded(self, live: LiveTable) -> None:
-        """At start-up: the last run wrote down no ping at ``live``'s table. If it wants
-        one, the first step looks in the channel for a ping the last run posted and was
-        stopped before writing down."""
-        self.of(live).unrecorded = True
+        """At start-up: the last run wrote down no ping at ``live``'s table. Its first step
+        looks in the channel for a ping the last run posted and was stopped before writing
+        down."""
+        self.of(live).look = True
 
     # --- events ------------------------------------------------------------------------------
 
@@ -397,7 +396,7 @@ class Pings:
     async def converge(self, live: LiveTable, shown: PingShown) -> None:
         """One step towards what the newest snapshot wants: start the deletes owed, then
         post a new ping (deleting the old one), edit it in place, or delete it."""
-        if shown.unseen or shown.unrecorded:
+        if shown.look:
             await self._look(live, shown)
         for message_id in shown.due():
             self._retire(live, shown, message_id)
@@ -522,40 +521,37 @@ class Pings:
     # --- turn pings across a restart -------------------------------------------------------
 
     async def _look(self, live: LiveTable, shown: PingShown) -> None:
-        """Once after a restart, one look at the channel's history (where it can be read):
-        the pings written down that are gone already are owed nothing (Discord counts a
-        delete of a message that is gone as an invalid request; a run stopped hard between
-        a delete and writing it down leaves one); at a table with nothing written down, a
-        ping the last run posted and had no time to write down is owed its delete."""
-        unrecorded, shown.unseen, shown.unrecorded = shown.unrecorded, False, False
+        """Once after a restart, one look at the channel's newest messages from before this
+        run (where they can be read): the pings written down that are gone already are owed
+        nothing (Discord counts a delete of a message that is gone as an invalid request; a
+        run stopped hard between a delete and writing it down leaves one), and the table's
+        pings nobody wrote down (a run stopped hard between posting one and writing it
+        down) are owed their deletes."""
+        shown.look = False
         table = live.newest
-        if unrecorded:
-            if shown.ping is None and shown.want(table) is not None:
-                for message_id in await self._unrecorded(live, table):
-                    shown.owe(message_id)
-            return
-        known = _messages(PingsRecord(table.channel_id, shown.ping, tuple(shown.owed)))
-        history = await live.way.history(HISTORY_MAX, after=min(known) - 1) \
-            if known else None
-        if history is None:  # nothing written down, or the place can't be read
+        history = await live.way.history(HISTORY_MAX, before=self._started)
+        if history is None:  # the place can't be read
             return
         seen = {int(message["id"]) for message in history}
-        # A full page reaches only so far: beyond it, nothing is known.
-        reach = max(seen) if len(history) == HISTORY_MAX else None
+        # A full page reaches back only so far: before its oldest message, nothing is known.
+        oldest = min(seen) if len(history) == HISTORY_MAX else None
+        known = _messages(PingsRecord(table.channel_id, shown.ping, tuple(shown.owed)))
         for message_id in known - seen:
-            if reach is None or message_id <= reach:
+            if oldest is None or message_id >= oldest:
                 if shown.ping is not None and shown.ping.message_id == message_id:
                     shown.ping = None  # someone deleted it: a fresh one is posted
                 shown.deleted(message_id)
+        for message_id in self._pings_in(history, table) - known:
+            log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
+                     message_id)
+            shown.owe(message_id)
 
-    async def _unrecorded(self, live: LiveTable, table: Table) -> list[int]:
-        """The table's turn pings posted before this run that nobody wrote down: the bot's
-        messages that mention someone and carry the table's buttons, other than the table
-        message (none where the place can't be read)."""
+    def _pings_in(self, history: list[dict[str, Any]], table: Table) -> set[int]:
+        """The table's turn pings among ``history``: the bot's messages that mention someone
+        and carry the table's buttons, other than the table message."""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
-        history = await live.way.history(HISTORY_MAX, before=self._started) or []
         me = self.client.user.id if self.client.user else None
-        found = []
+        found = set()
         for message in history:
             message_id = int(message["id"])
             rows: list[Any] = list(message.get("components", []))
@@ -563,9 +559,7 @@ class Pings:
                    for item in row.get("components", [])]
             if int(message["author"]["id"]) == me and message_id != table.message_id and \
                     message.get("mentions") and any(i.startswith(prefix) for i in ids):
-                log.info("table %s: deleting turn ping %s nobody wrote down", table.id,
-                         message_id)
-                found.append(message_id)
+                found.add(message_id)
         return found
 
     async def read_legacy(self, records: dict[int, dict[str, str]]) -> None:

@@ -250,9 +250,11 @@ class ChannelWay:
 
     async def history(self, limit: int, *, before: int | None = None,
                       after: int | None = None) -> list[dict[str, Any]] | None:
-        channel = self.client.get_channel(self.channel_id)
-        if not isinstance(channel, discord.abc.GuildChannel) or \
-                not channel.permissions_for(channel.guild.me).read_message_history:
+        # Not asked where the bot is known to lack Read Message History (Discord would
+        # count the refusal as an invalid request); a channel or thread not known here is.
+        channel: Any = self.client.get_channel(self.channel_id)
+        guild = getattr(channel, "guild", None)
+        if guild is not None and not channel.permissions_for(guild.me).read_message_history:
             return None
         try:
             async with self.pacer.use(self.channel_id, Kind.READ):

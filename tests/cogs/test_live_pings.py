@@ -423,3 +423,45 @@ async def test_a_turn_that_goes_on_into_phase_two_gets_my_hand_instead_of_moves(
     assert pings.io.kinds() == ["post", "edit"]
     assert pings.io.calls[1][2] is None  # no move buttons: My hand
     assert ping_of(live).want == wanted_ping(after, None) and ping_of(live).want.shed
+
+
+class ChannelIO(RecordingIO):
+    """A channel whose messages from before the restart can be read: ``left``."""
+
+    def __init__(self, left):
+        super().__init__()
+        self.left = left
+
+    async def history(self, limit, *, before=None, after=None):
+        return [m for m in self.left if before is None or int(m["id"]) < before][:limit]
+
+
+def ping_message(message_id, table, user_id):
+    """A turn ping of ``table`` as Discord gives it in a channel's history."""
+    return {"id": str(message_id), "author": {"id": str(BOT)},
+            "mentions": [{"id": str(user_id)}],
+            "components": [{"components": [{"custom_id": f"nlk:{table.id}:1:hand"}]}]}
+
+
+BOT = 555
+
+
+async def test_a_ping_posted_and_not_written_down_before_a_kill_goes_beside_a_recorded_one():
+    """The last run wrote down a ping, posted the next turn's and was killed before writing
+    that down: the first step after the restart finds the unrecorded one in the channel and
+    deletes it with the recorded one, whose turn is over (else two pings stay live)."""
+    stream = snapshots()
+    first = next(stream)
+    later = turn_change(stream, first)
+    io = ChannelIO([ping_message(80, first, later.user_to_act()),
+                    ping_message(77, first, first.user_to_act())])
+    pings, tables = owner(io)
+    pings.client = type("Client", (), {"user": type("User", (), {"id": BOT})()})()
+    pings._started = 10**6  # every message above is from before this run
+    record = PingsRecord(first.channel_id, Ping(77, wanted_ping(first, None)))
+    tables.of(later).restore({Pings.name: record.dump()})
+    pings.changed(later)
+    live = await settled(tables)
+    deleted = sorted(r[1] for r in pings.io.requests if r[0] == "delete")
+    assert deleted == [77, 80]
+    assert pings.io.kinds().count("post") == 1 and ping_of(live).want == wanted_ping(later, None)
