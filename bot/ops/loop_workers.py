@@ -18,7 +18,6 @@ import logging
 import os
 import pickle
 import subprocess
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from bot.ops.worker import HEAD
-from bot.ops.workers import read_answer, stop_worker
+from bot.ops.workers import spawn_worker, stop_worker, warm_worker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -182,18 +181,12 @@ class LoopWorkers:
 
     def _spawn(self) -> _Worker:
         """A new process, warm (blocking)."""
-        process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker", str(self._nice)],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert process.stdin is not None and process.stdout is not None
-        if self._warm is not None:
-            pickle.dump(self._warm, process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            process.stdin.flush()
-            try:
-                outcome, value = read_answer(process.stdout)
-            except (OSError, EOFError):
-                outcome, value = "error", "it died as it started"
-            if outcome != "ok":  # the jobs will tell what is wrong; the process serves on
-                log.warning("warming a worker process failed: %r", value)
+        process = spawn_worker(self._nice)
+        assert process.stdout is not None
+        try:
+            warm_worker(process, self._warm)
+        except (OSError, EOFError):  # its jobs find it dead, and start another
+            log.warning("a worker process died as it started")
         os.set_blocking(process.stdout.fileno(), False)
         return _Worker(process)
 

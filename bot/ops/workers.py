@@ -122,15 +122,27 @@ class WorkerPool(Executor):
                 stop_worker(process)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen([sys.executable, "-m", "bot.ops.worker", str(self._nice)],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        process = spawn_worker(self._nice)
         with self._lock:
             self.processes = [p for p in self.processes if p.poll() is None] + [process]
-        if self._warm is not None:
-            outcome, value = _ask(process, self._warm)
-            if outcome != "ok":  # the jobs will tell what is wrong; the process serves on
-                log.warning("warming a worker process failed: %r", value)
+        warm_worker(process, self._warm)
         return process
+
+
+def spawn_worker(nice: int) -> subprocess.Popen[bytes]:
+    """A new worker process (``python -m bot.ops.worker``), ``nice`` lower than the bot."""
+    return subprocess.Popen([sys.executable, "-m", "bot.ops.worker", str(nice)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def warm_worker(process: subprocess.Popen[bytes], warm: Callable[[], Any] | None) -> None:
+    """Run ``warm`` in a new process before its first job (blocking). A warm that fails is
+    logged: the jobs will tell what is wrong, and the process serves on. Raises
+    ``OSError`` or ``EOFError`` if the process dies meanwhile."""
+    if warm is not None:
+        outcome, value = _ask(process, warm)
+        if outcome != "ok":
+            log.warning("warming a worker process failed: %r", value)
 
 
 # The most drawing processes a bot process starts, whatever the machine: past a few, pictures

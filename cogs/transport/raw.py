@@ -158,7 +158,7 @@ async def edit_in_channel(client: discord.Client, channel_id: int, message_id: i
     with handle_message_parameters(content=content, embed=embed, view=view,
                                    attachments=attachments,
                                    previous_allowed_mentions=previous) as params:
-        body = multipart_body(params.multipart) if params.files and params.multipart else None
+        body = _body(params)
         if body is None:
             await client.http.edit_message(channel_id, message_id, params=params)
             return
@@ -185,8 +185,14 @@ def _with_body(session: Any, params: MultipartParameters
                ) -> tuple[Any, MultipartParameters]:
     """The session and parameters to hand the webhook adapter: a request with files goes
     as one body built once (``multipart_body``), one without as it is."""
-    body = multipart_body(params.multipart) if params.files and params.multipart else None
+    body = _body(params)
     if body is None:
         return session, params
     return _Sending(session, body), MultipartParameters(payload=None, multipart=None,
                                                         files=None)
+
+
+def _body(params: MultipartParameters) -> Any:
+    """A request's parts as one body built once (``multipart_body``); None for a request
+    without files, or one whose parts discord.py sends better itself."""
+    return multipart_body(params.multipart) if params.files and params.multipart else None
