@@ -167,12 +167,16 @@ class PingShown:
 
     # --- the record -------------------------------------------------------------------
 
+    def held(self) -> PingsRecord:
+        """The live ping and the deletes owed, as a record."""
+        return PingsRecord(self.live.channel_id, self.ping, tuple(self.owed))
+
     def dump(self) -> str | None:
         """The live ping (its message and what it shows) and the deletes owed; None when
         there is neither."""
         if self.ping is None and not self.owed:
             return None
-        return PingsRecord(self.live.channel_id, self.ping, tuple(self.owed)).dump()
+        return self.held().dump()
 
     def restore(self, record: str) -> None:
         """What the last run wrote down: its live ping is the table's live ping again (no
@@ -196,6 +200,10 @@ class PingsRecord:
     channel_id: int
     ping: Ping | None
     owed: tuple[int, ...] = ()
+
+    def messages(self) -> set[int]:
+        """Every message it names: the live ping and those owed a delete."""
+        return set(self.owed) | ({self.ping.message_id} if self.ping is not None else set())
 
     def dump(self) -> str:
         ping = None if self.ping is None else {
@@ -509,7 +517,7 @@ class Pings:
         except Exception:
             return True
         record = None if text is None else PingsRecord.load(text)
-        return record is not None and message_id in _messages(record)
+        return record is not None and message_id in record.messages()
 
     async def close(self) -> None:
         """Let the pings being deleted go first (one cancelled after Discord deleted it
@@ -535,7 +543,7 @@ class Pings:
         seen = {int(message["id"]) for message in history}
         # A full page reaches back only so far: before its oldest message, nothing is known.
         oldest = min(seen) if len(history) == HISTORY_MAX else None
-        known = _messages(PingsRecord(table.channel_id, shown.ping, tuple(shown.owed)))
+        known = shown.held().messages()
         for message_id in known - seen:
             if oldest is None or message_id >= oldest:
                 if shown.ping is not None and shown.ping.message_id == message_id:
@@ -618,7 +626,7 @@ class Pings:
 
     async def _delete_all(self, table_id: int, record: PingsRecord) -> None:
         way = ChannelWay(self.client, self.pacer, self.posts, record.channel_id, None)
-        for message_id in sorted(_messages(record)):
+        for message_id in sorted(record.messages()):
             try:
                 await way.delete(message_id)
             except discord.HTTPException:
@@ -626,11 +634,6 @@ class Pings:
                          "again", table_id, message_id)
                 return
         self.notes.note(record_key(self.name, table_id), None)
-
-
-def _messages(record: PingsRecord) -> set[int]:
-    """Every message a table's record names: its live ping and those owed a delete."""
-    return set(record.owed) | ({record.ping.message_id} if record.ping is not None else set())
 
 
 def _table_of(ping_key: str) -> int | None:
