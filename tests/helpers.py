@@ -207,6 +207,9 @@ class RecordingWay:
     def turn(self):
         return self._turn()
 
+    def keeps_copies(self):
+        return False
+
     def borrowing(self, tokens, clock):
         return self
 

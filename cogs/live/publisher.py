@@ -121,7 +121,7 @@ class Publisher:
         ephemeral = message is not None and message.flags.ephemeral
         try:
             if not ephemeral and (message is None or table.message_id in (None, message.id)
-                                  or (table.private and bool(message.embeds))):
+                                  or (live.way.keeps_copies() and bool(message.embeds))):
                 await self.messages.of(live).reply(live, interaction)
             elif ephemeral:  # a private message: the reader's own card letters
                 await self.hands.answer(interaction, live.newest,

@@ -256,7 +256,7 @@ class TableMessages:
         table = live.newest
         tapped = message.id if message is not None else table.message_id
         old = shown.message_id
-        if table.private and tapped is not None and tapped != old:
+        if live.way.keeps_copies() and tapped is not None and tapped != old:
             # Its token can edit it for the next 15 minutes: it becomes the table message.
             live.keep(await self._adopt_tapped(table, tapped))
             shown.moved(tapped)
@@ -282,7 +282,7 @@ class TableMessages:
             shown.replies += 1
             self._landed(live, shown, flight, table, tapped, fingerprint(drawing), carried,
                          painting)
-        if table.private and old is not None and old != tapped:
+        if live.way.keeps_copies() and old is not None and old != tapped:
             live.background(live.way.delete(old))
 
     async def post_answer(self, table: Table, interaction: Interaction, lang: Lang, *,

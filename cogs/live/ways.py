@@ -162,6 +162,12 @@ class Way(Protocol):
         there."""
         ...
 
+    def keeps_copies(self) -> bool:
+        """Whether older copies of the table message can stay where nothing deletes them
+        (a group DM's, once the tokens that reached them lapsed): a tap on one then makes
+        that copy the table message, and the other goes."""
+        ...
+
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         """The way for messages posted beside the table message (a turn ping, a notice):
         ``tokens`` are the table's, their ages counted on ``clock``."""
@@ -202,6 +208,9 @@ class ChannelWay:
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return self.pacer.use(self.channel_id, Kind.WRITE)
+
+    def keeps_copies(self) -> bool:
+        return False  # the bot deletes its own messages in its channels at any time
 
     async def post(self, spec: Spec) -> int:
         channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
@@ -293,6 +302,9 @@ class BorrowingWay:
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # what goes through the channel takes its turn there
 
+    def keeps_copies(self) -> bool:
+        return self.channel.keeps_copies()
+
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         return self
 
@@ -378,6 +390,9 @@ class TokenWay:
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # Discord does not count interaction webhooks per channel
+
+    def keeps_copies(self) -> bool:
+        return True  # a copy whose tokens lapsed stays until a tap on it brings one
 
     def borrowing(self, tokens: Tokens, clock: Callable[[], float]) -> Way:
         return self  # every message goes through a token already
