@@ -362,12 +362,13 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         bot.add_listener(_freeze_start_up, "on_ready")
-        await observer.start(bot)
-        await bot.start(settings.token)
-        # start() returns as soon as the gateway is closed, in the middle of the shutdown:
-        # wait for the rest of it (the database is closed last), or asyncio.run would cancel
-        # it and leave a database thread behind, and the process would never exit.
-        await bot.close()
+        async with observer.watching(bot):
+            await bot.start(settings.token)
+            # start() returns as soon as the gateway is closed, in the middle of the
+            # shutdown: wait for the rest of it (the database is closed last), or
+            # asyncio.run would cancel it and leave a database thread behind, and the process
+            # would never exit.
+            await bot.close()
 
 
 async def _freeze_start_up() -> None:
