@@ -3,6 +3,11 @@
 Start-up composes everything, in order, each step visible in ``setup_hook``: the database
 (opened once), the services, the NLK cog (which registers its buttons and error replies; its
 publisher makes the clocks, which tell it what they do), then the open tables, resumed.
+
+The bot has one lifetime (``NLKBot.lifetime``, a ``bot.tasks.Scope``), begun first in
+``setup_hook``: every long-lived piece of background work runs within it (the clocks', the
+tables' owners', the resuming of the tables at start-up). A shutdown ends it, which stops them
+all and waits for them; only what needs all work stopped comes after it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 import logging
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -35,10 +40,11 @@ from bot.ops.workers import WorkerPool, drawing_processes, load
 from bot.settings import Settings, use_api_base
 from bot.tables.clocks import Clocks
 from bot.tables.service import TableService
-from bot.tasks import Tasks
+from bot.tasks import Scope, Tasks
 from cogs.commands.nlk import NLK
 from cogs.compose import compose
 from cogs.i18n.translator import NLKTranslator
+from cogs.live.publisher import Publisher
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
@@ -101,7 +107,9 @@ class NLKBot(commands.Bot):
         self.clocks: Clocks
         self.command_ids: dict[int | None, int] = {}  # /nlk's id: per server, None: global
         self.accepting = True  # False once shutting down: new interactions are not taken
-        self._stop_hooks: list[Callable[[], Awaitable[None]]] = []
+        # Every long-lived piece of background work runs within it; a shutdown ends it.
+        self.lifetime = Scope("bot")
+        self.publisher: Publisher | None = None  # the cog's way out, closed after the rest
         self._stopping: asyncio.Task[None] | None = None
         # Shutting down starts by no longer taking interactions. discord.py has no public
         # switch for that, so the gateway's INTERACTION_CREATE parser is wrapped.
@@ -134,13 +142,10 @@ class NLKBot(commands.Bot):
             return 0
         return max(1, round(self.ai_processes * self.machine_share()))
 
-    def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
-        """Run ``hook`` while shutting down, after interactions in flight have finished and
-        before the HTTP session and the database close (hooks run last-registered first)."""
-        self._stop_hooks.append(hook)
-
     async def setup_hook(self) -> None:
-        # Order: database, migrations, cogs, persistent buttons, then resume tables.
+        # Order: the bot's lifetime, database, migrations, cogs, persistent buttons, then
+        # resume tables.
+        self.lifetime.begin()
         await self._use_api_gateway()
         if self.db is None:
             self.db = await open_database(self.settings.database)
@@ -176,11 +181,14 @@ class NLKBot(commands.Bot):
         parts = compose(self, self.service, self.servers, clocks,
                         channel_edits=self.channel_edits, rest_share=self.shard_range.share,
                         picture_processes=0 if self.sync_only else self._drawers())
+        self.clocks = parts.publisher.clocks  # (made by the publisher, which they tell)
+        self.publisher = parts.publisher
+        # The clocks and the tables' owners live within the bot's lifetime, and end with it.
+        self.clocks.scope.within(self.lifetime)
+        parts.publisher.live_in(self.lifetime)
         self.nlk = NLK(self, self, parts)
         await self.add_cog(self.nlk)
-        self.clocks = parts.publisher.clocks  # (made by the publisher, which they tell)
         await self.tree.set_translator(NLKTranslator())  # commands in Hungarian and French
-        self.on_stop(self.clocks.close)  # registered last, so the clocks stop first
         if self.settings.dev_guild and (self.shard_range.owns(0) or self.sync_only):
             # A development server gets the commands there, instantly, and only there: a
             # global copy as well would show every command twice in that server. One process
@@ -277,7 +285,8 @@ class NLKBot(commands.Bot):
 
     async def close(self) -> None:
         """Stop in order: take no new interactions, let those in flight finish (or cancel
-        them), stop every background task, and only then close HTTP and the database."""
+        them), end the bot's lifetime (every piece of background work stops), and only then
+        write down the last records and close HTTP, the AI processes and the database."""
         if self._stopping is None:
             self._stopping = asyncio.create_task(self._stop(), name="nlk-shutdown")
         await asyncio.shield(self._stopping)
@@ -286,9 +295,12 @@ class NLKBot(commands.Bot):
         self.accepting = False
         try:
             await _finish_or_cancel(_interaction_tasks(), DRAIN_SECONDS)
-            for hook in reversed(self._stop_hooks):
+            # The clocks stop (no move is made after this), and every table's owner with all
+            # it runs (the pings being deleted get a moment first): awaited until they have.
+            await self.lifetime.close()
+            if self.publisher is not None:
                 try:
-                    await hook()
+                    await self.publisher.close()  # nothing writes any more: the last records
                 except Exception:
                     log.exception("a shutdown step failed")
             await super().close()
@@ -362,12 +374,13 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         bot.add_listener(_freeze_start_up, "on_ready")
-        await observer.start(bot)
-        await bot.start(settings.token)
-        # start() returns as soon as the gateway is closed, in the middle of the shutdown:
-        # wait for the rest of it (the database is closed last), or asyncio.run would cancel
-        # it and leave a database thread behind, and the process would never exit.
-        await bot.close()
+        async with observer.watching(bot):
+            await bot.start(settings.token)
+            # start() returns as soon as the gateway is closed, in the middle of the
+            # shutdown: wait for the rest of it (the database is closed last), or
+            # asyncio.run would cancel it and leave a database thread behind, and the process
+            # would never exit.
+            await bot.close()
 
 
 async def _freeze_start_up() -> None:

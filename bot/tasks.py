@@ -5,12 +5,13 @@ it ends. ``Tasks`` keeps each until it is done, can tell when it is done, and ca
 waits for the lot at shutdown. ``Scope`` is a lifetime: a TaskGroup kept open by a task of its
 own, whose work ends with it; a scope whose life runs inside another's ends with that one, so
 stopping the outermost stops everything under it, with no flag to check and no chain of
-``close()`` calls to keep in order.
+``close()`` calls to keep in order. Work that must not be cut short gets a grace first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -77,10 +78,14 @@ class Tasks:
             self._done(task)
 
 
+# Awaited when a scope's life is cancelled, before its work is.
+Grace = Callable[[], Awaitable[None]]
+
+
 class Scope:
     """A lifetime for background work: an ``asyncio.TaskGroup`` held open by ``life``, run as
-    a task of its own (``begin``, ended by ``close``) or as work in a parent scope, whose end
-    then cancels it.
+    a task of its own (``begin``, ended by ``close``) or as work in an outer scope
+    (``within``), whose end then ends it.
 
     Work started before the life began waits for it; work started once the scope is over is
     not run. A piece of work that fails is logged, and the rest go on (a TaskGroup would
@@ -97,6 +102,8 @@ class Scope:
         self._running = 0
         self._ending = asyncio.Event()
         self._over = False
+        self._outer: Scope | None = None  # the scope its life runs in (``within``)
+        self._inner: set[Scope] = set()  # the scopes whose life runs in this one
 
     def __len__(self) -> int:
         """How much of its work has not ended yet (waiting for its life included)."""
@@ -112,9 +119,10 @@ class Scope:
         """Whether it has ended (or was asked to): nothing more runs in it."""
         return self._over or self._ending.is_set()
 
-    async def life(self) -> None:
+    async def life(self, grace: Grace | None = None) -> None:
         """The scope's life: it lasts until ``end`` (once its work has ended) or until it is
-        cancelled."""
+        cancelled. Cancelled, it first awaits ``grace`` (if given) while its work goes on:
+        work that must not be cut short gets that long to end."""
         try:
             async with asyncio.TaskGroup() as group:
                 self._group = group
@@ -125,14 +133,19 @@ class Scope:
                     await self._ending.wait()
                 except asyncio.CancelledError:
                     # The group now cancels its work and waits for it: work started
-                    # meanwhile would escape that, so it waits, and is dropped below.
-                    self._group = None
+                    # meanwhile would escape that, so none starts any more.
+                    self._over, self._group = True, None
+                    if grace is not None:
+                        try:
+                            await grace()
+                        except Exception:
+                            log.exception("%s: its grace failed", self.name)
                     raise
         finally:
             self._over, self._group = True, None
-            for work in self._waiting:
-                work.close()
-            self._waiting.clear()
+            self._drop()
+            if self._outer is not None:
+                self._outer._inner.discard(self)
 
     def start(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[None] | None:
         """Run ``work`` in the scope (None: its life has not begun yet, and it runs once
@@ -145,9 +158,20 @@ class Scope:
             return None
         return self._run(self._group, work)
 
+    def within(self, outer: Scope, grace: Grace | None = None) -> None:
+        """Run its life as work in ``outer``: it ends when that one does, even if its life
+        had not begun by then (what waits for it is then dropped). ``grace``: as for
+        ``life``."""
+        if outer.over:
+            self.end()
+            return
+        self._outer = outer
+        outer._inner.add(self)
+        outer.start(self.life(grace))
+
     def begin(self) -> None:
         """Run its life as a task of its own (once; a scope that is over stays over). For an
-        outermost scope: one inside another is begun by starting its ``life`` there."""
+        outermost scope: one inside another is begun by ``within``."""
         if self._task is None and not self.over:
             self._task = asyncio.create_task(self.life(), name=self.name)
 
@@ -163,15 +187,32 @@ class Scope:
         """Let the scope's life end once its work has ended; nothing new starts in it (and
         what waits for a life that has not begun never runs)."""
         self._ending.set()
-        if self._group is None:
-            for work in self._waiting:
-                work.close()
-            self._waiting.clear()
+        if self._group is None and not self._over:  # its life has not begun
+            self._drop()
+
+    def _drop(self) -> None:
+        """Its life will not run what waits for it: close that, and end the scopes inside
+        it whose life has not begun (those that had have ended with it)."""
+        for work in self._waiting:
+            work.close()
+        self._waiting.clear()
+        for inner in list(self._inner):
+            inner.end()
 
     def _run(self, group: asyncio.TaskGroup, work: Coroutine[Any, Any, Any]
              ) -> asyncio.Task[None]:
         self._running += 1
-        return group.create_task(self._guarded(work))
+        task = group.create_task(self._guarded(work))
+        task.add_done_callback(lambda _task: self._unstarted(work))
+        return task
+
+    def _unstarted(self, work: Coroutine[Any, Any, Any]) -> None:
+        """A piece of work cancelled before it began (its scope ended right after it was
+        started) never ran: it is closed, so nothing warns that it was never awaited, and
+        it has ended."""
+        if inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
+            work.close()
+            self._ended()
 
     async def _guarded(self, work: Coroutine[Any, Any, Any]) -> None:
         try:
@@ -179,6 +220,9 @@ class Scope:
         except Exception:
             log.exception("%s: background work failed", self.name)
         finally:
-            self._running -= 1
-            if self._done is not None:
-                self._done()
+            self._ended()
+
+    def _ended(self) -> None:
+        self._running -= 1
+        if self._done is not None:
+            self._done()

@@ -8,12 +8,12 @@ handler. So the cogs read nothing off the bot object but discord.py's own API an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import discord
 from discord.ext import commands
 
+from bot.tasks import Scope
 from cogs.replay.ids import Act as ReplayAct
 from cogs.widgets.ids import Look, Move, Seating, Target
 
@@ -29,8 +29,9 @@ class NLKClient(Protocol):
         """``/nlk``'s published id: per server, None for the global one."""
         ...
 
-    def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
-        """Run ``hook`` while shutting down (start-up defines the order)."""
+    @property
+    def lifetime(self) -> Scope:
+        """The bot's lifetime: background work started in it stops when the bot does."""
         ...
 
 

@@ -91,7 +91,7 @@ async def running_bot(fake: FakeDiscord, database: Path, seed: int | None = 0, *
             # ... and the drawing processes (at a lower priority than the bot) are warm
             # before the first tap, so that no answer waits for one to start on a busy
             # test machine (a bot in service answers without the picture meanwhile).
-            await asyncio.wait_for(asyncio.shield(nlk._warming), 60)
+            await asyncio.wait_for(nlk.warmed.wait(), 60)
         yield bot
     finally:
         await bot.close()

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from bot.ops.cli import version
@@ -20,7 +22,8 @@ log = logging.getLogger("bot")
 
 
 class Observer:
-    """Built before the bot (its HTTP trace is a constructor option), started before login."""
+    """Built before the bot (its HTTP trace is a constructor option), watching it from
+    before login until it has stopped."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -39,8 +42,12 @@ class Observer:
         host, port = self.settings.metrics
         return host, port + (self.settings.process or 1) - 1
 
-    async def start(self, bot: Watched) -> None:
-        """Log the start (the database is usable by now), and serve metrics if asked."""
+    @contextlib.asynccontextmanager
+    async def watching(self, bot: Watched) -> AsyncIterator[None]:
+        """Log the start (the database is usable by now), and serve metrics if asked, from
+        before login until the bot has stopped (the health check says it is shutting down
+        meanwhile). Not work in the bot's lifetime: that begins after login, and a port
+        that can't be served must stop the start."""
         log.info("starting nlk-bot %s (pid %d, database %s)", version(), os.getpid(),
                  _where(self.settings.database))
 
@@ -52,17 +59,12 @@ class Observer:
         bot.add_listener(ready, "on_ready")
         address = self.address()
         if self.metrics is None or address is None:
+            yield
             return
         metrics = self.metrics
         metrics.watch(bot)
         loggers = [logging.getLogger(name) for name in ("bot", "cogs", "discord")]
         counting = metrics.count_errors(*loggers)
-
-        async def stop_counting() -> None:
-            for logger in loggers:
-                logger.removeHandler(counting)
-
-        bot.on_stop(stop_counting)
         timed = False
 
         async def connected() -> None:  # after setup_hook, which opened the database
@@ -72,9 +74,16 @@ class Observer:
                 timed = True
 
         bot.add_listener(connected, "on_connect")
-        self.server = MetricsServer(bot, metrics, *address)
-        await self.server.start()
-        bot.on_stop(self.server.stop)
+        try:
+            self.server = MetricsServer(bot, metrics, *address)
+            await self.server.start()
+            try:
+                yield
+            finally:
+                await self.server.stop()
+        finally:
+            for logger in loggers:
+                logger.removeHandler(counting)
 
 
 def _where(database: str) -> str:

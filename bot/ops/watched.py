@@ -4,7 +4,7 @@ need not import start-up, which builds them)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
 import discord
@@ -13,7 +13,7 @@ from bot.db.storage import Database
 
 
 class Watched(Protocol):
-    """A discord.py bot with NLK's database and shutdown hooks."""
+    """A discord.py bot with NLK's database."""
 
     @property
     def db(self) -> Database | None: ...
@@ -36,5 +36,3 @@ class Watched(Protocol):
 
     def add_listener(self, func: Callable[..., Coroutine[Any, Any, Any]], /,
                      name: str = ...) -> None: ...
-
-    def on_stop(self, hook: Callable[[], Awaitable[None]]) -> None: ...

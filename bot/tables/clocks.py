@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Coroutine
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.errors import Refusal
 from bot.ops.workers import off_loop
@@ -88,7 +87,7 @@ class _Clock:
 
 class Clocks:
     """The clocks of every open table. They tell ``notifier`` (given when they are made)
-    what they did, and nothing else; their tasks live in one scope, which ``close`` ends."""
+    what they did, and nothing else; their tasks live in one scope, within the bot's."""
 
     def __init__(self, service: TableService, notifier: Notifier, *, pool: Executor | None,
                  ai_delay: float, budget_ms: int | None, idle_seconds: float) -> None:
@@ -100,7 +99,8 @@ class Clocks:
         self.idle_seconds = idle_seconds
         self._clocks: dict[int, _Clock] = {}
         # Every task of theirs: a clock per playing table, the idle sweep, showing tables
-        # another process changed. Begun with the first, closed at shutdown.
+        # another process changed. Its life runs within the bot's, and ends with it: no move
+        # is made after that.
         self.scope = Scope("clocks")
 
     def poke(self, table: Table) -> None:
@@ -113,7 +113,7 @@ class Clocks:
         clock = self._clocks.get(table.id)
         if clock is None:
             clock = self._clocks[table.id] = _Clock()
-            self._start(self._run(table.id, clock))
+            self.scope.start(self._run(table.id, clock))
         else:
             clock.wake()
 
@@ -122,12 +122,8 @@ class Clocks:
         process changed."""
         for table in tables:
             self.poke(table)
-        self._start(self._sweep_idle())
-        self._start(self._show_reloads())
-
-    def _start(self, work: Coroutine[Any, Any, None]) -> None:
-        self.scope.begin()
-        self.scope.start(work)
+        self.scope.start(self._sweep_idle())
+        self.scope.start(self._show_reloads())
 
     async def _show_reloads(self) -> None:
         """Each table loaded again from the database, which was ahead of this process's copy
@@ -150,11 +146,6 @@ class Clocks:
             return  # gone meanwhile
         except Exception:
             log.exception("table %s: could not show it as loaded again", table_id)
-
-    async def close(self) -> None:
-        """Stop every clock (shutting down): the end of their scope."""
-        await self.scope.close()
-        self._clocks.clear()
 
     async def _tell(self, change: Change) -> None:
         await self.notifier.table_changed(change)

@@ -76,20 +76,24 @@ class NLK(commands.Cog):
         self.families = parts.families
         self.lessons = parts.lessons
         self.practices = parts.practices
-        self._resuming: asyncio.Task[None] | None = None
+        self.warmed = asyncio.Event()  # the pictures' font is loaded (or could not be)
 
     async def public(self, interaction: Interaction) -> Lang:
         """The language of what everyone in the channel sees: the server's."""
         return await self.languages.public(place_of(interaction), interaction)
 
     async def cog_load(self) -> None:
-        """Register the buttons and the error replies; shutting down closes the tables'
-        owners."""
+        """Register the buttons and the error replies, and warm the pictures."""
         self.bot.add_dynamic_items(*self.families)
         self.bot.tree.error(self.reply_error)
-        self.client.on_stop(self.publisher.close)
-        # Load the pictures' font in a thread now rather than in the first player's tap.
-        self._warming = asyncio.create_task(asyncio.to_thread(self.pictures.warm))
+        self.client.lifetime.start(self._warm())
+
+    async def _warm(self) -> None:
+        """Load the pictures' font in a thread now rather than in the first player's tap."""
+        try:
+            await asyncio.to_thread(self.pictures.warm)
+        finally:
+            self.warmed.set()
 
     async def reply_error(self, interaction: Interaction, error: BaseException) -> None:
         """The command tree's error handler: the reply for whatever a command raised, in the
@@ -107,10 +111,9 @@ class NLK(commands.Cog):
         await say(interaction, text)
 
     async def cog_unload(self) -> None:
+        """Unregister the buttons (the tables' work lives in the bot's lifetime, and ends
+        with it)."""
         self.bot.remove_dynamic_items(*self.families)
-        if self._resuming is not None:
-            self._resuming.cancel()
-        await self.publisher.close()
 
     async def load(self, tables: list[Table]) -> None:
         """At start-up, before the clocks run: the tables' owners load what Discord shows."""
@@ -119,8 +122,8 @@ class NLK(commands.Cog):
     def resume(self, tables: list[Table], quarantined: list[tuple[TableRecord, str]]) -> None:
         """After a start: in the background (the gateway is not connected yet), bring the
         tables' messages and pings up to date, and tell each set-aside table's channel why
-        it stopped."""
-        self._resuming = asyncio.create_task(self._resume(tables, quarantined))
+        it stopped (within the bot's lifetime: a stop meanwhile ends it)."""
+        self.client.lifetime.start(self._resume(tables, quarantined))
 
     async def _resume(self, tables: list[Table],
                       quarantined: list[tuple[TableRecord, str]]) -> None:

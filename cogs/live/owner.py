@@ -17,9 +17,9 @@ tries, so a table nobody can reach is not kept for ever.
 ``LiveTables`` makes an owner on a table's first use (a change, or a restore at start-up),
 with one ``Shown`` from each registered ``Kind``, and lets go of it once the table is closed
 and no kind holds anything. Lifetimes are scopes (``bot.tasks.Scope``): each owner's loops and
-short work run in its own TaskGroup, whose life runs in the registry's; letting go of an owner
-is ending its scope, and ``close`` at shutdown cancels the registry's, which stops every owner
-and everything they run. So "nothing leaks" reads: no owner for a closed table.
+short work run in its own TaskGroup, whose life runs in the registry's, whose life runs in the
+bot's; letting go of an owner is ending its scope, and the end of the bot's at shutdown stops
+every owner and everything they run. So "nothing leaks" reads: no owner for a closed table.
 """
 
 from __future__ import annotations
@@ -211,11 +211,6 @@ class LiveTable:
         self.wake()
         return newest
 
-    async def life(self) -> None:
-        """The owner's life, run in the registry's scope: it lasts until it is let go of
-        (or the bot stops)."""
-        await self.scope.life()
-
     async def _begin(self) -> None:
         """Its kinds catch up with the snapshots seen before its life began."""
         self.wake()
@@ -367,7 +362,8 @@ class LiveTables:
         self.clock = clock  # the owners' clock for tokens (tests move it)
         self.kinds: list[Kind] = list(kinds)
         self._released = released
-        # The lifetime every owner lives in: begun with the first owner, closed at shutdown.
+        # The lifetime every owner lives in, itself within the bot's (``Publisher.live_in``):
+        # it ends when the bot stops.
         self.scope = Scope("owners")
 
     def register(self, kind: K) -> K:
@@ -408,8 +404,7 @@ class LiveTables:
                 live.scope.end()
                 return live
             self._tables[table.id] = live
-            self.scope.begin()
-            self.scope.start(live.life())
+            live.scope.within(self.scope)  # it lasts until let go of, or until the bot stops
         live.keep(table)
         return live
 
@@ -423,10 +418,3 @@ class LiveTables:
             del self._tables[live.id]
             if self._released is not None:
                 self._released(live)
-
-    async def close(self) -> None:
-        """Stop every owner and all they run (shutting down): the end of their scope."""
-        for live in self._tables.values():
-            live.scope.end()  # (one whose life has not begun drops what waits for it)
-        await self.scope.close()
-        self._tables.clear()

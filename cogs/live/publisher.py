@@ -26,6 +26,7 @@ import discord
 
 from bot.tables.clocks import Clocks, Notifier
 from bot.tables.service import Change, Table, TableService
+from bot.tasks import Scope
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages, lang_of
 from cogs.live import kinds
@@ -256,13 +257,16 @@ class Publisher:
                 live.wake()
         await self.messages.resume(tables)
 
+    def live_in(self, lifetime: Scope) -> None:
+        """Run every table's owner in ``lifetime`` (the bot's): they stop, with all they run,
+        when it ends. The pings being deleted get a moment first (``Pings.close``: one
+        cancelled after Discord deleted it would stay written down, and the next start would
+        delete it a second time)."""
+        self.tables.scope.within(lifetime, grace=self.pings.close)
+
     async def close(self) -> None:
-        """Stop every table's work (the pings being deleted get a moment first), then write
-        down what the messages show, so the next start redraws and deletes only what it
-        must."""
-        if self.tables.stopped:
-            return
-        await self.pings.close()
-        await self.tables.close()
+        """Once every table's work has stopped (the bot's lifetime is over): write down what
+        the messages show, so the next start redraws and deletes only what it must, and stop
+        the drawing processes."""
         await self.notes.close()
         self.pictures.close()

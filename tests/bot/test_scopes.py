@@ -128,3 +128,102 @@ async def test_work_started_while_the_scope_is_being_cancelled_never_runs():
         await asyncio.wait_for(asyncio.gather(life, return_exceptions=True), 5)
         await asyncio.sleep(0.01)
     assert ran == [] and scope.over and len(scope) == 0
+
+
+async def test_a_scope_within_another_ends_with_it_even_before_its_life_began():
+    """An inner scope's life is work in the outer one: ending the outer ends the inner, and
+    work asked of an inner scope whose life never got to begin (the outer was cancelled in
+    the same moment) is dropped, not left for the garbage collector to warn of."""
+    import gc
+
+    outer, inner, late = Scope("outer"), Scope("inner"), Scope("late")
+    stopped = []
+
+    async def forever(name):
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.append(name)
+
+    async def never():
+        stopped.append("never")
+
+    life = asyncio.create_task(outer.life())
+    inner.within(outer)
+    inner.start(forever("inner's"))
+    await asyncio.sleep(0.01)
+    assert inner.running
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        life.cancel()  # shutting down: before the outer life sees it, one more scope comes
+        late.within(outer)
+        late.start(never())
+        await asyncio.gather(life, return_exceptions=True)
+        gc.collect()
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    assert stopped == ["inner's"] and inner.over and late.over and len(late) == 0
+    after = Scope("after")
+    after.within(outer)  # an outer scope that is over: over at once
+    assert after.over
+    unbegun, waiting = Scope("unbegun"), Scope("waiting")
+    waiting.within(unbegun)
+    waiting.start(never())
+    unbegun.end()  # its life never began: nor will the one inside it
+    assert waiting.over and len(waiting) == 0 and stopped == ["inner's"]
+
+
+async def test_a_cancelled_life_gives_its_work_the_grace_then_cancels_the_rest():
+    """Cancelled, a scope awaits its grace while its work goes on (a delete in flight may
+    land), then cancels what is left; nothing new starts meanwhile."""
+    outer, inner = Scope("outer"), Scope("owners")
+    landed, ran = asyncio.Event(), []
+
+    async def delete():
+        await asyncio.sleep(0.05)
+        landed.set()
+
+    async def forever():
+        try:
+            await asyncio.Event().wait()
+        finally:
+            ran.append("cancelled")
+
+    async def later():
+        ran.append("later")
+
+    async def grace():
+        inner.start(later())  # the scope is ending: this never runs
+        await landed.wait()
+        ran.append("landed")
+
+    outer.begin()
+    inner.within(outer, grace=grace)
+    inner.start(delete())
+    inner.start(forever())
+    await asyncio.sleep(0.01)
+    await asyncio.wait_for(outer.close(), 5)
+    assert ran == ["landed", "cancelled"] and inner.over
+
+
+async def test_work_cancelled_before_it_began_is_not_warned_of_and_has_ended():
+    """Work started in the moment a scope's life is cancelled (its task made, not yet run)
+    is cancelled before it begins: it never ran, counts as ended, and nothing warns that
+    it was never awaited."""
+    import gc
+
+    done = []
+    scope = Scope("test", done=lambda: done.append(1))
+    life = asyncio.create_task(scope.life())
+    await asyncio.sleep(0)  # its life has begun
+
+    async def work():
+        done.append("ran")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        life.cancel()
+        assert scope.start(work()) is not None  # before the life has seen its cancel
+        await asyncio.gather(life, return_exceptions=True)
+        gc.collect()
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    assert done == [1] and len(scope) == 0

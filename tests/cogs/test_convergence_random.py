@@ -127,18 +127,19 @@ async def hard_stop(bot) -> None:
     nlk = bot.get_cog("NLK")
     notes = nlk.publisher.notes
 
-    async def die() -> None:
-        # The records on their way are lost, as with SIGKILL: their writer is stopped
-        # before the database closes (left running, it would hold the database's write lock
-        # in a connection closed under it, and the next start would wait on it).
-        notes._stopping = True
-        notes._writes.clear()
-        if notes._writer is not None:
-            notes._writer.cancel()
-            await asyncio.gather(notes._writer, return_exceptions=True)
+    # The records on their way are lost, as with SIGKILL: their writer is stopped before
+    # the database closes (left running, it would hold the database's write lock in a
+    # connection closed under it, and the next start would wait on it).
+    notes._stopping = True
+    notes._writes.clear()
+    if notes._writer is not None:
+        notes._writer.cancel()
+        await asyncio.gather(notes._writer, return_exceptions=True)
 
-    # Hooks run last-registered first.
-    bot._stop_hooks[:] = [bot.clocks.close, nlk.publisher.tables.close, die]
+    async def write_nothing() -> None:
+        pass
+
+    nlk.publisher.close = write_nothing  # the stop then ends the bot's lifetime only
 
 
 class Restartable:

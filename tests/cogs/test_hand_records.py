@@ -90,6 +90,7 @@ async def test_a_restart_follows_the_hands_of_players_still_seated_from_either_f
         notes = Notes(store, delay=0)
         tables = LiveTables(notes=notes)
         hands = tables.register(OpenHands(None, tables, notes))
+        tables.scope.begin()
         records = await tables.read_records()
         for table_id, text in (await hands.read_legacy()).items():
             records.setdefault(table_id, {}).setdefault(OpenHands.name, text)
@@ -99,4 +100,4 @@ async def test_a_restart_follows_the_hands_of_players_still_seated_from_either_f
         assert {user: h.token.value for user, h in followed.items()} == {seated: "new"}
         await notes.close()
         assert not any(key.startswith(LEGACY) for key in store.values)  # read once
-        await tables.close()
+        await tables.scope.close()

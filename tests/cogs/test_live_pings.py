@@ -88,7 +88,7 @@ async def stopped_afterwards():
     """Each test's registries stop at its end, as at a shutdown."""
     yield
     while MADE:
-        await MADE.pop().close()
+        await MADE.pop().scope.close()
 
 
 def owner(io=None):
@@ -98,6 +98,7 @@ def owner(io=None):
     service = Service()
     notes = Notes(service, delay=0)
     tables = LiveTables(released=lambda live: None, ways=lambda live: io, notes=notes)
+    tables.scope.begin()  # outermost here: in the bot, it lives within the bot's lifetime
     MADE.append(tables)
     pings = Pings(None, service, Languages(), None, None, tables, notes)
     pings.io = io  # (what the tests read)

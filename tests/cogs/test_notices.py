@@ -64,6 +64,7 @@ def owner(store, *, pictures="on"):
     posts, notes, servers = Posts(), Notes(store, delay=0), Servers(pictures)
     tables = LiveTables(ways=lambda live: posts, notes=notes)  # reaching all, as a server's
     notices = tables.register(Notices(Languages(), notes, Pictures(servers), servers))
+    tables.scope.begin()  # outermost here: in the bot, it lives within the bot's lifetime
     return tables, notices, posts, notes
 
 
@@ -76,7 +77,7 @@ async def settle(tables):
         if not any(live.converging(Notices.name) for live in tables):
             break
     await asyncio.sleep(0.05)
-    await tables.close()
+    await tables.scope.close()
 
 
 async def test_a_hand_that_ends_is_announced_once_and_written_down():

@@ -84,6 +84,7 @@ def registry():
     released: list[int] = []
     tables = LiveTables(released=lambda live: released.append(live.id))
     tables.register(kind)
+    tables.scope.begin()  # outermost here: in the bot, it lives within the bot's lifetime
     return kind, tables, released
 
 
@@ -102,7 +103,7 @@ async def test_a_burst_is_drawn_once_as_its_newest_state_by_one_loop_per_table()
     assert [r for t, r in kind.sent if t == 8] == [3]
     assert kind.most == 2  # one loop per table: never two at once for one table
     assert not live.converging(Recording.name)
-    await tables.close()
+    await tables.scope.close()
 
 
 async def test_a_kind_that_cannot_reach_its_message_waits_for_the_next_snapshot():
@@ -117,7 +118,7 @@ async def test_a_kind_that_cannot_reach_its_message_waits_for_the_next_snapshot(
     live.saw(Snap(7, 2))  # a new snapshot (or token) starts it again
     await settle()
     assert kind.sent == [(7, 2)]
-    await tables.close()
+    await tables.scope.close()
 
 
 async def test_a_failing_step_is_logged_once_and_tried_again(caplog, monkeypatch):
@@ -132,7 +133,7 @@ async def test_a_failing_step_is_logged_once_and_tried_again(caplog, monkeypatch
     said = [r.getMessage() for r in caplog.records]
     assert said.count("table 7: could not update its recording; retrying") == 1
     assert "table 7: its recording is up to date again after 2 failed tries" in said
-    await tables.close()
+    await tables.scope.close()
 
 
 async def test_a_closed_table_gives_up_after_a_few_tries_and_is_let_go(monkeypatch):
@@ -167,13 +168,13 @@ async def test_closing_cancels_running_loops_and_ignores_later_changes():
     live.saw(Snap(7, 1))
     await settle()
     assert kind.running == 1
-    await tables.close()
-    assert kind.running == 0 and len(tables) == 0
-    later = tables.of(Snap(7, 2))  # shutting down: an owner that sends nothing
-    later.saw(Snap(7, 2))
+    await tables.scope.close()
+    assert kind.running == 0 and live.scope.over
+    later = tables.of(Snap(8, 2))  # shutting down: an owner that sends nothing
+    later.saw(Snap(8, 2))
     kind.gate.set()
     await settle()
-    assert kind.sent == [] and len(tables) == 0
+    assert kind.sent == [] and later.scope.over and tables.get(8) is None
 
 
 async def test_a_kind_that_never_catches_up_stops_instead_of_spinning(caplog):
@@ -189,7 +190,7 @@ async def test_a_kind_that_never_catches_up_stops_instead_of_spinning(caplog):
         await settle(200)
     assert not live.converging(Recording.name)
     assert "table 7: its recording is still behind after 50 steps" in caplog.text
-    await tables.close()
+    await tables.scope.close()
 
 
 def test_requests_that_cross_leave_what_the_message_shows_unknown():
@@ -239,9 +240,10 @@ async def test_a_table_reached_only_through_tokens_is_unreachable_with_none():
     """A group DM's owner with no token held (after a restart, or once every token was
     refused) can show nothing: its clock must not play stand-ins meanwhile."""
     tables = LiveTables()  # (tokens only)
+    tables.scope.begin()
     live = tables.of(Snap(7, 1, private=True))
     assert not live.reachable() and not live.reachable(60.0)
-    await tables.close()
+    await tables.scope.close()
 
 
 async def test_an_owner_let_go_ends_its_life_and_closing_stops_what_owners_run():
@@ -267,7 +269,7 @@ async def test_an_owner_let_go_ends_its_life_and_closing_stops_what_owners_run()
     playing.background(chore("delete"))
     await settle()
     assert ran == ["delete"] and not playing.idle()
-    await tables.close()
+    await tables.scope.close()
     assert ran == ["delete", "delete stopped"] and playing.scope.over
 
 
@@ -286,7 +288,7 @@ async def test_closing_before_an_owners_life_began_leaves_nothing_unawaited():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert live.background(chore()) is None  # waits for the owner's life
-        await tables.close()  # before that life began
+        await tables.scope.close()  # before that life began
         gc.collect()
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert live.scope.over
