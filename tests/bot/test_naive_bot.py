@@ -68,7 +68,8 @@ def test_a_hand_too_big_for_buttons_is_played_from_a_select_per_suit():
 def test_ratios_are_ours_over_the_naive_bots():
     def report(p50, p99, cpu, join):
         return {"first_response_ms": {"p50": p50, "p90": p99, "p99": p99, "max": p99},
-                "first_response_ms_by_kind": {"/nlk": {"p50": p50}, "join": {"p50": join},
+                "first_response_ms_by_kind": {"/nlk": {"p50": p50, "p95": p99},
+                                              "join": {"p50": join, "p95": join * 2},
                                               "start": {"p50": 0.0}},
                 "bot_cpu_ms_per_interaction": cpu, "memory_per_table_kb": None}
 
@@ -77,6 +78,7 @@ def test_ratios_are_ours_over_the_naive_bots():
     assert found["bot_cpu_ms_per_interaction"] == 1.5
     # No naive figure to divide by: no ratio, rather than a made-up one.
     assert found["lobby_p50"] == {"/nlk": 2.0, "join": 0.5, "start": None}
+    assert found["lobby_p95"] == {"/nlk": 0.4, "join": 0.5, "start": None}
     assert found["memory_per_table_kb"] is None
 
 
