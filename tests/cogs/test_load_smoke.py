@@ -38,7 +38,8 @@ async def test_three_small_tables_play_through_cleanly():
     # Three two-player hands take well over a hundred taps, each answered.
     assert figures["interactions"] > 100
     ms = figures["first_response_ms"]
-    assert 0 < ms["p50"] <= ms["p90"] <= ms["p95"] <= ms["p99"] <= ms["max"] < 3000, (ms, told(report))
+    assert 0 < ms["p50"] <= ms["p90"] <= ms["p95"] <= ms["p99"] <= ms["max"] < 3000, \
+        (ms, told(report))
     assert figures["memory_per_table_kb"] is not None
     assert figures["bot_cpu_ms_per_interaction"] is not None
     assert figures["bot_cpu_ms_per_interaction"] > 0
@@ -75,7 +76,8 @@ async def test_learners_beside_a_table_report_coach_steps_and_hints():
         kinds["practice hint"]["count"]
     for ms in (learning["coach_ms"], learning["hint_ms"]):
         assert set(ms) == {"count", "p50", "p90", "p95", "p99", "max"}
-        assert 0 < ms["p50"] <= ms["p90"] <= ms["p95"] <= ms["p99"] <= ms["max"] < 3000, (ms, told(report))
+        assert 0 < ms["p50"] <= ms["p90"] <= ms["p95"] <= ms["p99"] <= ms["max"] < 3000, \
+        (ms, told(report))
     # Every interaction is counted under one kind.
     assert sum(k["count"] for k in kinds.values()) == figures["interactions"]
 
