@@ -3,10 +3,19 @@ runs once the scope is over, one failure does not stop the rest, and ending the 
 ends everything under it."""
 
 import asyncio
+import functools
 import logging
 import warnings
 
 from bot.tasks import Scope
+
+
+async def until_cancelled(stopped: list[str], name: str) -> None:
+    """Work that runs until it is cancelled, and then says so in ``stopped``."""
+    try:
+        await asyncio.Event().wait()
+    finally:
+        stopped.append(name)
 
 
 async def test_work_started_before_the_life_begins_runs_once_it_has():
@@ -75,13 +84,8 @@ async def test_one_piece_of_work_failing_is_logged_and_the_rest_go_on(caplog):
 
 async def test_cancelling_the_outer_life_cancels_the_work_of_every_scope_inside_it():
     outer, inner = Scope("outer"), Scope("inner")
-    stopped = []
-
-    async def forever(name):
-        try:
-            await asyncio.Event().wait()
-        finally:
-            stopped.append(name)
+    stopped: list[str] = []
+    forever = functools.partial(until_cancelled, stopped)
 
     life = asyncio.create_task(outer.life())
     outer.start(inner.life())
@@ -137,13 +141,8 @@ async def test_a_scope_within_another_ends_with_it_even_before_its_life_began():
     import gc
 
     outer, inner, late = Scope("outer"), Scope("inner"), Scope("late")
-    stopped = []
-
-    async def forever(name):
-        try:
-            await asyncio.Event().wait()
-        finally:
-            stopped.append(name)
+    stopped: list[str] = []
+    forever = functools.partial(until_cancelled, stopped)
 
     async def never():
         stopped.append("never")

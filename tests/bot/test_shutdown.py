@@ -4,6 +4,7 @@ leaves none running; a ping delete in flight gets its grace first; and what the 
 show is written down only after all of that has stopped."""
 
 import asyncio
+import contextlib
 import json
 import random
 import sqlite3
@@ -57,31 +58,38 @@ def records(path) -> dict[str, str]:
         db.close()
 
 
+@contextlib.asynccontextmanager
+async def an_owner_mid_step(fake, path, seed: int):
+    """The bot with a table whose owner is mid-step: a turn was played and the next turn's
+    ping is on its way, held in the fake until the end (``(bot, table)``)."""
+    driver = Driver(fake, random.Random(seed))
+    hold = None
+    try:
+        async with running_bot(fake, path) as bot:
+            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+            hold = fake.hold(*POSTS)
+            await play_a_turn(driver, table)
+            await asyncio.wait_for(hold.reached.wait(), 10)
+            yield bot, table
+    finally:
+        if hold is not None:
+            hold.release()
+
+
 async def test_once_the_bots_lifetime_is_over_none_of_its_work_is_left_running(
         fake_discord, tmp_path):
     """Ending the bot's lifetime (a stop's first step once interactions are drained) stops
     the clocks and every table's owner, mid-step included, and all they run, and waits for
     them: no task of the bot's is left but the records' last batch, written after."""
-    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    driver = Driver(fake, random.Random(4))
-    hold = None
-    try:
-        async with running_bot(fake, path) as bot:
-            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-            hold = fake.hold(*POSTS)  # the next turn's ping: its owner's step is on its way
-            await play_a_turn(driver, table)
-            await asyncio.wait_for(hold.reached.wait(), 10)
-            running = work_of_the_bot()
-            assert any("Clocks._run" in work for work in running), running
-            assert any("LiveTable._converge" in work for work in running), running
-            await bot.lifetime.close()
-            left = [work for work in work_of_the_bot() if "Notes._write" not in work]
-            assert left == []
-            assert all(live.scope.over for live in bot.get_cog("NLK").publisher.tables)
-        assert work_of_the_bot() == []
-    finally:
-        if hold is not None:
-            hold.release()
+    async with an_owner_mid_step(fake_discord, tmp_path / "nlk.sqlite3", 4) as (bot, _):
+        running = work_of_the_bot()
+        assert any("Clocks._run" in work for work in running), running
+        assert any("LiveTable._converge" in work for work in running), running
+        await bot.lifetime.close()
+        left = [work for work in work_of_the_bot() if "Notes._write" not in work]
+        assert left == []
+        assert all(live.scope.over for live in bot.get_cog("NLK").publisher.tables)
+    assert work_of_the_bot() == []
 
 
 async def test_a_stop_while_an_owner_is_mid_step_stops_it_then_writes_down_its_records(
@@ -90,25 +98,14 @@ async def test_a_stop_while_an_owner_is_mid_step_stops_it_then_writes_down_its_r
     cancelled (it never posts after the stop), and what every kind shows was written down
     after that, as the owner last held it (the records of the move just made included,
     which were still waiting for their batch)."""
-    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
-    driver = Driver(fake, random.Random(5))
-    hold = None
-    try:
-        async with running_bot(fake, path) as bot:
-            table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-            hold = fake.hold(*POSTS)
-            await play_a_turn(driver, table)
-            await asyncio.wait_for(hold.reached.wait(), 10)
-            nlk = bot.get_cog("NLK")
-            live = nlk.publisher.tables.get(table_id_of(table))
-            assert live.converging(Pings.name)
-        assert not live.converging(Pings.name) and live.scope.over
-        held = {f"{RECORDS}{name}:{live.id}": text for name, text in live._records.items()
-                if text is not None}
-        assert held and records(path) == held
-    finally:
-        if hold is not None:
-            hold.release()
+    path = tmp_path / "nlk.sqlite3"
+    async with an_owner_mid_step(fake_discord, path, 5) as (bot, table):
+        live = bot.get_cog("NLK").publisher.tables.get(table_id_of(table))
+        assert live.converging(Pings.name)
+    assert not live.converging(Pings.name) and live.scope.over
+    held = {f"{RECORDS}{name}:{live.id}": text for name, text in live._records.items()
+            if text is not None}
+    assert held and records(path) == held
 
 
 async def test_a_ping_delete_in_flight_at_a_stop_lands_and_is_written_down(
