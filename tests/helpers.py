@@ -216,7 +216,7 @@ class RecordingWay:
     async def exists(self, message_id):
         return True
 
-    async def history(self, limit, *, before=None, after=None):
+    async def history(self, limit, *, before=None):
         return None
 
     async def post(self, spec):

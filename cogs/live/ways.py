@@ -178,10 +178,10 @@ class Way(Protocol):
         DM's messages can't be looked at, nor a channel's without Read Message History)."""
         ...
 
-    async def history(self, limit: int, *, before: int | None = None,
-                      after: int | None = None) -> list[dict[str, Any]] | None:
+    async def history(self, limit: int, *, before: int | None = None
+                      ) -> list[dict[str, Any]] | None:
         """Up to ``limit`` of the place's messages as Discord gives them, newest first
-        (before or after a message id, else the newest); None where they can't be read (a
+        (before a message id, else the newest); None where they can't be read (a
         group DM's, a channel's without Read Message History, or Discord refused)."""
         ...
 
@@ -257,8 +257,8 @@ class ChannelWay:
             log.debug("can't tell whether message %s exists", message_id)
         return True
 
-    async def history(self, limit: int, *, before: int | None = None,
-                      after: int | None = None) -> list[dict[str, Any]] | None:
+    async def history(self, limit: int, *, before: int | None = None
+                      ) -> list[dict[str, Any]] | None:
         # Not asked where the bot is known to lack Read Message History (Discord would
         # count the refusal as an invalid request); a channel or thread not known here is.
         channel: Any = self.client.get_channel(self.channel_id)
@@ -268,7 +268,7 @@ class ChannelWay:
         try:
             async with self.pacer.use(self.channel_id, Kind.READ):
                 found: list[Any] = await self.client.http.logs_from(
-                    self.channel_id, limit, before=before, after=after)
+                    self.channel_id, limit, before=before)
                 return found
         except discord.HTTPException:
             log.info("could not read channel %s's history", self.channel_id)
@@ -311,9 +311,9 @@ class BorrowingWay:
     async def exists(self, message_id: int) -> bool:
         return await self.channel.exists(message_id)
 
-    async def history(self, limit: int, *, before: int | None = None,
-                      after: int | None = None) -> list[dict[str, Any]] | None:
-        return await self.channel.history(limit, before=before, after=after)
+    async def history(self, limit: int, *, before: int | None = None
+                      ) -> list[dict[str, Any]] | None:
+        return await self.channel.history(limit, before=before)
 
     async def post(self, spec: Spec) -> int:
         held = self.tokens.sender(self.clock(), BORROW_SECONDS)
@@ -400,8 +400,8 @@ class TokenWay:
     async def exists(self, message_id: int) -> bool:
         return True  # (a group DM's messages can't be looked at)
 
-    async def history(self, limit: int, *, before: int | None = None,
-                      after: int | None = None) -> list[dict[str, Any]] | None:
+    async def history(self, limit: int, *, before: int | None = None
+                      ) -> list[dict[str, Any]] | None:
         return None  # (a group DM's messages can't be looked at)
 
     def _editor(self, message_id: int, within: float = 0.0) -> Held | None:

@@ -433,7 +433,7 @@ class ChannelIO(RecordingIO):
         super().__init__()
         self.left = left
 
-    async def history(self, limit, *, before=None, after=None):
+    async def history(self, limit, *, before=None):
         return [m for m in self.left if before is None or int(m["id"]) < before][:limit]
 
 
