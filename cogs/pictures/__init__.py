@@ -21,7 +21,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -226,7 +226,6 @@ class Pictures:
         # drawing thread.
         self.pool = LoopWorkers(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
                                 nice=DRAWING_NICE) if processes > 0 else None
-        self.drawer: Executor = DRAWER
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
                  letters: Lang | None = None) -> PictureKey | None:
@@ -398,7 +397,7 @@ class Pictures:
                     png, width, height, layout = await self.pool.run(job)
                 else:
                     png, width, height, layout = \
-                        await asyncio.get_running_loop().run_in_executor(self.drawer, job)
+                        await asyncio.get_running_loop().run_in_executor(DRAWER, job)
             except Exception as error:
                 self._failed_once(error)
                 return None
