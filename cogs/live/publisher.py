@@ -132,7 +132,9 @@ class Publisher:
                 await self.pings.answer(live.newest, interaction, lang)
         except discord.HTTPException as error:
             # The move stands, but Discord refused its answer: during a hand-over another
-            # process answered this click first. The owner's loop edits the message instead.
+            # process answered this click first, with its refusal ("That button is out of
+            # date": it found the table moved on), which draws nothing of the table. The
+            # owner's loop edits the message instead: nothing else shows the move for sure.
             log.info("table %s: the answer to a move was refused (%s); editing instead",
                      table.id, error)
 
