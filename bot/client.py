@@ -398,9 +398,8 @@ async def _freeze_start_up() -> None:
     collection scans every object the process holds, with the event loop stopped: nothing is
     answered meanwhile. What start-up made (modules, classes, discord.py's and the
     translations' tables, the tables resumed) mostly lives as long as the process; frozen,
-    it is never scanned again. Only the first
-    time the bot is ready: later, after a reconnection, what is there is the tables in play,
-    which come and go."""
+    it is never scanned again. Only the first time the bot is ready: later, after a
+    reconnection, what is there is the tables in play, which come and go."""
     if gc.get_freeze_count() == 0:
         gc.collect()
         gc.freeze()
