@@ -47,16 +47,6 @@ from cogs.i18n.translator import NLKTranslator
 from cogs.live.publisher import Publisher
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
-# When Python's collector looks at the objects made since it last looked (its youngest
-# generation), and how many such looks make one of the older ones. Python's default (700,
-# 10, 10) had it look several times a second under load: every interaction makes hundreds of
-# objects (discord.py's of the interaction and its message, the answer, a snapshot of the
-# game per move), and each look scans what is still held by them. Looking after 5,000 more,
-# most of them are gone by then: over load runs of 20 tables flat out, the collector's time
-# fell from 214–254 µs per interaction to 95–141 µs. Its longest pauses stay as long and
-# become fewer: about ten full collections of 20–50 ms a run before; now five of the middle
-# generation of 28–54 ms and one full one (which then has less to scan).
-COLLECT_EVERY = (5000, 20, 10)
 
 log = logging.getLogger(__name__)
 # NLK has no voice: no warnings about missing voice libraries at start-up.
@@ -394,16 +384,15 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
 
 
 async def _freeze_start_up() -> None:
-    """Keep Python's garbage collections short and few (``COLLECT_EVERY``). A full
-    collection scans every object the process holds, with the event loop stopped: nothing is
-    answered meanwhile. What start-up made (modules, classes, discord.py's and the
-    translations' tables, the tables resumed) mostly lives as long as the process; frozen,
-    it is never scanned again. Only the first time the bot is ready: later, after a
-    reconnection, what is there is the tables in play, which come and go."""
+    """Keep Python's full garbage collections short. A full collection scans every object the
+    process holds, with the event loop stopped: nothing is answered meanwhile. What start-up
+    made (modules, classes, discord.py's and the translations' tables, the tables resumed)
+    mostly lives as long as the process; frozen, it is never scanned again. Only the first
+    time the bot is ready: later, after a reconnection, what is there is the tables in play,
+    which come and go."""
     if gc.get_freeze_count() == 0:
         gc.collect()
         gc.freeze()
-        gc.set_threshold(*COLLECT_EVERY)
 
 
 def _say_ready(bot: NLKBot, fd: int) -> None:
