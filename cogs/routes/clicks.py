@@ -25,6 +25,7 @@ from cogs.answers.interaction import (
     display_name,
     is_ephemeral,
     is_moderator,
+    let_go,
     place_of,
     tell_refusal,
 )
@@ -191,16 +192,19 @@ class Clicks:
         of the table message's families)."""
         table_id = target.table_id if target.valid else None
         try:
-            if table_id is None:
-                raise InputError("id")
-            await work()
-        except Exception as error:
-            await self._refuse(interaction, table_id, error, on_hand=on_hand,
-                               on_table=on_table)
-        if table_id is not None and interaction.guild_id is None:
-            await self._touched(interaction, table_id)
-        if table_id is not None:
-            await tell_refusal(interaction, self.posts)
+            try:
+                if table_id is None:
+                    raise InputError("id")
+                await work()
+            except Exception as error:
+                await self._refuse(interaction, table_id, error, on_hand=on_hand,
+                                   on_table=on_table)
+            if table_id is not None and interaction.guild_id is None:
+                await self._touched(interaction, table_id)
+            if table_id is not None:
+                await tell_refusal(interaction, self.posts)
+        finally:
+            let_go(interaction)
 
     async def _touched(self, interaction: Interaction, table_id: int) -> None:
         """A tap at a group DM's table, answered or refused: its token brings the table's
