@@ -20,6 +20,15 @@ class Buttons(discord.ui.View):
         super().__init__(timeout=None)
         self.stop()
 
+    def add_item(self, item: discord.ui.Item[Any]) -> Buttons:
+        """Add ``item`` without its link back to this view: nothing asks one of these items
+        for its view (each is answered by its custom id), and a view and its items keeping
+        each other left every message's buttons, drawn on every change, to Python's cyclic
+        collector."""
+        super().add_item(item)
+        item._view = None
+        return self
+
 
 class NLKButton(discord.ui.Button[Any]):
     """Any button on an NLK message (its custom id from ``ids.button_id``)."""

@@ -1,11 +1,13 @@
-"""A handled tap is freed as soon as the bot lets go of it, not left to Python's cyclic
-collector: discord.py's interaction and its answer keep each other, and each tap's
-interaction holds the message tapped, its components and the member (``let_go``)."""
+"""A handled tap, and the buttons drawn for a change, are freed as soon as the bot lets go of
+them, not left to Python's cyclic collector: discord.py's interaction and its answer keep
+each other (``let_go``), as a view and its items do (``Buttons.add_item``), and each holds
+more (the message tapped, its components, the member)."""
 
 import gc
 
 import discord
 
+from cogs.widgets.buttons import Buttons
 from tests.nlk_driver import actor
 
 
@@ -14,22 +16,30 @@ def interactions() -> int:
     return sum(isinstance(o, discord.Interaction) for o in gc.get_objects())
 
 
-async def test_taps_are_freed_without_waiting_for_the_cyclic_collector(nlk):
+def views() -> int:
+    """The bot's views (a message's buttons) still in memory, whether reachable or not."""
+    return sum(isinstance(o, Buttons) for o in gc.get_objects())
+
+
+async def test_taps_and_buttons_are_freed_without_waiting_for_the_cyclic_collector(nlk):
     fake, bot, driver, path = nlk
     table = await driver.seat_and_start("ann", ["bob"])
     gc.collect()
     gc.disable()  # what only the cyclic collector frees stays, and is counted
     try:
-        before = interactions()
+        before, drawn = interactions(), views()
         taps = 0
         while taps < 6 and " · collect" in (table.embeds[0].get("title") or ""):
             moves = [b for b in table.buttons()
                      if b.custom_id.split(":")[3].split(".")[0] in ("give", "draw", "keep")]
             await driver.click(actor(table), table, custom_id=moves[0].custom_id)
             taps += 1
-        left = interactions() - before
+        left, buttons = interactions() - before, views() - drawn
     finally:
         gc.enable()
     assert taps == 6
     # The table keeps the newest tap's token for its follow-ups: one, not one per tap.
     assert left <= 2, left
+    # Every change draws buttons for the table message, the hands and the ping: those sent
+    # are not kept (a few may be held by what is still on its way or by the kept messages).
+    assert buttons <= 4, buttons
