@@ -44,7 +44,7 @@ class Game:
     """The full state of one hand: the deal plus every action applied to it."""
 
     __slots__ = (
-        "_after", "_history", "_legal", "_need", "_plays", "actions", "dealer", "drawn", "events",
+        "_after", "_legal", "_named", "_need", "_plays", "actions", "dealer", "drawn", "events",
         "has_drawn", "in_count", "is_in", "loser", "n", "names", "out", "phase", "stacks", "start",
         "talon", "to_act", "trick", "trick_seats", "trick_size", "trump", "variant",
     )
@@ -76,9 +76,7 @@ class Game:
         self.loser: int | None = None
         self.actions: list[tuple[int, Action]] = []
         self.events: list[tuple[int, str, Card, int | None]] = []  # see Event
-        # The events as Events, made as views ask for them: a tuple, shared by the copies
-        # made since (events are only ever added, so it stays a true start of each one's).
-        self._history: tuple[Event, ...] = ()
+        self._named: list[Event] = []  # the events as Events, extended as views ask for them
         self.start: dict[str, Any] = {}
         self._legal: list[Action] | None = None
         # In the shed phase, each hand's play actions in the hand's order, so a seat's legal
@@ -270,12 +268,11 @@ class Game:
             self._keep(s)
 
     def history(self) -> tuple[Event, ...]:
-        """Every public event so far, oldest first (each made into an ``Event`` once, for
-        this game and every copy of it made since)."""
-        held, events = self._history, self.events
-        if len(held) < len(events):
-            held = self._history = held + tuple(map(Event._make, events[len(held):]))
-        return held
+        """Every public event so far, oldest first (each made into an ``Event`` once)."""
+        named, events = self._named, self.events
+        if len(named) < len(events):
+            named.extend(map(Event._make, events[len(named):]))
+        return tuple(named)
 
     def copy(self) -> Game:
         """An independent copy, for search."""
@@ -286,7 +283,7 @@ class Game:
         for name in ("talon", "trick", "trick_seats", "is_in", "out", "actions", "events"):
             setattr(g, name, list(getattr(self, name)))
         g.stacks = [list(s) for s in self.stacks]
-        g._history = self._history
+        g._named = []
         g._legal = self._legal
         g._after = self._after  # never changed in place, so it can be shared
         g._plays = None if self._plays is None else [list(p) for p in self._plays]

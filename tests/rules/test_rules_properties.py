@@ -142,31 +142,6 @@ def test_no_view_shows_another_seats_hand_or_the_talon_order(spec):
         game.apply(legal[rng.randrange(len(legal))])
 
 
-@given(hands)
-@SETTINGS
-def test_copies_share_the_history_made_and_part_where_their_moves_do(spec):
-    """A snapshot is a copy per move: it reuses the events already made into ``Event``s
-    instead of making each again (the bot copies a game of hundreds of events on every
-    move), and what either plays afterwards shows in its own history only."""
-    game, rng = played_out(*spec)
-    for _ in range(rng.randrange(1, 40)):
-        if game.is_over:
-            break
-        game.apply(game.legal_actions()[0])
-    before = game.history()
-    twin = game.copy()
-    assert twin.history() is before  # nothing made again
-    if not game.is_over:
-        legal = game.legal_actions()
-        twin.apply(legal[-1])
-        assert twin.history()[:len(before)] == before
-        assert game.history() is before  # the original is untouched
-        game.apply(legal[0])
-        assert game.history()[:len(before)] == before
-        assert [tuple(e) for e in game.history()] == game.events
-        assert [tuple(e) for e in twin.history()] == twin.events
-
-
 def test_the_public_view_holds_no_hand():
     game = Game.deal(4, random.Random(2))
     while game.phase == "collect":
