@@ -77,7 +77,7 @@ async def test_learners_beside_a_table_report_coach_steps_and_hints():
     for ms in (learning["coach_ms"], learning["hint_ms"]):
         assert set(ms) == {"count", "p50", "p90", "p95", "p99", "max"}
         assert 0 < ms["p50"] <= ms["p90"] <= ms["p95"] <= ms["p99"] <= ms["max"] < 3000, \
-        (ms, told(report))
+            (ms, told(report))
     # Every interaction is counted under one kind.
     assert sum(k["count"] for k in kinds.values()) == figures["interactions"]
 
