@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import discord
 
+from cogs.answers.interaction import let_go
 from cogs.client import Interaction
 from cogs.lesson import ids
 from cogs.routes.families import refusing
@@ -41,6 +42,9 @@ def lesson_families(lessons: LessonRouter) -> tuple[type[discord.ui.DynamicItem[
             return cls(item, *ids.parse(match))
 
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await lessons.click(interaction, self.lesson, self.step, self.act)
+            try:
+                await lessons.click(interaction, self.lesson, self.step, self.act)
+            finally:
+                let_go(interaction)
 
     return (LessonStep, refusing("UnknownLesson", ids.UNKNOWN, lambda ix: lessons.unknown(ix)))

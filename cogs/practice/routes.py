@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import discord
 
+from cogs.answers.interaction import let_go
 from cogs.client import Interaction
 from cogs.practice import ids
 from cogs.routes.families import refusing
@@ -46,7 +47,10 @@ def practice_families(practices: PracticeRouter
             if act.startswith("pick"):  # a menu's card: its value is the move
                 values = getattr(self.item, "values", None) or [""]
                 act = str(values[0])
-            await practices.click(interaction, self.hand, self.version, act)
+            try:
+                await practices.click(interaction, self.hand, self.version, act)
+            finally:
+                let_go(interaction)
 
     return (PracticeStep,
             refusing("UnknownPractice", ids.UNKNOWN, lambda ix: practices.unknown(ix)))

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from cogs.answers.interaction import let_go
 from cogs.client import Interaction, Router
 from cogs.widgets import ids
 from cogs.widgets.ids import Look, Move, Page, Read, Seating, Target
@@ -35,7 +36,10 @@ def refusing(name: str, template: str, refuse: Callable[[Interaction], Awaitable
             return cls(item)
 
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await refuse(interaction)
+            try:
+                await refuse(interaction)
+            finally:
+                let_go(interaction)
 
     Refused.__name__ = Refused.__qualname__ = name
     return Refused

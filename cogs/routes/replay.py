@@ -9,6 +9,7 @@ from typing import Any
 
 import discord
 
+from cogs.answers.interaction import let_go
 from cogs.client import ReplayRouter
 from cogs.replay import ids
 from cogs.routes.families import Families, refusing
@@ -34,6 +35,9 @@ def replay_families(replays: ReplayRouter) -> Families:
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
             values = list(self.item.values) if isinstance(self.item, discord.ui.Select) \
                 else []
-            await replays.click(interaction, self.ref, self.step, self.act, values)
+            try:
+                await replays.click(interaction, self.ref, self.step, self.act, values)
+            finally:
+                let_go(interaction)
 
     return (ReplayStep, refusing("UnknownReplay", ids.UNKNOWN, lambda ix: replays.unknown(ix)))

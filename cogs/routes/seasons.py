@@ -9,6 +9,7 @@ from typing import Any
 import discord
 
 from bot.errors import InputError
+from cogs.answers.interaction import let_go
 from cogs.answers.replies import describe, say
 from cogs.client import BoardRouter, Interaction
 from cogs.i18n.translator import lang_of
@@ -35,7 +36,10 @@ def season_families(boards: BoardRouter) -> Families:
             return cls(item, match["season"], int(match["players"]), int(match["page"]))
 
         async def callback(self, interaction: discord.Interaction[Any]) -> None:
-            await boards.page(interaction, self.season, self.players, self.page)
+            try:
+                await boards.page(interaction, self.season, self.players, self.page)
+            finally:
+                let_go(interaction)
 
     async def refuse(interaction: Interaction) -> None:
         await say(interaction, describe(InputError(), lang_of(interaction))[0])

@@ -4,10 +4,12 @@ each other (``let_go``), as a view and its items do (``Buttons.add_item``), and 
 more (the message tapped, its components, the member)."""
 
 import gc
+import random
 
 import discord
 
 from cogs.widgets.buttons import Buttons
+from tests.learners import play_out
 from tests.nlk_driver import actor
 
 
@@ -43,3 +45,23 @@ async def test_taps_and_buttons_are_freed_without_waiting_for_the_cyclic_collect
     # Every change draws buttons for the table message, the hands and the ping: those sent
     # are not kept (a few may be held by what is still on its way or by the kept messages).
     assert buttons <= 6, buttons
+
+
+async def test_a_practice_hands_taps_are_freed_without_waiting_for_the_cyclic_collector(nlk):
+    """The practice's buttons are routed apart from the tables' (as the lesson's and the
+    replays' are): their taps are let go of too."""
+    fake, _bot, _driver, _path = nlk
+    fake.add_user("pia")
+    ix = await fake.slash("pia", None, "nlk", "practice", {"ai_players": 1})
+    message = await ix.wait_message()
+    gc.collect()
+    gc.disable()
+    try:
+        before = interactions()
+        message, taps, _hints = await play_out(fake, "pia", message, random.Random(5),
+                                               stop_after=6, hint_chance=0.0)
+        left = interactions() - before
+    finally:
+        gc.enable()
+    assert taps == 6
+    assert left <= 2, left
