@@ -45,6 +45,10 @@ class Notifier(Protocol):
     async def table_changed(self, change: Change) -> None:
         """A move was made or the table closed without an interaction to answer."""
 
+    async def table_reloaded(self, change: Change) -> None:
+        """The table was loaded again from the database, which another process had moved
+        on: what that process showed of it may be shown already."""
+
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         """The player to act is running out of time."""
 
@@ -141,7 +145,7 @@ class Clocks:
         try:
             table = await self.service.store.reread(table_id)
             self.poke(table)
-            await self._tell(Change(table, None, table.user_to_act()))
+            await self.notifier.table_reloaded(Change(table, None, table.user_to_act()))
         except Refusal:
             return  # gone meanwhile
         except Exception:

@@ -191,6 +191,28 @@ class PingShown:
             self.owe(message_id)
         self.look = True
 
+    def merge(self, record: str, table: Table) -> bool:
+        """Another process moved ``table`` on and wrote down its ping (``record``): a live
+        ping of the turn ``table`` is at is this table's live ping here too, adopted (that
+        process deletes what it posted: this one deletes it only while that record names
+        it). This process's own live ping, which that record does not name, is owed its
+        delete; one it adopted, or one that process owes a delete, is that process's to
+        delete. Returns whether anything changed (nothing does for a record of another
+        turn: the loop posts this turn's ping as on any change)."""
+        loaded = PingsRecord.load(record)
+        want = self.want(table)
+        if loaded is None or loaded.ping is None or loaded.ping.want is None or \
+                want is None or needs_new_ping(loaded.ping.want, want):
+            return False
+        theirs, mine = loaded.ping, self.ping
+        if theirs.message_id in self.owed or \
+                (mine is not None and not needs_new_ping(mine.want, want)):
+            return False  # this process shows this turn already (or let that ping go)
+        self.ping = dataclasses.replace(theirs, adopted=True)
+        if mine is not None and not mine.adopted and mine.message_id not in loaded.owed:
+            self.owe(mine.message_id)
+        return True
+
 
 @dataclass(frozen=True)
 class PingsRecord:
@@ -366,6 +388,26 @@ class Pings:
         live = self.tables.of(table)
         self.of(live).reminded = turn
         live.saw(table)
+
+    async def reloaded(self, live: LiveTable, table: Table) -> None:
+        """Another process moved ``table`` on (a hand-over): the ping it posted for this
+        turn, if its record names one, is the live ping here too (``PingShown.merge``), and
+        is not posted again; a ping of this process's that it replaced is written down as
+        owed its delete at once."""
+        key = record_key(self.name, live.id)
+        try:
+            record = (await self.notes.read(key)).get(key)
+        except Exception:
+            log.warning("table %s: could not read its turn ping's record", live.id,
+                        exc_info=True)
+            return
+        shown = self.of(live)
+        owed = len(shown.owed)
+        if record is not None and shown.merge(record, table):
+            log.info("table %s: its turn ping %s was posted by another process", live.id,
+                     shown.ping.message_id if shown.ping is not None else None)
+            if len(shown.owed) > owed:
+                live.record(self.name, now=True)
 
     def want(self, table: Table) -> PingWant | None:
         """What ``table``'s live ping should show now."""

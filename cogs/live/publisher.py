@@ -161,6 +161,15 @@ class Publisher:
         themselves)."""
         self.tables.of(change.table).saw(change.table)
 
+    async def table_reloaded(self, change: Change) -> None:
+        """A table another process moved on, loaded again from the database (a hand-over:
+        both processes got the click, and the other played it): its owner first takes the
+        turn ping that process posted for this turn, if its record names one, so that the
+        person to act is not pinged twice; then it is woken."""
+        live = self.tables.of(change.table)
+        await self.pings.reloaded(live, change.table)
+        live.saw(change.table)
+
     async def remind(self, table: Table, user_id: int, deadline: float) -> None:
         await self.pings.remind(table, user_id, deadline)
 

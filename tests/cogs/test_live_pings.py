@@ -466,3 +466,75 @@ async def test_a_ping_posted_and_not_written_down_before_a_kill_goes_beside_a_re
     deleted = sorted(r[1] for r in pings.io.requests if r[0] == "delete")
     assert deleted == [77, 80]
     assert pings.io.kinds().count("post") == 1 and ping_of(live).want == wanted_ping(later, None)
+
+
+# --- a hand-over: another process moved the table on and posted its ping -----------------
+
+def theirs(table, message_id, shows, owed=()):
+    """The turn ping record another process wrote: its live ping ``message_id`` showing
+    ``shows``, and the deletes it owes."""
+    return PingsRecord(table.channel_id, Ping(message_id, shows), tuple(owed)).dump()
+
+
+async def reload_with(pings, tables, table, record):
+    """``table`` as another process left it, its ping record ``record`` written down: the
+    owner is told it was loaded again (as the clocks tell the publisher)."""
+    pings.written[f"live:turn_ping:{table.id}"] = record
+    live = tables.of(table)
+    await pings.reloaded(live, table)
+    live.saw(table)
+    return await settled(tables)
+
+
+async def test_a_ping_another_process_posted_for_this_turn_is_taken_not_posted_again():
+    """Both processes of a hand-over get the click; the one that played it pings the next
+    person. The other, reloading the table, takes that ping as the live one: one ping for
+    the turn, and its own ping of the turn before, which the other never knew, goes."""
+    pings, tables = owner()
+    stream = snapshots()
+    first = next(stream)
+    pings.changed(first)
+    await settled(tables)
+    [(_, mine, _spec)] = pings.io.requests
+    later = turn_change(stream, first)
+    live = await reload_with(pings, tables, later, theirs(later, 88, wanted_ping(later, None)))
+    assert pings.io.kinds() == ["post", "delete"] and pings.io.requests[1][1] == mine
+    assert ping_of(live).message_id == 88 and ping_of(live).want == wanted_ping(later, None)
+    written = await record_of(pings, later)
+    assert written["ping"]["message"] == 88 and written["owed"] == []
+    # The next turn replaces the ping taken as any other (while its record names it).
+    after = turn_change(stream, later)
+    pings.changed(after)
+    await settled(tables)
+    assert pings.io.kinds()[2:] == ["post", "delete"] and pings.io.requests[3][1] == 88
+
+
+async def test_a_ping_another_process_owes_a_delete_is_left_to_it():
+    pings, tables = owner()
+    stream = snapshots()
+    first = next(stream)
+    pings.changed(first)
+    await settled(tables)
+    [(_, mine, _spec)] = pings.io.requests
+    later = turn_change(stream, first)
+    live = await reload_with(pings, tables, later,
+                             theirs(later, 88, wanted_ping(later, None), owed=[mine]))
+    assert pings.io.kinds() == ["post"]  # nothing posted, and its delete is the other's
+    assert ping_of(live).message_id == 88 and mine not in Pings.of(live).owed
+
+
+async def test_a_record_of_an_earlier_turn_is_not_taken():
+    """The other process had not pinged for this turn yet when the table was reloaded: the
+    loop pings as on any change, and leaves that process's ping to it."""
+    pings, tables = owner()
+    stream = snapshots()
+    first = next(stream)
+    pings.changed(first)
+    await settled(tables)
+    [(_, mine, _spec)] = pings.io.requests
+    later = turn_change(stream, first)
+    live = await reload_with(pings, tables, later, theirs(later, 88, wanted_ping(first, None)))
+    assert pings.io.kinds() == ["post", "post", "delete"]
+    assert pings.io.requests[2][1] == mine
+    assert ping_of(live).message_id == pings.io.requests[1][1]
+    assert ping_of(live).want == wanted_ping(later, None)
