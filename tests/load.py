@@ -15,7 +15,8 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "interactions",
      "first_response_ms": {"p50", "p90", "p95", "p99", "max"}, "first_response_ms_by_kind",
      "memory_per_table_kb",
-     "bot_cpu_ms_per_interaction", "db_cpu_ms_per_interaction", "metrics", "seconds",
+     "bot_cpu_ms_per_interaction", "workers_cpu_ms_per_interaction",
+     "db_cpu_ms_per_interaction", "metrics", "seconds",
      "rate_limited", "violations", "failed_tables", "unanswered",
      "harness_lag_ms", "requests_per_interaction", "learners", "learning", "naive"}
 
@@ -68,7 +69,9 @@ interactions answered over the run's wall time: with ``--think 0``, the most the
 
 **CPU** (``bot_cpu_ms_per_interaction``): the bot's processes' CPU time (user + system,
 from ``/proc``, their AI workers included) over the run, divided by the interactions
-answered. On PostgreSQL, ``db_cpu_ms_per_interaction`` is the same for the server's backends
+answered; ``workers_cpu_ms_per_interaction`` is the part of it spent in the worker
+processes (drawing pictures, the AI), the rest being the bot's own. On PostgreSQL,
+``db_cpu_ms_per_interaction`` is the same for the server's backends
 that serve the bot's connections (found by the bot's socket ports in ``pg_stat_activity``;
 the server must run on this machine). ``--metrics`` has the bot serve ``NLK_METRICS``,
 scraped every 5 s, to measure what metrics cost.
@@ -948,6 +951,7 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     await asyncio.sleep(1.0)  # let its table edits and pings land
     base_rss, base_cpu, base_count = _total(tree_rss_bytes, pids), _total(tree_cpu_seconds, pids), \
         housekeeper.seen()
+    base_own = _total(cpu_seconds, pids)
     if server_cpu is not None:
         await server_cpu.begin()
     base_requests = Counter(fake.request_counts)
@@ -979,6 +983,7 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     # way: let them land before the interactions are swept away for good.
     await asyncio.sleep(2.0)
     end_cpu = _total(tree_cpu_seconds, pids)
+    end_own = _total(cpu_seconds, pids)
     db_cpu = await server_cpu.seconds() if server_cpu is not None else None
     requests = Counter(fake.request_counts)
     requests.subtract(base_requests)
@@ -994,6 +999,8 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
         round((mid_rss - base_rss) / (tables + hint_tables) / 1024, 1)
     cpu = None if base_cpu is None or end_cpu is None or counted <= 0 else \
         round((end_cpu - base_cpu) * 1000 / counted, 2)
+    own = None if cpu is None or base_own is None or end_own is None else \
+        round((end_own - base_own) * 1000 / counted, 2)
     return {
         "tables": tables,
         "processes": processes,
@@ -1008,6 +1015,8 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
             for name, samples in sorted(housekeeper.by_kind.items())},
         "memory_per_table_kb": memory,
         "bot_cpu_ms_per_interaction": cpu,
+        "workers_cpu_ms_per_interaction": None if own is None or cpu is None else
+        round(max(0.0, cpu - own), 2),
         "db_cpu_ms_per_interaction": None if db_cpu is None or counted <= 0 else
         round(db_cpu * 1000 / counted, 2),
         "seconds": round(seconds, 2),

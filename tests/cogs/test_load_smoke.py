@@ -43,6 +43,8 @@ async def test_three_small_tables_play_through_cleanly():
     assert figures["memory_per_table_kb"] is not None
     assert figures["bot_cpu_ms_per_interaction"] is not None
     assert figures["bot_cpu_ms_per_interaction"] > 0
+    # The pictures are drawn in worker processes, as deployed: a part of the CPU is theirs.
+    assert 0 < figures["workers_cpu_ms_per_interaction"] < figures["bot_cpu_ms_per_interaction"]
     # Without learners: nobody learned, and the kinds are the tables' alone.
     assert figures["learners"] == 0 and figures["learning"] is None
     assert not LEARNER_KINDS & set(figures["first_response_ms_by_kind"])
