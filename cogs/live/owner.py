@@ -37,6 +37,7 @@ import discord
 from bot.tables.service import Table
 from bot.tasks import Scope, backoff
 from cogs.client import Interaction
+from cogs.live.answers_first import AnswersFirst
 from cogs.live.records import Notes
 from cogs.live.tokens import KEEP, Held, Tokens
 from cogs.live.ways import TokenWay, Wait, Way
@@ -160,7 +161,8 @@ class LiveTable:
     def __init__(self, table: Table, kinds: Sequence[Kind], *,
                  released: Released | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 ways: WayMaker | None = None, notes: Notes | None = None) -> None:
+                 ways: WayMaker | None = None, notes: Notes | None = None,
+                 answers: AnswersFirst | None = None) -> None:
         self.id = table.id
         self.channel_id = table.channel_id
         self.guild_id = table.guild_id
@@ -186,6 +188,8 @@ class LiveTable:
             self.kinds[kind.name] = kind.shown_for(self)
         self.notes = notes  # where each kind's record is written down
         self._records: dict[str, str | None] = {}  # each kind's record, as written
+        # The taps being answered, which each step of its loops lets go first.
+        self.answers = answers or AnswersFirst()
 
     def shown(self, name: str, as_: type[S]) -> S:
         """The ``Shown`` of kind ``name``, which is an ``as_`` (the kind's own class)."""
@@ -244,6 +248,7 @@ class LiveTable:
                                 "the next change", self.id, what, MAX_STEPS)
                     break
                 try:
+                    await self.answers.turn()
                     await shown.step(self)
                 except Wait:
                     break
@@ -357,6 +362,8 @@ class LiveTables:
                  clock: Callable[[], float] = time.monotonic,
                  ways: WayMaker | None = None, notes: Notes | None = None) -> None:
         self._tables: dict[int, LiveTable] = {}
+        # The taps being answered: every owner's loops let them go first.
+        self.answers = AnswersFirst()
         self.notes = notes
         self.ways = ways  # each owner's way of sending (None: tokens only)
         self.clock = clock  # the owners' clock for tokens (tests move it)
@@ -399,7 +406,8 @@ class LiveTables:
         live = self._tables.get(table.id)
         if live is None:
             live = LiveTable(table, self.kinds, released=self._settle,
-                             clock=lambda: self.clock(), ways=self.ways, notes=self.notes)
+                             clock=lambda: self.clock(), ways=self.ways, notes=self.notes,
+                             answers=self.answers)
             if self.stopped:  # shutting down: an owner whose life never begins
                 live.scope.end()
                 return live

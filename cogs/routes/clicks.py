@@ -192,13 +192,15 @@ class Clicks:
         of the table message's families)."""
         table_id = target.table_id if target.valid else None
         try:
-            try:
-                if table_id is None:
-                    raise InputError("id")
-                await work()
-            except Exception as error:
-                await self._refuse(interaction, table_id, error, on_hand=on_hand,
-                                   on_table=on_table)
+            # The owners' loops let this tap's answer (or refusal) go first.
+            with self.publisher.tables.answers.answering():
+                try:
+                    if table_id is None:
+                        raise InputError("id")
+                    await work()
+                except Exception as error:
+                    await self._refuse(interaction, table_id, error, on_hand=on_hand,
+                                       on_table=on_table)
             if table_id is not None and interaction.guild_id is None:
                 await self._touched(interaction, table_id)
             if table_id is not None:

@@ -14,6 +14,7 @@ import time
 from PIL import Image
 
 import cogs.pictures
+from cogs.live.table_message import TableMessages
 from cogs.pictures import ANSWER_WAIT, Pictures, draw
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
@@ -315,6 +316,12 @@ async def test_hands_and_the_table_carry_pictures_with_their_cards_in_words(fake
         # A table edit that changes nothing in the picture re-sends no file: someone
         # leaving after this hand changes the seat list only.
         leaver = next(p for p in PLAYERS if p != name)
+        # (once the table message shows the last play, its picture included: its edits
+        # follow the answers)
+        live = bot.get_cog("NLK").publisher.tables.get(table_id)
+        shown = live.kinds[TableMessages.name]
+        await fake.wait_until(lambda: not live.converging(TableMessages.name) and
+                              not shown.behind(live.newest), timeout=15)
         before = table.attachments[0]
         versions = len(table.versions)
         ix = await fake.slash(leaver, None, "nlk", "leave")

@@ -1,0 +1,51 @@
+"""Answers first: while taps are being answered, the owners' loops hold their next step.
+
+Every tap is answered by its handler (the message tapped, edited), and what else the change
+calls for (the table message in its channel, the other open hands, the turn ping) follows in
+the table's owner's loops. Both run on the one event loop. In a burst of taps (fifty tables
+starting at once, or resuming after a pause) the loops' steps of the first changes were
+interleaved with the answers to the later taps, each costing as much as an answer: the last
+tap of the burst waited for all of them. Now a loop's next step waits while any tap is being
+answered, for ``MOST`` seconds at most (so a steady stream of taps slows the loops, and never
+stops them): the answers of a burst go out first, and what follows them catches up after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
+MOST = 0.05  # the longest a loop's step waits for the taps being answered
+
+
+class AnswersFirst:
+    """How many taps are being answered, and a wait for them to be."""
+
+    def __init__(self, most: float = MOST) -> None:
+        self.most = most
+        self._answering = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        """Hold while a tap is being answered (its handler's work)."""
+        self._answering += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._answering -= 1
+            if not self._answering:
+                self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return self._answering > 0
+
+    async def turn(self) -> None:
+        """Return once no tap is being answered, or after ``most`` seconds."""
+        if self._answering:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle.wait(), self.most)
