@@ -40,10 +40,6 @@ class AnswersFirst:
             if not self._answering:
                 self._idle.set()
 
-    @property
-    def busy(self) -> bool:
-        return self._answering > 0
-
     async def turn(self) -> None:
         """Return once no tap is being answered, or after ``most`` seconds."""
         if self._answering:
