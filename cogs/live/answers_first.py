@@ -5,16 +5,9 @@ calls for (the table message in its channel, the other open hands, the turn ping
 the table's owner's loops. Both run on the one event loop. In a burst of taps (fifty tables
 starting at once, or resuming after a pause) the loops' steps of the first changes were
 interleaved with the answers to the later taps, each costing as much as an answer: the last
-tap of the burst waited for all of them. Now the next step of the open hands', the turn
-ping's and the notice's loops waits while any tap is being answered, for ``MOST`` seconds at
-most (so a steady stream of taps slows the loops, and never stops them): the answers of a
-burst go out first, and what follows them catches up after.
-
-The table message's loop does not wait (its edits are paced by its channel anyway): people
-read it and tap it, and an edit held until they had read it was sent as they tapped, its
-request crossing the answer to their tap; the message then showed the older of the two
-until the loop drew it again, and a tap made meanwhile was refused as not that person's
-turn (one table in eight runs of the load benchmark).
+tap of the burst waited for all of them. Now a loop's next step waits while any tap is being
+answered, for ``MOST`` seconds at most (so a steady stream of taps slows the loops, and never
+stops them): the answers of a burst go out first, and what follows them catches up after.
 """
 
 from __future__ import annotations

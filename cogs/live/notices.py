@@ -53,7 +53,6 @@ class NoticeShown:
         return self.due is not None
 
     async def step(self, live: LiveTable) -> None:
-        await live.answers.turn()  # the taps being answered go first
         due = self.due
         if due is None:
             return

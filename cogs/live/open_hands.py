@@ -147,7 +147,6 @@ class HandsShown:
             (not table.is_open and bool(self.hands))
 
     async def step(self, live: LiveTable) -> None:
-        await live.answers.turn()  # the taps being answered go first
         await self.driver.redraw(live, self)
 
     def holds(self) -> bool:

@@ -188,8 +188,7 @@ class LiveTable:
             self.kinds[kind.name] = kind.shown_for(self)
         self.notes = notes  # where each kind's record is written down
         self._records: dict[str, str | None] = {}  # each kind's record, as written
-        # The taps being answered, which the steps of its loops (but the table message's)
-        # let go first.
+        # The taps being answered, which each step of its loops lets go first.
         self.answers = answers or AnswersFirst()
 
     def shown(self, name: str, as_: type[S]) -> S:
@@ -249,6 +248,7 @@ class LiveTable:
                                 "the next change", self.id, what, MAX_STEPS)
                     break
                 try:
+                    await self.answers.turn()
                     await shown.step(self)
                 except Wait:
                     break

@@ -135,7 +135,6 @@ class PingShown:
         return want is None or self.ping.want != want
 
     async def step(self, live: LiveTable) -> None:
-        await live.answers.turn()  # the taps being answered go first
         await self.driver.converge(live, self)
 
     def holds(self) -> bool:

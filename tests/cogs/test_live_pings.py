@@ -538,25 +538,3 @@ async def test_a_record_of_an_earlier_turn_is_not_taken():
     assert pings.io.requests[2][1] == mine
     assert ping_of(live).message_id == pings.io.requests[1][1]
     assert ping_of(live).want == wanted_ping(later, None)
-
-
-async def test_a_ping_waits_while_a_tap_is_being_answered_and_not_for_long():
-    """Answers first: the ping's next step waits for the taps being answered (a burst's
-    answers go out before what follows them), and for ``most`` seconds at most, so a
-    steady stream of taps never stops it."""
-    pings, tables = owner()
-    stream = snapshots()
-    first = next(stream)
-    with tables.answers.answering():
-        pings.changed(first)
-        for _ in range(50):
-            await asyncio.sleep(0)
-        assert pings.io.kinds() == []  # held while the tap is answered
-    await settled(tables)
-    assert pings.io.kinds() == ["post"]  # and posted once it is
-    tables.answers.most = 0.01
-    later = turn_change(stream, first)
-    with tables.answers.answering():
-        pings.changed(later)
-        await asyncio.sleep(0.2)  # a tap that takes long: the ping goes on meanwhile
-        assert pings.io.kinds() == ["post", "post", "delete"]

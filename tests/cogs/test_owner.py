@@ -293,3 +293,22 @@ async def test_closing_before_an_owners_life_began_leaves_nothing_unawaited():
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert live.scope.over
 
+
+async def test_a_step_waits_while_a_tap_is_being_answered_and_not_for_long():
+    """Answers first: a loop's next step waits for the taps being answered (a burst's
+    answers go out before what follows them), and for the registry's ``most`` seconds at
+    most, so a steady stream of taps never stops the loops."""
+    kind, tables, _ = registry()
+    kind.gate.set()
+    with tables.answers.answering():
+        tables.of(Snap(7, 1)).saw(Snap(7, 1))
+        await settle()
+        assert kind.sent == []  # held while the tap is answered
+    await settle()
+    assert kind.sent == [(7, 1)]  # and sent once it is
+    tables.answers.most = 0.01
+    with tables.answers.answering():
+        tables.of(Snap(7, 2)).saw(Snap(7, 2))
+        await asyncio.sleep(0.2)  # a tap that takes long: the loop goes on meanwhile
+        assert kind.sent == [(7, 1), (7, 2)]
+    await tables.scope.close()
