@@ -486,17 +486,23 @@ async def reload_with(pings, tables, table, record):
     return await settled(tables)
 
 
-async def test_a_ping_another_process_posted_for_this_turn_is_taken_not_posted_again():
-    """Both processes of a hand-over get the click; the one that played it pings the next
-    person. The other, reloading the table, takes that ping as the live one: one ping for
-    the turn, and its own ping of the turn before, which the other never knew, goes."""
+async def pinged_then_moved_on():
+    """A table whose first turn this process pinged (``mine``), and the snapshot after the
+    turn passed (``later``): ``(pings, tables, stream, first, mine, later)``."""
     pings, tables = owner()
     stream = snapshots()
     first = next(stream)
     pings.changed(first)
     await settled(tables)
     [(_, mine, _spec)] = pings.io.requests
-    later = turn_change(stream, first)
+    return pings, tables, stream, first, mine, turn_change(stream, first)
+
+
+async def test_a_ping_another_process_posted_for_this_turn_is_taken_not_posted_again():
+    """Both processes of a hand-over get the click; the one that played it pings the next
+    person. The other, reloading the table, takes that ping as the live one: one ping for
+    the turn, and its own ping of the turn before, which the other never knew, goes."""
+    pings, tables, stream, first, mine, later = await pinged_then_moved_on()
     live = await reload_with(pings, tables, later, theirs(later, 88, wanted_ping(later, None)))
     assert pings.io.kinds() == ["post", "delete"] and pings.io.requests[1][1] == mine
     assert ping_of(live).message_id == 88 and ping_of(live).want == wanted_ping(later, None)
@@ -510,13 +516,7 @@ async def test_a_ping_another_process_posted_for_this_turn_is_taken_not_posted_a
 
 
 async def test_a_ping_another_process_owes_a_delete_is_left_to_it():
-    pings, tables = owner()
-    stream = snapshots()
-    first = next(stream)
-    pings.changed(first)
-    await settled(tables)
-    [(_, mine, _spec)] = pings.io.requests
-    later = turn_change(stream, first)
+    pings, tables, stream, first, mine, later = await pinged_then_moved_on()
     live = await reload_with(pings, tables, later,
                              theirs(later, 88, wanted_ping(later, None), owed=[mine]))
     assert pings.io.kinds() == ["post"]  # nothing posted, and its delete is the other's
@@ -526,13 +526,7 @@ async def test_a_ping_another_process_owes_a_delete_is_left_to_it():
 async def test_a_record_of_an_earlier_turn_is_not_taken():
     """The other process had not pinged for this turn yet when the table was reloaded: the
     loop pings as on any change, and leaves that process's ping to it."""
-    pings, tables = owner()
-    stream = snapshots()
-    first = next(stream)
-    pings.changed(first)
-    await settled(tables)
-    [(_, mine, _spec)] = pings.io.requests
-    later = turn_change(stream, first)
+    pings, tables, stream, first, mine, later = await pinged_then_moved_on()
     live = await reload_with(pings, tables, later, theirs(later, 88, wanted_ping(first, None)))
     assert pings.io.kinds() == ["post", "post", "delete"]
     assert pings.io.requests[2][1] == mine
