@@ -9,8 +9,8 @@ tap of the burst waited for all of them. Now a loop's next step waits while any 
 answered, for ``MOST`` seconds at most (so a steady stream of taps slows the loops, and never
 stops them): the answers of a burst go out first, and what follows them catches up after.
 A step held draws the newest snapshot when it goes, so under load a table message's edit
-carries more changes at once (fewer pictures drawn). ``docs/figures.md`` has what this and
-the records' batching of the same round measured together at a human pace.
+carries more changes at once (fewer pictures drawn). ``docs/figures.md`` has what it
+measured at a human pace.
 """
 
 from __future__ import annotations
