@@ -396,7 +396,7 @@ class Pings:
         owed its delete at once."""
         key = record_key(self.name, live.id)
         try:
-            record = (await self.notes.read(key)).get(key)
+            record = await self.notes.read_one(key)
         except Exception:
             log.warning("table %s: could not read its turn ping's record", live.id,
                         exc_info=True)
@@ -555,7 +555,7 @@ class Pings:
         """Whether the record ``key`` still names ``message_id`` (True if it can't be
         read)."""
         try:
-            text = (await self.notes.read(key)).get(key)
+            text = await self.notes.read_one(key)
         except Exception:
             return True
         record = None if text is None else PingsRecord.load(text)

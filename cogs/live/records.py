@@ -61,6 +61,10 @@ class Notes:
         """The records under ``prefix`` as the last write left them."""
         return await self.store.state_values(prefix)
 
+    async def read_one(self, key: str) -> str | None:
+        """The record ``key`` as the last write left it (None: none)."""
+        return (await self.read(key)).get(key)
+
     async def close(self) -> None:
         """Write down what is left (after the owners have stopped)."""
         self._stopping = True
