@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 LEGACY = "ping:"  # the format before: ping:<table>:<message> → that ping's record
 PING_GRACE = 2.0  # at shutdown, pings being deleted get this long to go
 HISTORY_MAX = 100  # the most messages Discord returns for one history request
+MENTION = re.compile(r"<@!?\d+>")  # a person mentioned in a message's text
 
 
 @dataclass(frozen=True)
@@ -501,7 +503,8 @@ class Pings:
             return False
         content, view = _drawn(table, want, await self.languages.public(table.place))
         try:
-            await live.aside.edit(ping.message_id, Spec(content, view=view, keep_files=True))
+            await live.aside.edit(ping.message_id, Spec(content, view=view, keep_files=True,
+                                                        mention=want.user_id))
         except (Gone, Wait, Refused):
             return False
         except discord.HTTPException:
@@ -598,7 +601,9 @@ class Pings:
 
     def _pings_in(self, history: list[dict[str, Any]], table: Table) -> set[int]:
         """The table's turn pings among ``history``: the bot's messages that mention someone
-        and carry the table's buttons, other than the table message."""
+        and carry the table's buttons, other than the table message. Mentioning is read in
+        the text as well: a ping edited without naming its person again (as this bot did
+        before) no longer lists them among its mentions."""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
         me = self.client.user.id if self.client.user else None
         found = set()
@@ -608,7 +613,8 @@ class Pings:
             ids = [str(item.get("custom_id", "")) for row in rows
                    for item in row.get("components", [])]
             if int(message["author"]["id"]) == me and message_id != table.message_id and \
-                    message.get("mentions") and any(i.startswith(prefix) for i in ids):
+                    (message.get("mentions") or MENTION.search(message.get("content") or "")) \
+                    and any(i.startswith(prefix) for i in ids):
                 found.add(message_id)
         return found
 

@@ -93,9 +93,13 @@ class Spec:
         return fields
 
     def edited(self) -> dict[str, Any]:
-        """Keyword arguments for editing a message into it."""
+        """Keyword arguments for editing a message into it. A message that mentions its
+        person names them again: Discord reads an edit's mentions afresh, and one that
+        named nobody would no longer show as mentioning them (an edit notifies nobody)."""
         fields: dict[str, Any] = {"content": self.content, "embed": self.embed,
                                   "view": self.view}
+        if self.mention is not None:
+            fields["allowed_mentions"] = only_user(self.mention)
         if not self.keep_files:
             fields["attachments"] = self.files
         return fields

@@ -129,14 +129,16 @@ async def edit_through_token(client: discord.Client, application_id: int, token:
                              message: int | str, *, content: str | None = MISSING,
                              embed: discord.Embed | None = MISSING,
                              view: discord.ui.View | None = MISSING,
-                             attachments: list[discord.File] = MISSING) -> None:
+                             attachments: list[discord.File] = MISSING,
+                             allowed_mentions: discord.AllowedMentions | None = None) -> None:
     """Edit ``message`` (an id, or ``"@original"``: the interaction's answer) through
     the interaction's ``token``, as ``Webhook.edit_message`` does, without building the
-    message Discord answers with. Raises ``discord.NotFound`` and the other
-    ``HTTPException``s as that does."""
+    message Discord answers with (``allowed_mentions``: who its text still mentions; an
+    edit notifies nobody). Raises ``discord.NotFound`` and the other ``HTTPException``s as
+    that does."""
     webhook = discord.Webhook.partial(application_id, token, client=client)
     with handle_message_parameters(content=content, embed=embed, view=view,
-                                   attachments=attachments,
+                                   attachments=attachments, allowed_mentions=allowed_mentions,
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
@@ -150,13 +152,15 @@ async def edit_through_token(client: discord.Client, application_id: int, token:
 async def edit_in_channel(client: discord.Client, channel_id: int, message_id: int, *,
                           content: str | None = MISSING, embed: discord.Embed | None = MISSING,
                           view: discord.ui.View | None = MISSING,
-                          attachments: list[discord.File] = MISSING) -> None:
+                          attachments: list[discord.File] = MISSING,
+                          allowed_mentions: discord.AllowedMentions | None = None) -> None:
     """Edit a channel message as ``PartialMessage.edit`` does, without building the message
-    Discord answers with. Raises ``discord.NotFound``, ``discord.Forbidden`` and the other
+    Discord answers with (``allowed_mentions``: who its text still mentions; an edit
+    notifies nobody). Raises ``discord.NotFound``, ``discord.Forbidden`` and the other
     ``HTTPException``s as that does."""
     previous = client.allowed_mentions if content is not MISSING else None
     with handle_message_parameters(content=content, embed=embed, view=view,
-                                   attachments=attachments,
+                                   attachments=attachments, allowed_mentions=allowed_mentions,
                                    previous_allowed_mentions=previous) as params:
         body = _body(params)
         if body is None:

@@ -122,7 +122,8 @@ async def test_a_move_from_the_table_message_redraws_the_players_ping(fake_disco
 
 
 async def test_a_restart_renews_the_countdown_on_the_live_ping(fake_discord, tmp_path):
-    """Finding 4: the turn's clock starts again after a restart, and the ping says so."""
+    """Finding 4: the turn's clock starts again after a restart, and the ping says so (an
+    edit, which still mentions its person)."""
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     clock = TimeMachine()
     driver = Driver(fake, random.Random(5))
@@ -141,6 +142,7 @@ async def test_a_restart_renews_the_countdown_on_the_live_ping(fake_discord, tmp
             timeout=10)
         assert int(DEADLINE.search(ping.content)[1]) > before
         assert one_ping_for(fake, None, who) is ping  # edited, not posted again
+        assert ping.edited and ping.mentioned_user_ids == [fake.user(who).id]  # still theirs
     fake.assert_clean()
 
 

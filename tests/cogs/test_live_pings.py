@@ -437,10 +437,13 @@ class ChannelIO(RecordingIO):
         return [m for m in self.left if before is None or int(m["id"]) < before][:limit]
 
 
-def ping_message(message_id, table, user_id):
-    """A turn ping of ``table`` as Discord gives it in a channel's history."""
+def ping_message(message_id, table, user_id, *, edited_unnamed=False):
+    """A turn ping of ``table`` as Discord gives it in a channel's history (with
+    ``edited_unnamed``: once edited by a bot that did not name its person again, so that
+    Discord no longer lists them among its mentions)."""
     return {"id": str(message_id), "author": {"id": str(BOT)},
-            "mentions": [{"id": str(user_id)}],
+            "content": f"<@{user_id}> your turn at NLK table {table.id}: tap **My hand**.",
+            "mentions": [] if edited_unnamed else [{"id": str(user_id)}],
             "components": [{"components": [{"custom_id": f"nlk:{table.id}:1:hand"}]}]}
 
 
@@ -466,6 +469,42 @@ async def test_a_ping_posted_and_not_written_down_before_a_kill_goes_beside_a_re
     deleted = sorted(r[1] for r in pings.io.requests if r[0] == "delete")
     assert deleted == [77, 80]
     assert pings.io.kinds().count("post") == 1 and ping_of(live).want == wanted_ping(later, None)
+
+
+async def test_a_ping_not_written_down_is_found_even_once_an_edit_dropped_its_mentions():
+    """A ping edited without naming its person again no longer lists them among its
+    mentions; posted and not written down before a kill, it is still found by the text
+    that mentions them, and deleted."""
+    stream = snapshots()
+    first = next(stream)
+    later = turn_change(stream, first)
+    io = ChannelIO([ping_message(80, first, later.user_to_act(), edited_unnamed=True),
+                    ping_message(77, first, first.user_to_act())])
+    pings, tables = owner(io)
+    pings.client = type("Client", (), {"user": type("User", (), {"id": BOT})()})()
+    pings._started = 10**6
+    record = PingsRecord(first.channel_id, Ping(77, wanted_ping(first, None)))
+    tables.of(later).restore({Pings.name: record.dump()})
+    pings.changed(later)
+    await settled(tables)
+    assert sorted(r[1] for r in pings.io.requests if r[0] == "delete") == [77, 80]
+
+
+async def test_an_edited_ping_names_its_person_again_without_notifying_anyone_else():
+    """An edit of the live ping (a move within the turn: new buttons) names the person it
+    mentions, so that Discord, reading the edit's mentions afresh, still shows it as
+    mentioning them."""
+    pings, tables = owner()
+    _stream, first, later = long_first_turn()
+    pings.changed(first)
+    await settled(tables)
+    pings.changed(later)  # the same turn, one move on: an edit
+    await settled(tables)
+    [(post, _message, posted), (edit, _same, edited)] = pings.io.requests
+    assert (post, edit) == ("post", "edit")
+    assert edited.mention == posted.mention == first.user_to_act()
+    allowed = edited.edited()["allowed_mentions"].to_dict()
+    assert (allowed["parse"], allowed["users"]) == ([], [first.user_to_act()])
 
 
 # --- a hand-over: another process moved the table on and posted its ping -----------------
