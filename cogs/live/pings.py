@@ -19,7 +19,9 @@ compares what the ping shows with what is wanted as on any change: it edits the 
 deletes it if its turn is over, and does the deletes owed. A table closed since keeps an
 owner until they are done. Before its first step after a restart, the loop looks once at
 the channel: a ping written down and gone already is not deleted again, and a ping the last
-run posted and had no time to write down is found and deleted.
+run posted and had no time to write down is found (by the mention in its text: an edit
+names its person again, but one from before may have dropped them from its mentions) and
+deleted.
 The records of the format before, one per ping (``ping:<table>:<message>``), are read once.
 """
 
