@@ -31,34 +31,24 @@ class StateStore(Protocol):
 
 
 BATCH_SECONDS = 1.0  # a batch of records waits this long for more before it is written
-# A record asked for at once waits this long for others (the pings and hands of the other
-# taps of the moment): at a human pace, each went in a transaction of its own, 1.35 record
-# transactions an interaction; 0.38 with this. Longer than a tap's answer takes, short
-# beside a restart's; a ping posted and lost in it is found in the channel by the next start.
-SOON_SECONDS = 0.05
 
 
 class Notes:
     """Records by key (None: forget it), written down in the background, in batches
-    ``delay`` seconds apart at most, and ``soon`` seconds after a record asked for at once
-    (at most ``delay``)."""
+    ``delay`` seconds apart at most."""
 
-    def __init__(self, store: StateStore, delay: float = BATCH_SECONDS,
-                 soon: float = SOON_SECONDS) -> None:
+    def __init__(self, store: StateStore, delay: float = BATCH_SECONDS) -> None:
         self.store = store
         self.delay = delay
-        self.soon = min(soon, delay)
         self._writes: dict[str, str | None] = {}
         self._writer: asyncio.Task[None] | None = None
         self._stopping = False
         self._now = asyncio.Event()  # set at shutdown: write without waiting
-        self._closing = asyncio.Event()  # set at shutdown: not even ``soon``
 
     def note(self, key: str, value: str | None, *, now: bool = False) -> None:
         """Write down ``value`` under ``key`` (None: forget it) soon, after what came
-        before; with ``now``, in a batch that waits for more only a moment (``soon``: a
-        record a restart can't do without, such as a message posted that it must
-        delete)."""
+        before; with ``now``, in a batch that does not wait for more (a record a restart
+        can't do without, such as a message posted that it must delete)."""
         self._writes[key] = value
         if now:
             self._now.set()
@@ -81,7 +71,6 @@ class Notes:
         """Write down what is left (after the owners have stopped)."""
         self._stopping = True
         self._now.set()  # a batch waiting for more is written at once
-        self._closing.set()
         if self._writer is not None:
             await asyncio.gather(self._writer, return_exceptions=True)
         await self._write()
@@ -94,10 +83,6 @@ class Notes:
             if not self._now.is_set():  # (a wait that is over at once still costs a task)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._now.wait(), self.delay)
-            if self.soon > 0 and self._now.is_set() and not self._stopping:
-                # The others asked for at once meanwhile (none once shutting down).
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._closing.wait(), self.soon)
             if not self._writes:
                 return
             # Whatever asked for ``now`` goes in this batch: a record noted from here on
