@@ -8,8 +8,8 @@ back. Writes go in the background, in
 order, batched: whatever is noted while one batch is being written goes in the next, and each
 batch waits a moment for more (a transaction per batch, not per record: at a human pace, a
 record an interaction would cost more than the rest of its bookkeeping). A record a restart
-can't do without (a ping posted, a hand opened) is asked for at once, and waits only
-``SOON_SECONDS`` for the others asked for at once meanwhile.
+can't do without (a ping posted, a hand opened) is asked for at once: its batch does not
+wait.
 """
 
 from __future__ import annotations
