@@ -602,10 +602,10 @@ class Pings:
             shown.owe(message_id)
 
     def _pings_in(self, history: list[dict[str, Any]], table: Table) -> set[int]:
-        """The table's turn pings among ``history``: the bot's messages that mention someone
-        and carry the table's buttons, other than the table message. Mentioning is read in
-        the text as well: a ping edited without naming its person again (as this bot did
-        before) no longer lists them among its mentions."""
+        """The table's turn pings among ``history``: the bot's messages whose text mentions
+        someone and that carry the table's buttons, other than the table message. (Not by
+        their ``mentions``: a ping edited without naming its person again, as this bot did
+        before, no longer lists them there.)"""
         prefix = (f"nlk:{table.id}:", f"nlks:{table.id}:")
         me = self.client.user.id if self.client.user else None
         found = set()
@@ -615,8 +615,8 @@ class Pings:
             ids = [str(item.get("custom_id", "")) for row in rows
                    for item in row.get("components", [])]
             if int(message["author"]["id"]) == me and message_id != table.message_id and \
-                    (message.get("mentions") or MENTION.search(message.get("content") or "")) \
-                    and any(i.startswith(prefix) for i in ids):
+                    MENTION.search(message.get("content") or "") and \
+                    any(i.startswith(prefix) for i in ids):
                 found.add(message_id)
         return found
 
