@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+from discord.utils import MISSING
 
 from bot.tables.service import Table, TableService
 from bot.tasks import Tasks
@@ -47,6 +48,7 @@ from cogs.live.table_message import MessageShown, TableMessages
 from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait
 from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
+from cogs.transport.mentions import only_user
 from cogs.transport.raw import answer_by_editing
 from cogs.widgets.buttons import Buttons
 from rules import Phase
@@ -422,7 +424,10 @@ class Pings:
         """Answer a tap on a turn ping: draw it as the owner wants it now (the answer is one
         way this kind sends), and report what it shows."""
         content, view, want = await self.draw(table, interaction.user.id, lang)
-        await answer_by_editing(interaction, content=content, view=view)
+        # A ping still live names its person again, as its edits do (``Spec.edited``).
+        mention = only_user(want.user_id) if want is not None else MISSING
+        await answer_by_editing(interaction, content=content, view=view,
+                                allowed_mentions=mention)
         if interaction.message is not None:
             self.answered(table, interaction.message.id, want)
 

@@ -98,12 +98,14 @@ async def answer_with_message(interaction: discord.Interaction[Any], *,
 
 async def answer_by_editing(interaction: discord.Interaction[Any], *,
                             content: str = MISSING, embed: discord.Embed = MISSING,
-                            view: discord.ui.View, attachments: list[discord.File] = MISSING
-                            ) -> None:
+                            view: discord.ui.View, attachments: list[discord.File] = MISSING,
+                            allowed_mentions: discord.AllowedMentions = MISSING) -> None:
     """Answer a tap by editing the message tapped, as ``InteractionResponse.edit_message``
-    does, without building the answer Discord sends back. Raises as that does."""
+    does, without building the answer Discord sends back (``allowed_mentions``: who its text
+    still mentions; Discord reads an edit's mentions afresh). Raises as that does."""
     await _answer(interaction, discord.InteractionResponseType.message_update,
-                  content=content, embed=embed, view=view, attachments=attachments)
+                  content=content, embed=embed, view=view, attachments=attachments,
+                  allowed_mentions=allowed_mentions)
 
 
 async def _answer(interaction: discord.Interaction[Any],

@@ -121,6 +121,37 @@ async def test_a_move_from_the_table_message_redraws_the_players_ping(fake_disco
     fake.assert_clean()
 
 
+async def test_a_tap_on_the_live_ping_that_keeps_the_turn_still_mentions_its_person(
+        fake_discord, tmp_path):
+    """A draw (or a give) from the ping itself that leaves the turn with its player: the
+    tap's answer redraws the ping, and it names its person again (Discord reads an edit's
+    mentions afresh), as the loop's edits do."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(11))
+    async with running_bot(fake, path, seed=3):
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        for _ in range(60):
+            who = actor(table)
+            ping = await fake.wait_until(
+                lambda: (p := one_ping_for(fake, None, actor(table))) and
+                ping_version(p) == version_of(table) and p, timeout=10)
+            who = actor(table)
+            moves = [b for b in ping.buttons() if ":give." in (b.custom_id or "")] or \
+                [b for b in ping.buttons() if (b.custom_id or "").endswith(":draw")]
+            if not moves:  # a Keep alone: it would end the turn
+                await driver._collect_step(table)
+                continue
+            ix = await fake.click(who, ping, custom_id=moves[0].custom_id)
+            assert (await ix.wait_response()).type == 7  # it played: the ping, edited
+            if one_ping_for(fake, None, who) is ping:  # the turn went on
+                break
+            await fake.wait_until(lambda: move_of(table) > 0, timeout=10)
+        else:
+            raise AssertionError("no tap on a ping that kept the turn")
+        assert ping.edited and ping.mentioned_user_ids == [fake.user(who).id]
+    fake.assert_clean()
+
+
 async def test_a_restart_renews_the_countdown_on_the_live_ping(fake_discord, tmp_path):
     """Finding 4: the turn's clock starts again after a restart, and the ping says so (an
     edit, which still mentions its person)."""
