@@ -100,13 +100,15 @@ def current_actor(bot) -> str | None:
 
 
 async def test_tokens_that_lapse_between_taps_hold_nothing_up(fake_discord, tmp_path):
-    """Tokens live 3 s here and the friends go idle for 20 s now and then, longer than the
-    15 s turn timer: a lapsed turn is played, and the next tap brings the table up to date
-    at once; the hand finishes."""
+    """Tokens live 10 s here and the friends go idle for 20 s now and then, longer than the
+    15 s turn timer: every token lapses, a lapsed turn is played, and the next tap brings the
+    table up to date at once; the hand finishes. (Real time flows under the fake's clock: a
+    token must outlive a step on a slow machine, or one could lapse in the middle of a move
+    the test reads as current.)"""
     fake = fake_discord
     people = group_dm(fake, FRIENDS, installed=["alice"])
     members = {m.name: m for m in people}
-    fake.set_token_ttl(3)
+    fake.set_token_ttl(10)
     clock = TimeMachine()
     rng = random.Random(8)
     async with running_bot(fake, tmp_path / "nlk.sqlite3", dev_guild=None,
