@@ -118,9 +118,11 @@ class _Bucket:
         self._freed.set()
 
     def fill(self) -> None:
-        """Count the whole budget as used now."""
+        """Count the whole budget as used now, for a whole window from now (what it counted
+        before would end sooner)."""
         now = time.monotonic()
-        self.recent.extend([now] * max(0, self.limit - len(self.recent) - self.busy))
+        self.recent.clear()
+        self.recent.extend([now] * max(0, self.limit - self.busy))
 
     def idle(self) -> bool:
         _expire(self.recent, time.monotonic(), self.window)

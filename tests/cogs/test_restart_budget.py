@@ -3,7 +3,10 @@ Discord still counts the dead process's edits in each channel's window."""
 
 import asyncio
 import random
+import time
 
+from cogs.transport import pacer
+from cogs.transport.pacer import Kind, Pacer
 from tests.nlk_driver import Driver, actor, is_over, spawn_bot, title
 
 TABLES = 3
@@ -81,3 +84,20 @@ async def test_a_bot_killed_mid_play_restarts_without_a_429(fake_discord, tmp_pa
             await process.wait()
     assert fake.rate_limited == []
     assert fake.violations == []
+
+
+async def test_a_spent_budget_holds_the_channel_a_whole_window_from_when_it_was_spent(
+        monkeypatch):
+    """A channel's budget counted as used (another process may have used it: at a start,
+    in a hand-over) holds the channel's next request a whole window from then, though a
+    request this process made earlier would leave the window sooner."""
+    monkeypatch.setattr(pacer, "WINDOW", 0.5)
+    paced = Pacer(per_channel=5)
+    async with paced.use(1, Kind.WRITE):
+        pass  # one request of its own
+    await asyncio.sleep(0.3)
+    paced.spend({1})
+    spent = time.monotonic()
+    async with paced.use(1, Kind.WRITE):
+        waited = time.monotonic() - spent
+    assert waited >= 0.45  # a slow machine only waits longer
