@@ -165,7 +165,13 @@ class Publisher:
         """A table another process moved on, loaded again from the database (a hand-over:
         both processes got the click, and the other played it): its owner first takes the
         turn ping that process posted for this turn, if its record names one, so that the
-        person to act is not pinged twice; then it is woken."""
+        person to act is not pinged twice; then it is woken. That process is posting and
+        editing in the table's channel too, in the budget Discord counts for the bot, and
+        this one can't see its requests: the channel's budget counts as used from now, for
+        one window (as at a start), so that the edit this change brings waits, not earns a
+        429."""
+        if not change.table.private:
+            self.pacer.spend({change.table.channel_id})
         live = self.tables.of(change.table)
         await self.pings.reloaded(live, change.table)
         live.saw(change.table)

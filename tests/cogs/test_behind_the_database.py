@@ -12,7 +12,9 @@ until someone made a move that succeeded, and the person they named could not ma
 import asyncio
 import random
 
+import discord
 import pytest
+from discord.http import handle_message_parameters
 
 from bot.db.connect import open_database
 from bot.db.repository import Repository
@@ -68,6 +70,53 @@ async def test_a_table_found_behind_the_database_is_shown_as_stored(fake_discord
         # What Discord shows must catch up with the table as stored: the table message,
         # and a ping for whoever is to act now.
         await converged(fake, bot, table, clock, PLAYERS)
+
+
+async def post_as_another_process(fake, channel_id: int, count: int) -> None:
+    """Another process of the bot posts ``count`` messages in the channel (its turn pings,
+    say): Discord counts them in the bot's budget there."""
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    await http.static_login(fake.token)
+    try:
+        for n in range(count):
+            with handle_message_parameters(content=f"from the other process, {n}") as params:
+                await http.send_message(channel_id, params=params)
+    finally:
+        await http.close()
+
+
+async def test_a_table_another_process_moved_waits_out_that_process_s_channel_budget(
+        fake_discord, tmp_path, monkeypatch):
+    """The other process (a hand-over's) posts and edits in the table's channel too, in the
+    budget Discord counts for the bot there, which this one can't see. Once this process
+    finds the table moved on, it counts the channel's budget as used for one window: the
+    edit that shows the move waits, where it would have earned a 429."""
+    fake, clock = fake_discord, TimeMachine()
+    fake.set_channel_rate_limit(5, 1.0)  # a window of 1 s on both sides, to keep it short
+    monkeypatch.setattr("cogs.transport.pacer.WINDOW", 1.0)
+    driver = Driver(fake, random.Random(2))
+    async with database_target("sqlite", tmp_path) as url, \
+            running_bot(fake, url, clock=clock) as bot:
+        table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
+        await converged(fake, bot, table, clock, PLAYERS)
+        publisher = bot.get_cog("NLK").publisher
+
+        def idle() -> bool:
+            return all(not len(live.scope) and
+                       not any(live.converging(name) for name in live.kinds)
+                       for live in publisher.tables)
+
+        await fake.wait_until(idle, timeout=10)  # its picture and its ping: all sent
+        await asyncio.sleep(1.2)  # and out of the window
+        before, who = cached(bot), actor(table)
+        assert idle() and who is not None and moves_on(table)
+        await other_process_moves(url, before.id, 1)
+        await post_as_another_process(fake, table.channel_id, 5)  # the window is full
+        ix = await fake.click(who, table, custom_id=moves_on(table)[0].custom_id)
+        refused = await ix.wait_response()
+        assert refused.ephemeral and "out of date" in refused.data["content"]
+        await converged(fake, bot, table, clock, PLAYERS)
+    assert fake.rate_limited == []
 
 
 async def test_only_a_reload_that_changed_something_is_told(database):
