@@ -46,9 +46,9 @@ from cogs.live.owner import LiveTable, LiveTables, record_key
 from cogs.live.records import Notes
 from cogs.live.table_message import MessageShown, TableMessages
 from cogs.live.ways import ChannelWay, Gone, Refused, Spec, Wait
+from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.mentions import only_user
 from cogs.transport.raw import answer_by_editing
 from cogs.widgets.buttons import Buttons
 from rules import Phase
