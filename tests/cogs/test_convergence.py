@@ -56,6 +56,14 @@ def one_ping_for(fake, channel, name):
     return None
 
 
+async def current_ping(fake, table):
+    """The one live ping, of whoever is to act, once its buttons are the table's current
+    ones."""
+    return await fake.wait_until(
+        lambda: (p := one_ping_for(fake, None, actor(table))) and
+        ping_version(p) == version_of(table) and p, timeout=10)
+
+
 def ending_button(message):
     """The ping's Draw (or, after a draw that played itself, its Keep)."""
     ids = {(b.custom_id or "").rsplit(":", 1)[-1]: b for b in message.buttons()}
@@ -110,9 +118,7 @@ async def test_a_move_from_the_table_message_redraws_the_players_ping(fake_disco
         await ix.wait_response()
         # Whoever is to act now (the same player, unless moves with no choice passed the
         # turn round) has one ping, whose buttons are the table's current ones.
-        ping = await fake.wait_until(
-            lambda: (p := one_ping_for(fake, None, actor(table))) and
-            ping_version(p) == version_of(table) and p, timeout=10)
+        ping = await current_ping(fake, table)
         who = actor(table)
         ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
         response = await ix.wait_response()
@@ -131,10 +137,7 @@ async def test_a_tap_on_the_live_ping_that_keeps_the_turn_still_mentions_its_per
     async with running_bot(fake, path, seed=3):
         table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
         for _ in range(60):
-            who = actor(table)
-            ping = await fake.wait_until(
-                lambda: (p := one_ping_for(fake, None, actor(table))) and
-                ping_version(p) == version_of(table) and p, timeout=10)
+            ping = await current_ping(fake, table)
             who = actor(table)
             moves = [b for b in ping.buttons() if ":give." in (b.custom_id or "")] or \
                 [b for b in ping.buttons() if (b.custom_id or "").endswith(":draw")]
