@@ -63,5 +63,7 @@ async def test_a_practice_hands_taps_are_freed_without_waiting_for_the_cyclic_co
         left = interactions() - before
     finally:
         gc.enable()
-    assert taps == 6
+    # A practice deal is random, and most collect moves play themselves: about one hand in
+    # 300 ends before the player's sixth choice. Three taps kept would already show.
+    assert taps >= 3, taps
     assert left <= 2, left
