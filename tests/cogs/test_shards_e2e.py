@@ -152,6 +152,7 @@ async def test_two_processes_two_shards_kill_restart_and_hand_over(tmp_path):
 
 def was_a_ping(fake: FakeDiscord, path: str) -> bool:
     """Whether the message at ``path`` (``…/messages/<id>``) was one of the bot's turn
-    pings."""
+    pings (as it was posted: a tap may have changed its text since)."""
     message = fake.state.messages.get(int(path.rsplit("/", 1)[-1]))
-    return message is not None and message.deleted and "your turn" in message.content
+    return message is not None and message.deleted and \
+        "your turn" in message.versions[0].content
