@@ -141,6 +141,11 @@ class Stale(Refusal):
     """The button was made for an earlier state of the table."""
 
 
+class PlayedElsewhere(Stale):
+    """The database holds a change this process did not know of: another process played
+    first (in a hand-over both processes get the tap, and the other one played it)."""
+
+
 class NotEnded(Stale):
     """A confirmed End table whose table moved on since it was asked: it was not ended
     (``table``; ``number``, the hand now; ``reason`` new_hand: a hand started meanwhile)."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from bot.cluster.shards import Shards
 from bot.db.records import ActionRecord, By, TableRecord, TableStatus
 from bot.db.repository import Outdated, Repository
-from bot.errors import NoTable, Stale, WrongChannel
+from bot.errors import NoTable, PlayedElsewhere, Stale, WrongChannel
 from bot.tables.table import Change, Seat, Table, next_revision
 from rules import NLKError
 
@@ -167,7 +167,7 @@ class TableStore:
                 # Nothing was written; load what the database holds (and show it).
                 self.forget(table_id)
                 await self.load(table_id)
-                raise Stale() from None
+                raise PlayedElsewhere() from None
             except Behind:
                 # A button from a state this process has not seen: its cache is behind the
                 # database. Load what the database holds (and show it) and judge the

@@ -22,6 +22,8 @@ from rules.i18n import DEFAULT, N_, Lang, quote, shown_name, translator
 
 log = logging.getLogger(__name__)
 
+ANSWERED_ALREADY = 40060  # Discord: "Interaction has already been acknowledged"
+
 Key = type[errors.Refusal] | tuple[type[errors.Refusal], str]
 
 REPLIES: dict[Key, str] = {
@@ -185,7 +187,10 @@ async def say(interaction: Interaction, text: str,
             await interaction.followup.send(text, ephemeral=True, view=buttons)
         else:
             await interaction.response.send_message(text, ephemeral=True, view=buttons)
-    except discord.HTTPException:
+    except discord.HTTPException as error:
+        if error.code == ANSWERED_ALREADY:  # another process answered the tap (a hand-over)
+            log.info("user %s's tap was answered already: %s", interaction.user.id, text)
+            return
         log.warning("could not tell user %s: %s", interaction.user.id, text, exc_info=True)
 
 

@@ -7,6 +7,7 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -14,7 +15,7 @@ from typing import Any
 
 import discord
 
-from bot.errors import InputError, NotPlaying, NotSeated, Refusal, Stale
+from bot.errors import InputError, NotPlaying, NotSeated, PlayedElsewhere, Refusal, Stale
 from bot.guilds.service import GuildService
 from bot.ops.workers import off_loop
 from bot.tables.service import Change, Table, TableService, check_end
@@ -29,7 +30,7 @@ from cogs.answers.interaction import (
     place_of,
     tell_refusal,
 )
-from cogs.answers.replies import describe, say
+from cogs.answers.replies import ANSWERED_ALREADY, describe, say
 from cogs.client import Interaction
 from cogs.i18n.mentions import linked
 from cogs.i18n.translator import Languages, lang_of, t
@@ -48,6 +49,10 @@ from rules.hint import suggest
 from rules.i18n import translator
 
 log = logging.getLogger(__name__)
+
+# How long a refusal waits when another process played the tap (a hand-over): that one's
+# answer shows the move and goes first; Discord allows 3 s for the first answer.
+ELSEWHERE_SECONDS = 1.0
 
 class Clicks:
     """The handlers of every NLK button and select."""
@@ -191,6 +196,7 @@ class Clicks:
         """Run a click's work; refuse politely whatever goes wrong (``on_table``: a button
         of the table message's families)."""
         table_id = target.table_id if target.valid else None
+        elsewhere: PlayedElsewhere | None = None
         try:
             # The owners' loops let this tap's answer (or refusal) go first.
             with self.publisher.tables.answers.answering():
@@ -198,15 +204,38 @@ class Clicks:
                     if table_id is None:
                         raise InputError("id")
                     await work()
+                except PlayedElsewhere as error:
+                    elsewhere = error  # refused below, after the other process's answer
                 except Exception as error:
                     await self._refuse(interaction, table_id, error, on_hand=on_hand,
                                        on_table=on_table)
+            if elsewhere is not None:
+                await self._refuse_after_the_other(interaction, table_id, elsewhere,
+                                                   on_hand=on_hand, on_table=on_table)
             if table_id is not None and interaction.guild_id is None:
                 await self._touched(interaction, table_id)
             if table_id is not None:
                 await tell_refusal(interaction, self.posts)
         finally:
             let_go(interaction)
+
+    async def _refuse_after_the_other(self, interaction: Interaction, table_id: int | None,
+                                      error: PlayedElsewhere, *, on_hand: bool,
+                                      on_table: bool) -> None:
+        """Another process played this tap (a hand-over: both processes got it), and its
+        answer shows the move. This one's refusal ("out of date", which the person would
+        read as their move refused) waits ``ELSEWHERE_SECONDS`` so that answer goes first,
+        and is dropped once Discord says the tap was answered; it answers only a tap the
+        other process did not."""
+        await asyncio.sleep(ELSEWHERE_SECONDS)
+        try:
+            await self._refuse(interaction, table_id, error, on_hand=on_hand,
+                               on_table=on_table)
+        except discord.HTTPException as refused:
+            if refused.code != ANSWERED_ALREADY:
+                raise
+            log.info("table %s: the tap was answered by the process that played it",
+                     table_id)
 
     async def _touched(self, interaction: Interaction, table_id: int) -> None:
         """A tap at a group DM's table, answered or refused: its token brings the table's

@@ -12,6 +12,7 @@ until someone made a move that succeeded, and the person they named could not ma
 import asyncio
 import random
 
+import aiohttp
 import discord
 import pytest
 from discord.http import handle_message_parameters
@@ -20,6 +21,7 @@ from bot.db.connect import open_database
 from bot.db.repository import Repository
 from bot.errors import Stale
 from bot.tables.service import TableService
+from cogs.routes.clicks import ELSEWHERE_SECONDS
 from rules import Variant
 from tests.backends import BACKENDS, database_target
 from tests.cogs.test_convergence_random import converged, moves_on
@@ -116,6 +118,40 @@ async def test_a_table_another_process_moved_waits_out_that_process_s_channel_bu
         refused = await ix.wait_response()
         assert refused.ephemeral and "out of date" in refused.data["content"]
         await converged(fake, bot, table, clock, PLAYERS)
+    assert fake.rate_limited == []
+
+
+async def test_a_tap_another_process_played_is_answered_by_that_process_alone(
+        fake_discord, tmp_path):
+    """In a hand-over both processes get the tap, and the one that played it answers with
+    the move. This one, finding the move played elsewhere, waits before refusing ("out of
+    date", which the person would read as their move refused), and lets its refusal go
+    once Discord says the tap was answered: the person sees the move, nothing else."""
+    fake, clock = fake_discord, TimeMachine()
+    driver = Driver(fake, random.Random(2))
+    async with database_target("sqlite", tmp_path) as url, \
+            running_bot(fake, url, clock=clock) as bot:
+        table = await driver.seat_and_start("ann", ["bob"], turn_timer=0)
+        await converged(fake, bot, table, clock, PLAYERS)
+        who = actor(table)
+        assert who is not None and moves_on(table)
+        await other_process_moves(url, cached(bot).id, 1)
+        ix = await fake.click(who, table, custom_id=moves_on(table)[0].custom_id)
+        # The other process answers a moment later, with the move drawn (the bot of this
+        # process has found the move played by then: it takes milliseconds).
+        await asyncio.sleep(ELSEWHERE_SECONDS / 5)
+        async with aiohttp.ClientSession() as session:
+            async with session.post(
+                    f"{fake.api_base}/interactions/{ix.id}/{ix.token}/callback",
+                    json={"type": 7, "data": {"content": "the move, as the other drew it"}}
+                    ) as answered:
+                assert answered.status in (200, 204), await answered.text()
+        assert (await ix.wait_response()).type == 7
+        # This process's refusal came second, and was let go.
+        await fake.wait_until(lambda: [v.code for v in fake.violations] == [40060],
+                              timeout=ELSEWHERE_SECONDS + 5)
+        await converged(fake, bot, table, clock, PLAYERS)
+    assert not [m for m in fake.ephemerals_for(who) if "out of date" in m.content]
     assert fake.rate_limited == []
 
 
