@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 # answer shows the move and goes first; Discord allows 3 s for the first answer.
 ELSEWHERE_SECONDS = 1.0
 
+
 class Clicks:
     """The handlers of every NLK button and select."""
 
