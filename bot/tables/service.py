@@ -62,8 +62,11 @@ from rules.cards import MAX_PLAYERS, MIN_PLAYERS
 from rules.i18n import stored_ai_name
 from rules.session import first_dealer
 
-__all__ = ["MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "AILevel", "AITurn", "Change", "Seat",
-           "Table", "TableService", "check_end", "check_timer"]
+__all__ = ["MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "AILevel", "AITurn", "Change", "Foresee",
+           "Seat", "Table", "TableService", "check_end", "check_timer"]
+
+# Told a table as an action leaves it, while the action is being written (``act``).
+Foresee = Callable[[Table], None]
 
 
 class TableService:
@@ -365,19 +368,23 @@ class TableService:
 
 
     async def act(self, table_id: int, user_id: int, version: int, action: Action,
-                  by: By = By.PLAYER, *, channel_id: int | None = None) -> Change:
+                  by: By = By.PLAYER, *, channel_id: int | None = None,
+                  foresee: Foresee | None = None) -> Change:
         """Apply an action: checked, then written, then shown (never the reverse).
 
         ``by`` is ``PLAYER`` for a person's tap, ``AI`` for an AI seat or an away seat, and
-        ``STAND_IN`` for the AI taking one turn whose timer ran out.
+        ``STAND_IN`` for the AI taking one turn whose timer ran out. ``foresee`` is told
+        the table as the action leaves it once the action is checked, while it is being
+        written (only when no forced move follows it): the answer's pictures can be drawn
+        meanwhile. It shows nothing; the change returned is what may be shown.
         """
         async def apply(table: Table) -> By:
-            await self._act(table, user_id, version, action, by)
+            await self._act(table, user_id, version, action, by, foresee)
             return by
         return await self.store.change(table_id, channel_id, apply)
 
     async def _act(self, table: Table, user_id: int, version: int, action: Action,
-                   by: By) -> None:
+                   by: By, foresee: Foresee | None = None) -> None:
         game = table.game
         if not table.is_open:
             raise NotPlaying("ended")
@@ -400,7 +407,7 @@ class TableService:
         refusal = game.check(action, seat)
         if refusal is not None:
             raise AgainstTheRules(refusal.rule, refusal.message)
-        await self._commit(table, seat, user_id, action, by)
+        await self._commit(table, seat, user_id, action, by, foresee=foresee)
         await self._play_forced(table)
 
     async def _play_forced(self, table: Table) -> None:
@@ -431,8 +438,9 @@ class TableService:
         return legal[0] if len(legal) == 1 else None
 
     async def _commit(self, table: Table, seat: int, user_id: int, action: Action, by: By,
-                      *, forced: bool = False) -> None:
-        """Write the action, then apply it to the table (never the reverse)."""
+                      *, forced: bool = False, foresee: Foresee | None = None) -> None:
+        """Write the action, then apply it to the table (never the reverse); ``foresee``
+        (see ``act``) is told the table as it will be while the action is written."""
         game = table.game
         assert game is not None and table.hand_id is not None
         version = game.version
@@ -466,6 +474,10 @@ class TableService:
             rated = not stand_in and not any(s.ai for s in table.seats)
             finished = Finish(outcome, rated, table.place, [s.user_id for s in table.seats],
                               [s.name for s in table.seats])
+        if foresee is not None:
+            ahead = dataclasses.replace(table, game=trial)
+            if self._forced(ahead) is None:  # what the answer will show, unless moves follow
+                foresee(ahead)
         await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
                                       by, state, finished, now, forced=forced)
         mark = Mark.of(by, forced=forced)

@@ -353,6 +353,15 @@ class OpenHands:
             self._follow(table, user_id, interaction, drawn, letters, picture, key,
                          exact=Flights.outcome(flight) is not None)
 
+    def foresee(self, table: Table, interaction: Interaction, *, letters: Lang) -> None:
+        """Start drawing the picture of the tapper's hand as ``table`` (their move, being
+        written) leaves it, in the ``letters`` of its reader: the answer (``answer``) finds
+        it drawn or on its way, and waits only for what is left of it."""
+        user_id = interaction.user.id
+        style = self.pictures.styles.known_private(user_id, table.guild_id)
+        self.pictures.foresee_hand(self.pictures.hand_scene(
+            table, user_id, lang_of(interaction), style, letters))
+
     async def _drawn(self, interaction: Interaction, table: Table, letters: Lang,
                      note: str | None = None
                      ) -> tuple[Drawn, Picture | Late | None, PictureKey | None]:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import discord
 
 from bot.tables.clocks import Clocks, Notifier
-from bot.tables.service import Change, Table, TableService
+from bot.tables.service import Change, Foresee, Table, TableService
 from bot.tasks import Scope
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages, lang_of
@@ -111,6 +111,23 @@ class Publisher:
             live.heard(interaction)
         live.saw(table)  # every kind of message catches up from here
         self.clocks.poke(table)
+
+    def foresee(self, interaction: Interaction) -> Foresee:
+        """What to start before a tap's move is written (``TableService.act``): the
+        picture its answer will carry, when the tap is on the player's own hand. The move's
+        write and the drawing then overlap, and the answer waits for the longer of the two,
+        not for both; nothing is shown before the write. Never raises: a picture not
+        foreseen is drawn for the answer as before."""
+        def start(table: Table) -> None:
+            message = interaction.message
+            if message is None or not message.flags.ephemeral:
+                return
+            try:
+                self.hands.foresee(table, interaction, letters=lang_of(interaction))
+            except Exception:
+                log.warning("table %s: could not start drawing an answer's picture early",
+                            table.id, exc_info=True)
+        return start
 
     async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:
         """The tap is answered by the kind of message it is on, drawing the owner's newest

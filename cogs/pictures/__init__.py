@@ -359,9 +359,28 @@ class Pictures:
             return None
         return await self._picture(scene, alt, filename, urgent=True)
 
+    def foresee_hand(self, found: tuple[HandScene, str] | None) -> None:
+        """Start drawing the picture of a scene from ``hand_scene`` that an answer will
+        want (as ``hand_picture(found, urgent=True)``), without waiting for it: the
+        answer finds it drawn, or on its way."""
+        if found is not None and self.ready():
+            self._drawn_or_drawing(found[0], found[1], HAND_FILE, urgent=True)
+
     async def _picture(self, scene: HandScene | TableScene | ReplayScene, alt: str,
                        filename: str,
                        urgent: bool = False) -> Picture | None:
+        found = self._drawn_or_drawing(scene, alt, filename, urgent)
+        if isinstance(found, Picture):
+            return found
+        # Shielded: a caller that gives up (an answer that had to go) leaves the drawing to
+        # finish and land in the cache, for the others waiting for it and the redraw after.
+        return await asyncio.shield(found)
+
+    def _drawn_or_drawing(self, scene: HandScene | TableScene | ReplayScene, alt: str,
+                          filename: str, urgent: bool
+                          ) -> Picture | asyncio.Task[Picture | None]:
+        """The scene's picture if it is kept, else its drawing, started if it is not on its
+        way (and hurried if ``urgent`` and waiting in the background)."""
         key = (*scene.key(), alt, *self._frame_key())
         cached = self.cache.get(key)
         if cached is not None:
@@ -374,9 +393,7 @@ class Pictures:
         elif urgent and key not in self._hurried:  # on its way, waiting in the background
             self._hurried.add(key)
             self.turns.hurry()
-        # Shielded: a caller that gives up (an answer that had to go) leaves the drawing to
-        # finish and land in the cache, for the others waiting for it and the redraw after.
-        return await asyncio.shield(drawing)
+        return drawing
 
     def _forget(self, key: PictureKey) -> None:
         self._drawing.pop(key, None)

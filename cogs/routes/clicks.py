@@ -79,7 +79,8 @@ class Clicks:
                 raise Stale()
             change = await self.service.act(
                 target.table_id, interaction.user.id, target.version,
-                move_action(move, target.arg, values), channel_id=interaction.channel_id)
+                move_action(move, target.arg, values), channel_id=interaction.channel_id,
+                foresee=self.publisher.foresee(interaction))
             await self.publisher.publish(change, interaction)
             await tell_forced(interaction, change.table)
         await self._handle(interaction, target, work, on_table=True)
