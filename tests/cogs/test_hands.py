@@ -359,3 +359,52 @@ async def test_the_table_message_is_edited_in_its_channel_without_reading_the_an
         assert table.versions[-1].via == "channel_edit"
         assert table.id not in built
     fake.assert_clean()
+
+
+async def test_a_shed_move_s_picture_is_drawn_while_the_move_is_written(fake_discord, tmp_path,
+                                                                       monkeypatch):
+    """A tap on an open hand starts drawing the picture its answer carries while the move
+    is being written: the write and the drawing overlap, and the answer waits for the
+    longer, not for both. Nothing is shown before the write, and the answer carries the
+    picture drawn meanwhile."""
+    from cogs.pictures import HAND_FILE, Pictures
+
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        await fake.wait_until(lambda: any(my_turn(h) for h in hands.values()), timeout=5)
+        name = next(n for n, h in hands.items() if my_turn(h))
+        hand = hands[name]
+        cog = bot.get_cog("NLK")
+        repo = cog.service.repo
+        writing, written = asyncio.Event(), asyncio.Event()
+        record_action = repo.record_action
+
+        async def held(*args, **kwargs):
+            writing.set()
+            await written.wait()
+            return await record_action(*args, **kwargs)
+
+        drawn: list[tuple[str, bool, object]] = []
+        draw = Pictures._draw
+
+        async def drawing(self, scene, key, alt, filename, urgent):
+            drawn.append((filename, written.is_set(), key))
+            return await draw(self, scene, key, alt, filename, urgent)
+
+        monkeypatch.setattr(repo, "record_action", held)
+        monkeypatch.setattr(Pictures, "_draw", drawing)
+        shown = len(hand.versions)
+        tap = asyncio.ensure_future(tap_once(driver, name, hand))
+        await asyncio.wait_for(writing.wait(), 5)
+        await fake.wait_until(lambda: any(f == HAND_FILE for f, _, _ in drawn), timeout=5)
+        early = [key for filename, released, key in drawn
+                 if filename == HAND_FILE and not released]
+        assert len(early) == 1, drawn  # the tapper's hand as the move leaves it
+        assert len(hand.versions) == shown  # nothing shown before the write
+        written.set()
+        await asyncio.wait_for(tap, 10)
+        picture = cog.publisher.pictures.cache.get(early[0])
+        assert picture is not None
+        assert [a.data for a in hand.current.attachments] == [picture.png]
+    fake.assert_clean()
