@@ -316,20 +316,10 @@ class _SQLiteTransaction:
     transaction, so it is rolled back all the same. A check (``require``) waits the same
     way and is made in the thread: a move's transaction, which checks the log's next index
     and writes, is one trip, and the writer is held for no longer than SQLite works on it.
-    ``one`` is for queries of at most one row.
+    ``one`` is for queries of at most one row."""
 
-    The writer's thread runs trips one at a time, in the order they were queued, so a
-    transaction of one trip needs no lock of its own: it is queued behind the others and
-    runs whole. ``writing`` (the database's lock) keeps other trips out of a transaction of
-    several: it is taken at the first trip and let go once the last one (the commit) is
-    queued, not once its answer is back, so the transactions after it queue at once and
-    none waits for the event loop to read another's answer."""
-
-    def __init__(self, db: aiosqlite.Connection, writing: asyncio.Lock | None = None, *,
-                 begin: bool = True) -> None:
+    def __init__(self, db: aiosqlite.Connection, *, begin: bool = True) -> None:
         self.db = db
-        self._writing = writing
-        self._holding = False
         # A write transaction begins with its first trip; the reader's queries need none.
         self._pending: list[_Statement] = [_Statement("BEGIN IMMEDIATE", ())] if begin else []
 
@@ -358,71 +348,35 @@ class _SQLiteTransaction:
         pending, self._pending = self._pending, []
         if query is not None:
             pending.append(query)
-        if self._writing is not None and not self._holding:
-            await self._writing.acquire()
-            self._holding = True
-        answer = queued(self.db, lambda connection: _run(connection, pending, commit))
-        if commit:
-            self.let_go()  # the last trip is queued: the next transactions queue behind it
-        return await answer
-
-    def let_go(self) -> None:
-        """No more trips: let the next transaction's go."""
-        if self._holding and self._writing is not None:
-            self._holding = False
-            self._writing.release()
-
-    async def abandon(self) -> None:
-        """The transaction failed: roll it back if it is still open (a trip that failed
-        rolled back already), and let the next one go."""
-        try:
-            if self._holding:
-                await rollback_quietly(self.db)
-        finally:
-            self.let_go()
+        return await in_thread(self.db, lambda connection: _run(connection, pending, commit))
 
 
 def _run(connection: sqlite3.Connection, statements: list[_Statement],
          commit: bool) -> list[Row]:
     """In the connection's thread: each statement in order; the last one's rows. A check
-    that fails raises its refusal here, before anything after it runs. A trip that fails
-    rolls its transaction back before it ends, so the trip queued after it begins on a
-    connection with no transaction open."""
+    that fails raises its refusal here, before anything after it runs."""
     rows: list[Row] = []
-    try:
-        if statements and statements[0].sql == "BEGIN IMMEDIATE" and \
-                connection.in_transaction:
-            connection.rollback()  # an earlier rollback failed: start clean
-        for statement in statements:
-            if statement.many:
-                connection.executemany(statement.sql, statement.params).close()
-                continue
-            cursor = connection.execute(statement.sql, statement.params)
-            rows = cursor.fetchall()
-            cursor.close()
-            if statement.refusal is not None and not (rows and rows[0][0]):
-                raise statement.refusal()
-        if commit:
-            connection.commit()
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            if connection.in_transaction:
-                connection.rollback()
-        raise
+    for statement in statements:
+        if statement.many:
+            connection.executemany(statement.sql, statement.params).close()
+            continue
+        cursor = connection.execute(statement.sql, statement.params)
+        rows = cursor.fetchall()
+        cursor.close()
+        if statement.refusal is not None and not (rows and rows[0][0]):
+            raise statement.refusal()
+    if commit:
+        connection.commit()
     return rows
 
 
-def queued(db: aiosqlite.Connection,
-           work: Callable[[sqlite3.Connection], T]) -> asyncio.Future[T]:
-    """``work`` on ``db``'s connection, queued now for one trip to its thread, in turn with
-    the other requests to it; its answer, to come. aiosqlite has no public call for several
-    statements in one trip, nor one that queues without waiting: this queues ``work`` the
-    way its own calls queue theirs (``_execute``)."""
-    if not db._running or db._connection is None:
-        raise ValueError("Connection closed")
-    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-    db._tx.put_nowait((answer, lambda: work(db._conn)))
-    return answer
+async def in_thread(db: aiosqlite.Connection,
+                    work: Callable[[sqlite3.Connection], T]) -> T:
+    """``work`` on ``db``'s connection, in one trip to its thread, in turn with the other
+    requests to it. aiosqlite has no public call for several statements in one trip: this
+    queues ``work`` the way its own calls queue theirs (``_execute``)."""
+    result: T = await db._execute(lambda: work(db._conn))  # type: ignore[no-untyped-call]
+    return result
 
 
 class SQLiteDatabase:
@@ -461,24 +415,25 @@ class SQLiteDatabase:
         If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
         ``StorageUnavailable``, a polite refusal, is raised instead; the real error is logged.
         """
-        # Begins with its first trip, which takes the writer (``_SQLiteTransaction``).
-        transaction = _SQLiteTransaction(self.writer, self._write)
-        try:
+        async with self._write:
             try:
-                yield transaction
-                await transaction.commit()
-            except BaseException:
-                await transaction.abandon()
+                await rollback_quietly(self.writer)  # in case an earlier rollback failed
+                transaction = _SQLiteTransaction(self.writer)  # begins with its first trip
+                try:
+                    yield transaction
+                    await transaction.commit()
+                except BaseException:
+                    await rollback_quietly(self.writer)
+                    raise
+            except sqlite3.IntegrityError as error:
+                if "UNIQUE" in str(error) or "PRIMARY KEY" in str(error):
+                    raise Duplicate(str(error)) from error
                 raise
-        except sqlite3.IntegrityError as error:
-            if "UNIQUE" in str(error) or "PRIMARY KEY" in str(error):
-                raise Duplicate(str(error)) from error
-            raise
-        except Exception as error:
-            refusal = storage_refusal(error)
-            if refusal is None:
-                raise
-            raise refusal from error
+            except Exception as error:
+                refusal = storage_refusal(error)
+                if refusal is None:
+                    raise
+                raise refusal from error
 
     async def migrate(self) -> int:
         async with self._write:

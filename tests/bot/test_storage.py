@@ -7,7 +7,6 @@ through it to a table of their own, so they hold whatever the bot's tables look 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 
@@ -88,17 +87,15 @@ async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
 
 def count_trips(repo: Repository, monkeypatch) -> list:
     """Each trip to the writer connection's thread, from now on."""
-    from bot.db import sqlite
-
     trips = []
-    queue = sqlite.queued
+    queue = type(repo.db.writer)._execute
 
-    def counted(db, work):
-        if db is repo.db.writer:
-            trips.append(work)
-        return queue(db, work)
+    async def counted(self, fn, *args, **kwargs):
+        if self is repo.db.writer:
+            trips.append(fn)
+        return await queue(self, fn, *args, **kwargs)
 
-    monkeypatch.setattr(sqlite, "queued", counted)
+    monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
     return trips
 
 
@@ -159,81 +156,3 @@ async def test_a_move_checks_and_writes_in_one_trip_to_the_writers_thread(repo, 
             await db.require("SELECT COUNT(*) = 0 FROM moves", (), Behind)
     assert not repo.db.writer.in_transaction
     assert await moves(repo) == ["a"]
-
-
-async def held_thread(repo: Repository):
-    """Hold the writer's thread (a work item that waits) until the returned event is set:
-    what is queued meanwhile waits behind it, in order."""
-    import threading
-
-    from bot.db.sqlite import queued
-
-    go = threading.Event()
-    holding = queued(repo.db.writer, lambda connection: go.wait(10))
-    return go, holding
-
-
-async def test_transactions_queue_at_the_writer_without_waiting_for_each_other_s_answers(
-        repo, monkeypatch):
-    """A transaction of one trip is queued at once behind the others in the writer's
-    thread (which runs them one at a time, in order): it does not wait for the event loop
-    to read the answer of the one before it. Both run whole, in order."""
-    go, holding = await held_thread(repo)
-    trips = count_trips(repo, monkeypatch)
-    first = asyncio.ensure_future(play(repo, "a", "b"))
-    second = asyncio.ensure_future(play(repo, "c"))
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert len(trips) == 2  # both queued while the thread is busy
-    go.set()
-    await asyncio.gather(first, second, holding)
-    assert await moves(repo) == ["a", "b", "c"]
-    assert not repo.db.writer.in_transaction
-
-
-async def test_a_transaction_of_several_trips_keeps_the_others_out_until_its_last(
-        repo, monkeypatch):
-    """A transaction that reads before it writes takes several trips: no other
-    transaction's trip runs between them; the next one is queued once its commit is."""
-    trips = count_trips(repo, monkeypatch)
-    read, goes_on = asyncio.Event(), asyncio.Event()
-
-    async def reads_then_writes() -> None:
-        async with repo.transaction() as db:
-            await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
-            seen = await db.one("SELECT COUNT(*) FROM moves")
-            read.set()
-            await goes_on.wait()
-            await db.execute("INSERT INTO moves (what) VALUES (?)", (f"after {seen[0]}",))
-
-    first = asyncio.ensure_future(reads_then_writes())
-    await read.wait()
-    second = asyncio.ensure_future(play(repo, "b"))
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert len(trips) == 1  # the other waits while the first is between trips
-    goes_on.set()
-    await asyncio.gather(first, second)
-    assert len(trips) == 3
-    assert await moves(repo) == ["a", "after 1", "b"]
-
-
-async def test_a_failed_trip_leaves_the_writer_clean_for_the_one_queued_behind_it(repo):
-    """A transaction whose one trip fails (a check refuses it) rolls back within that trip:
-    the transaction queued right behind it begins on a connection with nothing open."""
-    go, holding = await held_thread(repo)
-
-    async def refused() -> None:
-        async with repo.transaction() as db:
-            await db.execute("INSERT INTO moves (what) VALUES (?)", ("x",))
-            await db.require("SELECT COUNT(*) > 5 FROM moves", (), Behind)
-
-    first = asyncio.ensure_future(refused())
-    second = asyncio.ensure_future(play(repo, "a"))
-    for _ in range(20):
-        await asyncio.sleep(0)
-    go.set()
-    outcomes = await asyncio.gather(first, second, holding, return_exceptions=True)
-    assert isinstance(outcomes[0], Behind) and outcomes[1] is None
-    assert await moves(repo) == ["a"]
-    assert not repo.db.writer.in_transaction
