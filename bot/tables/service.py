@@ -289,8 +289,9 @@ class TableService:
         table.revision = next_revision()
 
     async def start(self, table_id: int, user_id: int, *,
-                    channel_id: int | None = None) -> Change:
-        """Deal the first hand; the first dealer is random (R2.1)."""
+                    channel_id: int | None = None, foresee: Foresee | None = None) -> Change:
+        """Deal the first hand; the first dealer is random (R2.1). ``foresee``: as for
+        ``act``, told the table as dealt while the deal is written."""
         async def apply(table: Table) -> None:
             if table.status is not TableStatus.LOBBY:
                 raise AlreadyStarted("start")
@@ -298,11 +299,13 @@ class TableService:
             if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers()
             await self._deal(table, list(table.next_seats),
-                             first_dealer(len(table.next_seats), self.choose_dealer))
+                             first_dealer(len(table.next_seats), self.choose_dealer),
+                             foresee)
         return await self.store.change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,
-                        channel_id: int | None = None) -> Change:
+                        channel_id: int | None = None, foresee: Foresee | None = None
+                        ) -> Change:
         """Deal to the seats as they are after joins and leaves, renumbered in seat order
         (R1.1): the loser deals (R5.1), or if the loser left, the next of the last hand's
         players still seated; if none is, the dealer is drawn as for a first hand (R2.1)."""
@@ -319,7 +322,7 @@ class TableService:
             dealer = table.next_dealer()
             if dealer is None:
                 dealer = first_dealer(len(seats), self.choose_dealer)
-            await self._deal(table, seats, dealer)
+            await self._deal(table, seats, dealer, foresee)
         return await self.store.change(table_id, channel_id, apply)
 
     async def cancel(self, table_id: int, user_id: int, *,
@@ -374,9 +377,9 @@ class TableService:
 
         ``by`` is ``PLAYER`` for a person's tap, ``AI`` for an AI seat or an away seat, and
         ``STAND_IN`` for the AI taking one turn whose timer ran out. ``foresee`` is told
-        the table as the action leaves it once the action is checked, while it is being
-        written (only when no forced move follows it): the answer's pictures can be drawn
-        meanwhile. It shows nothing; the change returned is what may be shown.
+        the table as the action leaves it (and the moves that then play themselves) once
+        the action is checked, while it is being written: the answer's pictures can be
+        drawn meanwhile. It shows nothing; the change returned is what may be shown.
         """
         async def apply(table: Table) -> By:
             await self._act(table, user_id, version, action, by, foresee)
@@ -427,6 +430,16 @@ class TableService:
                 self.store.forget(table.id)
                 return
 
+    def _ahead(self, table: Table) -> Table:
+        """``table`` once the moves that play themselves after it are played (what a
+        ``foresee`` is told: what the answer will show), written nowhere."""
+        while (action := self._forced(table)) is not None:
+            assert table.game is not None and table.game.to_act is not None
+            game = table.game.copy()
+            game.apply(action, game.to_act)
+            table = dataclasses.replace(table, game=game)
+        return table
+
     @staticmethod
     def _forced(table: Table) -> Action | None:
         """The move that plays itself now, if any (see ``_play_forced``)."""
@@ -474,10 +487,8 @@ class TableService:
             rated = not stand_in and not any(s.ai for s in table.seats)
             finished = Finish(outcome, rated, table.place, [s.user_id for s in table.seats],
                               [s.name for s in table.seats])
-        if foresee is not None:
-            ahead = dataclasses.replace(table, game=trial)
-            if self._forced(ahead) is None:  # what the answer will show, unless moves follow
-                foresee(ahead)
+        if foresee is not None and not forced:
+            foresee(self._ahead(dataclasses.replace(table, game=trial)))
         await self.repo.record_action(table.id, table.hand_id, version, seat, action, user_id,
                                       by, state, finished, now, forced=forced)
         mark = Mark.of(by, forced=forced)
@@ -491,7 +502,8 @@ class TableService:
             table.status = TableStatus.OVER
         table.revision = next_revision()
 
-    async def _deal(self, table: Table, seats: list[Seat], dealer: int) -> None:
+    async def _deal(self, table: Table, seats: list[Seat], dealer: int,
+                    foresee: Foresee | None = None) -> None:
         seed = self.new_seed()
         number = table.hand_number + 1
         names = [s.name for s in seats]
@@ -500,6 +512,10 @@ class TableService:
         now = self.clock()
         # The server's hints setting as the hand is dealt: changing it acts from the next hand.
         hints = (await self.repo.settings.guild_settings(table.guild_id)).hints
+        if foresee is not None:
+            foresee(self._ahead(dataclasses.replace(
+                table, status=TableStatus.PLAYING, game=game, seats=seats,
+                hand_number=number, marks={})))
         hand_id = await self.repo.start_hand(
             table.id, number, seed, [str(c) for c in deck], dealer,
             [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now,

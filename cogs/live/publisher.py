@@ -113,17 +113,23 @@ class Publisher:
         self.clocks.poke(table)
 
     def foresee(self, interaction: Interaction) -> Foresee:
-        """What to start before a tap's move is written (``TableService.act``): the
-        picture its answer will carry, when the tap is on the player's own hand. The move's
-        write and the drawing then overlap, and the answer waits for the longer of the two,
-        not for both; nothing is shown before the write. Never raises: a picture not
-        foreseen is drawn for the answer as before."""
+        """What to start before a tap's change is written (``TableService.act``,
+        ``start``, ``next_hand``): the picture its answer will carry, when the tap is on
+        the player's own hand or on the table message. The write and the drawing then
+        overlap, and the answer waits for the longer of the two, not for both; nothing is
+        shown before the write. Never raises: a picture not foreseen is drawn for the
+        answer as before."""
         def start(table: Table) -> None:
             message = interaction.message
-            if message is None or not message.flags.ephemeral:
+            if message is None:
                 return
             try:
-                self.hands.foresee(table, interaction, letters=lang_of(interaction))
+                if message.flags.ephemeral:
+                    self.hands.foresee(table, interaction, letters=lang_of(interaction))
+                elif message.id == table.message_id:
+                    live = self.tables.get(table.id)
+                    if live is not None:
+                        live.background(self.messages.foresee(table, interaction))
             except Exception:
                 log.warning("table %s: could not start drawing an answer's picture early",
                             table.id, exc_info=True)

@@ -429,6 +429,12 @@ class TableMessages:
         ``urgent``: an answer is to carry it)."""
         return await self.pictures.public(table, lang, urgent=urgent)
 
+    async def foresee(self, table: Table, interaction: Interaction) -> None:
+        """Draw the picture of ``table`` (a tap's change, being written) for the answer to
+        come (``reply``), which finds it drawn or on its way."""
+        lang = await self.languages.public(table.place, interaction)
+        await self.picture(table, lang, urgent=True)
+
     async def _paint(self, table: Table, lang: Lang, *,
                      answering: Interaction | None = None
                      ) -> tuple[Picture | Late | None, asyncio.Future[Picture | None] | None]:

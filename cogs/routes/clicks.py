@@ -260,11 +260,13 @@ class Clicks:
             case Seating.LEAVE:
                 return await service.leave(table_id, user.id, channel_id=where)
             case Seating.START:
-                return await service.start(table_id, user.id, channel_id=where)
+                return await service.start(table_id, user.id, channel_id=where,
+                                           foresee=self.publisher.foresee(interaction))
             case Seating.CANCEL:
                 return await service.cancel(table_id, user.id, channel_id=where)
             case Seating.NEXT:
-                return await service.next_hand(table_id, user.id, channel_id=where)
+                return await service.next_hand(table_id, user.id, channel_id=where,
+                                               foresee=self.publisher.foresee(interaction))
             case Seating.ADD_AI:
                 allowed = (await self.servers.settings(place_of(interaction))).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),

@@ -716,3 +716,52 @@ async def test_handing_a_turn_on_costs_the_same_however_many_pictures_wait():
     assert order == list(range(300))
     assert asked <= 300, asked  # asking them all at every turn: 300 × 299 / 2
     assert turns.waiting == 0
+
+
+async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_discord, tmp_path,
+                                                                       monkeypatch):
+    """**Start** starts drawing the table's picture while the deal is being written (the
+    answer waits for the longer of the two, not both); the lobby shows no hand before the
+    write, and the answer carries the picture drawn meanwhile."""
+    from cogs.pictures import TABLE_FILE
+
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(3))
+        table = await driver.new_table(PLAYERS[0], seats=3)
+        for name in PLAYERS[1:]:
+            await driver.click(name, table, "Join")
+        cog = bot.get_cog("NLK")
+        repo = cog.service.repo
+        writing, written = asyncio.Event(), asyncio.Event()
+        start_hand = repo.start_hand
+
+        async def held(*args, **kwargs):
+            writing.set()
+            await written.wait()
+            return await start_hand(*args, **kwargs)
+
+        drawn: list[tuple[str, bool, object]] = []
+        real = Pictures._draw
+
+        async def drawing(self, scene, key, alt, filename, urgent):
+            drawn.append((filename, written.is_set(), key))
+            return await real(self, scene, key, alt, filename, urgent)
+
+        monkeypatch.setattr(repo, "start_hand", held)
+        monkeypatch.setattr(Pictures, "_draw", drawing)
+        shown = len(table.versions)
+        tap = asyncio.ensure_future(driver.click(PLAYERS[0], table, "Start (host)"))
+        await asyncio.wait_for(writing.wait(), 5)
+        await fake.wait_until(lambda: any(f == TABLE_FILE for f, _, _ in drawn), timeout=5)
+        early = [key for filename, released, key in drawn
+                 if filename == TABLE_FILE and not released]
+        assert len(early) == 1, drawn
+        assert len(table.versions) == shown and " · collect" not in title(table)
+        written.set()
+        await asyncio.wait_for(tap, 10)
+        assert " · collect" in title(table)
+        picture = cog.publisher.pictures.cache.get(early[0])
+        assert picture is not None
+        assert [a.data for a in table.current.attachments] == [picture.png]
+    fake.assert_clean()
