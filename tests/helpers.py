@@ -253,3 +253,40 @@ class StateStore:
                 self.values.pop(key, None)
             else:
                 self.values[key] = value
+
+
+# --- a change held while it is being written ---------------------------------------------
+
+class HeldWrite:
+    """The repository's ``method`` (a write: ``record_action``, ``start_hand``) held until
+    ``release``, and every picture drawing started meanwhile: what starts before the write
+    ends (``early``) and after."""
+
+    def __init__(self, repo, method: str, monkeypatch) -> None:
+        import asyncio
+
+        from cogs.pictures import Pictures
+
+        self.writing, self.written = asyncio.Event(), asyncio.Event()
+        self.drawn: list[tuple[str, bool, object]] = []
+        write = getattr(repo, method)
+        draw = Pictures._draw
+
+        async def held(*args, **kwargs):
+            self.writing.set()
+            await self.written.wait()
+            return await write(*args, **kwargs)
+
+        async def drawing(pictures, scene, key, alt, filename, urgent):
+            self.drawn.append((filename, self.written.is_set(), key))
+            return await draw(pictures, scene, key, alt, filename, urgent)
+
+        monkeypatch.setattr(repo, method, held)
+        monkeypatch.setattr(Pictures, "_draw", drawing)
+
+    def early(self, filename: str) -> list[object]:
+        """The keys of the pictures named ``filename`` started while the write was held."""
+        return [key for name, released, key in self.drawn if name == filename and not released]
+
+    def release(self) -> None:
+        self.written.set()

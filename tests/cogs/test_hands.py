@@ -7,6 +7,7 @@ import re
 
 from tests.helpers import (
     PLAYERS,
+    HeldWrite,
     open_every_hand,
     play_until,
     table_id_of,
@@ -367,7 +368,7 @@ async def test_a_shed_move_s_picture_is_drawn_while_the_move_is_written(fake_dis
     is being written: the write and the drawing overlap, and the answer waits for the
     longer, not for both. Nothing is shown before the write, and the answer carries the
     picture drawn meanwhile."""
-    from cogs.pictures import HAND_FILE, Pictures
+    from cogs.pictures import HAND_FILE
 
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     async with running_bot(fake, path) as bot:
@@ -376,33 +377,15 @@ async def test_a_shed_move_s_picture_is_drawn_while_the_move_is_written(fake_dis
         name = next(n for n, h in hands.items() if my_turn(h))
         hand = hands[name]
         cog = bot.get_cog("NLK")
-        repo = cog.service.repo
-        writing, written = asyncio.Event(), asyncio.Event()
-        record_action = repo.record_action
-
-        async def held(*args, **kwargs):
-            writing.set()
-            await written.wait()
-            return await record_action(*args, **kwargs)
-
-        drawn: list[tuple[str, bool, object]] = []
-        draw = Pictures._draw
-
-        async def drawing(self, scene, key, alt, filename, urgent):
-            drawn.append((filename, written.is_set(), key))
-            return await draw(self, scene, key, alt, filename, urgent)
-
-        monkeypatch.setattr(repo, "record_action", held)
-        monkeypatch.setattr(Pictures, "_draw", drawing)
+        held = HeldWrite(cog.service.repo, "record_action", monkeypatch)
         shown = len(hand.versions)
         tap = asyncio.ensure_future(tap_once(driver, name, hand))
-        await asyncio.wait_for(writing.wait(), 5)
-        await fake.wait_until(lambda: any(f == HAND_FILE for f, _, _ in drawn), timeout=5)
-        early = [key for filename, released, key in drawn
-                 if filename == HAND_FILE and not released]
-        assert len(early) == 1, drawn  # the tapper's hand as the move leaves it
+        await asyncio.wait_for(held.writing.wait(), 5)
+        await fake.wait_until(lambda: bool(held.early(HAND_FILE)), timeout=5)
+        early = held.early(HAND_FILE)
+        assert len(early) == 1, held.drawn  # the tapper's hand as the move leaves it
         assert len(hand.versions) == shown  # nothing shown before the write
-        written.set()
+        held.release()
         await asyncio.wait_for(tap, 10)
         picture = cog.publisher.pictures.cache.get(early[0])
         assert picture is not None

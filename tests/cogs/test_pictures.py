@@ -34,6 +34,7 @@ from cogs.pictures.turns import Turns
 from rules import Card
 from tests.cogs.test_convergence_random import moves_on
 from tests.fakediscord.models import Perm
+from tests.helpers import HeldWrite
 from tests.nlk_driver import Driver, actor, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -721,8 +722,9 @@ async def test_handing_a_turn_on_costs_the_same_however_many_pictures_wait():
 async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_discord, tmp_path,
                                                                        monkeypatch):
     """**Start** starts drawing the table's picture while the deal is being written (the
-    answer waits for the longer of the two, not both); the lobby shows no hand before the
-    write, and the answer carries the picture drawn meanwhile."""
+    answer waits for the longer of the two, not both), from the table after the first
+    draw, which plays itself; the lobby shows no hand before the write, and the answer
+    carries the picture drawn meanwhile."""
     from cogs.pictures import TABLE_FILE
 
     fake = fake_discord
@@ -732,33 +734,15 @@ async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_dis
         for name in PLAYERS[1:]:
             await driver.click(name, table, "Join")
         cog = bot.get_cog("NLK")
-        repo = cog.service.repo
-        writing, written = asyncio.Event(), asyncio.Event()
-        start_hand = repo.start_hand
-
-        async def held(*args, **kwargs):
-            writing.set()
-            await written.wait()
-            return await start_hand(*args, **kwargs)
-
-        drawn: list[tuple[str, bool, object]] = []
-        real = Pictures._draw
-
-        async def drawing(self, scene, key, alt, filename, urgent):
-            drawn.append((filename, written.is_set(), key))
-            return await real(self, scene, key, alt, filename, urgent)
-
-        monkeypatch.setattr(repo, "start_hand", held)
-        monkeypatch.setattr(Pictures, "_draw", drawing)
+        held = HeldWrite(cog.service.repo, "start_hand", monkeypatch)
         shown = len(table.versions)
         tap = asyncio.ensure_future(driver.click(PLAYERS[0], table, "Start (host)"))
-        await asyncio.wait_for(writing.wait(), 5)
-        await fake.wait_until(lambda: any(f == TABLE_FILE for f, _, _ in drawn), timeout=5)
-        early = [key for filename, released, key in drawn
-                 if filename == TABLE_FILE and not released]
-        assert len(early) == 1, drawn
+        await asyncio.wait_for(held.writing.wait(), 5)
+        await fake.wait_until(lambda: bool(held.early(TABLE_FILE)), timeout=5)
+        early = held.early(TABLE_FILE)
+        assert len(early) == 1, held.drawn
         assert len(table.versions) == shown and " · collect" not in title(table)
-        written.set()
+        held.release()
         await asyncio.wait_for(tap, 10)
         assert " · collect" in title(table)
         picture = cog.publisher.pictures.cache.get(early[0])
