@@ -515,7 +515,8 @@ class TableService:
         if foresee is not None:
             foresee(self._ahead(dataclasses.replace(
                 table, status=TableStatus.PLAYING, game=game, seats=seats,
-                hand_number=number, marks={})))
+                hand_number=number, marks={}, away=frozenset(), missed=(0,) * len(seats),
+                stand_in=False)))
         hand_id = await self.repo.start_hand(
             table.id, number, seed, [str(c) for c in deck], dealer,
             [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now,
