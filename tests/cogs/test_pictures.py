@@ -739,13 +739,12 @@ async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_dis
         tap = asyncio.ensure_future(driver.click(PLAYERS[0], table, "Start (host)"))
         await asyncio.wait_for(held.writing.wait(), 5)
         await fake.wait_until(lambda: bool(held.early(TABLE_FILE)), timeout=5)
-        early = held.early(TABLE_FILE)
-        assert len(early) == 1, held.drawn
         assert len(table.versions) == shown and " · collect" not in title(table)
         held.release()
         await asyncio.wait_for(tap, 10)
         assert " · collect" in title(table)
-        picture = cog.publisher.pictures.cache.get(early[0])
-        assert picture is not None
-        assert [a.data for a in table.current.attachments] == [picture.png]
+        # The answer carries a picture whose drawing began while the deal was written.
+        pictures = cog.publisher.pictures
+        early = [pictures.cache.get(key) for key in held.early(TABLE_FILE)]
+        assert [a.data for a in table.current.attachments] in [[p.png] for p in early if p]
     fake.assert_clean()
