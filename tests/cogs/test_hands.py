@@ -118,7 +118,10 @@ async def test_an_expired_hand_is_dropped_before_its_token_lapses(fake_discord, 
     async with running_bot(fake, path) as bot:
         driver, table, hands = await shed_with_every_hand_open(fake)
         tracker = hands_of(bot)
-        assert tracker.tracked() > 0
+        # A hand is followed once the bot has its answer back, a moment after its player sees
+        # it: the clock moves only once every hand is followed, or a hand followed after the
+        # move would count as opened fourteen and a half minutes later.
+        await fake.wait_until(lambda: tracker.tracked() == len(PLAYERS), timeout=10)
         # Fourteen and a half minutes pass for the bot: the tokens are nearly spent.
         real = tracker.clock
         tracker.clock = lambda: real() + 14.5 * 60
