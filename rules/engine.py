@@ -283,7 +283,7 @@ class Game:
         for name in ("talon", "trick", "trick_seats", "is_in", "out", "actions", "events"):
             setattr(g, name, list(getattr(self, name)))
         g.stacks = [list(s) for s in self.stacks]
-        g._named = []
+        g._named = list(self._named)  # Events are immutable, and the copy's events start alike
         g._legal = self._legal
         g._after = self._after  # never changed in place, so it can be shared
         g._plays = None if self._plays is None else [list(p) for p in self._plays]

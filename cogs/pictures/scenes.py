@@ -6,6 +6,7 @@ view: a hidden hand can't reach a picture any more than it can reach the text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from cogs.pictures.draw import (
@@ -46,23 +47,34 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
     ``lang``; the cards show ``lang``'s rank letters too, unless ``letters`` says otherwise."""
     if not view.own:
         return None
+    plays = frozenset(a.card for a in view.legal if a.act == Act.PLAY) if view.my_turn \
+        else frozenset()
+    return _hand_scene_of(view.phase, view.own, view.trump, view.my_turn, plays, lang, four,
+                          letters)
+
+
+@functools.lru_cache(maxsize=1024)
+def _hand_scene_of(phase: Phase, own: tuple[Card, ...], trump: str | None, my_turn: bool,
+                   plays: frozenset[Card], lang: Lang, four: bool, letters: Lang | None
+                   ) -> tuple[HandScene, str]:
+    """``hand_scene`` from all it depends on, made once: a tap's answer, the picture foreseen
+    for it and the redraws of the same hand ask for the same scene (a scene is immutable)."""
     ranks = letters or lang
     _ = translator(lang).gettext
     n_ = translator(lang).ngettext
-    count = len(view.own)
-    if view.phase == Phase.COLLECT:
-        cards = list(view.own)
+    count = len(own)
+    if phase == Phase.COLLECT:
+        cards = list(own)
         rows = tuple(tuple(Shown(c, rank_text(c.rank, ranks)) for c in cards[i:i + PER_ROW])
                      for i in range(0, count, PER_ROW))
         title = n_("Your stack, {count} card, bottom to top",
                    "Your stack, {count} cards, bottom to top", count).format(count=count)
         return HandScene(rows, four), _alt(_("{title}: {cards}.").format(
             title=title, cards=card_words(cards, lang)))
-    plays = {a.card for a in view.legal if a.act == Act.PLAY} if view.my_turn else set()
-    marked = view.my_turn and len(plays) < count
-    hand = sorted_hand(view.own, view.trump)
+    marked = my_turn and len(plays) < count
+    hand = sorted_hand(own, trump)
     shown_rows = []
-    for suit in suit_order(view.trump):
+    for suit in suit_order(trump):
         row = tuple(Shown(c, rank_text(c.rank, ranks),
                           (PLAYABLE if c in plays else MUTED) if marked else PLAIN)
                     for c in hand if c.suit == suit)
@@ -70,7 +82,7 @@ def hand_scene(view: SeatView, lang: Lang, four: bool, letters: Lang | None = No
             shown_rows.append(row)
     title = n_("Your hand, {count} card", "Your hand, {count} cards", count).format(
         count=count)
-    text = _("{title}: {cards}.").format(title=title, cards=suits_words(hand, view.trump, lang))
+    text = _("{title}: {cards}.").format(title=title, cards=suits_words(hand, trump, lang))
     if marked:
         playable = [c for c in hand if c in plays]
         text += " " + (_("You can play: {cards}.").format(cards=card_words(playable, lang))
