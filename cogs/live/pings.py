@@ -236,7 +236,9 @@ class PingsRecord:
     def dump(self) -> str:
         ping = None if self.ping is None else {
             "message": self.ping.message_id,
-            "shows": None if self.ping.want is None else dataclasses.asdict(self.ping.want)}
+            # (its fields are plain values: ``asdict``'s deep copy of each cost more than the
+            # rest of the record)
+            "shows": None if self.ping.want is None else vars(self.ping.want)}
         return json.dumps({"channel": self.channel_id, "ping": ping, "owed": list(self.owed)})
 
     @classmethod
