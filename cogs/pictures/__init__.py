@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import discord
-
 from bot.db.records import TableStatus
 from bot.ops.loop_workers import LoopWorkers
 from bot.tables.service import Table
@@ -57,6 +55,8 @@ from rules import Card
 from rules.i18n import Lang
 
 if TYPE_CHECKING:
+    import discord
+
     from bot.guilds.service import GuildService
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,8 @@ class Picture:
         return len(self.png) + 2 * len(self.description) + len(self.layout) + 200
 
     def file(self) -> discord.File:
+        import discord  # here, not above: the drawing processes import this module, not Discord
+
         return discord.File(io.BytesIO(self.png), filename=self.filename,
                             description=self.description)
 

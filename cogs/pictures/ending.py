@@ -34,10 +34,9 @@ from cogs.pictures.draw import (
     _lock,
 )
 from cogs.pictures.scenes import ALT_LIMIT, card_words, cut, sorted_hand
-from cogs.render.text import ordinal
 from cogs.replay.ids import Act, replay_id
 from rules import Card
-from rules.i18n import Lang, is_ai_name, number, rank_text, translator
+from rules.i18n import Lang, is_ai_name, number, ordinal, rank_text, translator
 
 ENDING_FILE = "hand-over"  # and the chosen format's extension
 LIST_W = 190  # the finishing order's column, in card units

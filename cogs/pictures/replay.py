@@ -43,10 +43,9 @@ from cogs.pictures.scenes import (
     sorted_hand,
     suit_word,
 )
-from cogs.render.text import ordinal
 from rules import Card, Game, Phase
 from rules.cards import SUITS
-from rules.i18n import Lang, is_ai_name, rank_text, shown_name, translator
+from rules.i18n import Lang, is_ai_name, ordinal, rank_text, shown_name, translator
 
 REPLAY_FILE = f"replay.{FORMATS['replay']}"
 ALT_LIMIT = 1024

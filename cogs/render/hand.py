@@ -8,12 +8,12 @@ import discord
 
 from bot.tables.service import Table
 from cogs.render.table import next_dealer_sentence
-from cogs.render.text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, ordinal, suit_mark
+from cogs.render.text import COLOUR, MAX_PLAY_BUTTONS, card_text, hand_text, suit_mark
 from cogs.widgets.buttons import Buttons, NLKButton, NLKSelect
 from cogs.widgets.ids import Look, Move, button_id, select_id
 from rules import Act, Phase, SeatView
 from rules.cards import SUITS
-from rules.i18n import DEFAULT, Lang, translator
+from rules.i18n import DEFAULT, Lang, ordinal, translator
 
 
 def hand_message(table: Table, user_id: int, note: str | None = None, lang: Lang = DEFAULT,

@@ -18,7 +18,6 @@ from cogs.render.text import (
     TABLE_LINES,
     card_text,
     label_name,
-    ordinal,
     player_name,
     rules_line,
     seed_proof,
@@ -30,7 +29,7 @@ from cogs.widgets.buttons import Buttons, NLKButton
 from cogs.widgets.ids import Look, Move, Seating, button_id
 from rules import Act, Action, Phase, SeatView, commitment
 from rules.cards import MIN_PLAYERS, SUITS
-from rules.i18n import DEFAULT, Lang, translator
+from rules.i18n import DEFAULT, Lang, ordinal, translator
 
 
 @dataclass(frozen=True)

@@ -83,18 +83,6 @@ def player_names(players: tuple[str, ...] | list[str], lang: Lang = DEFAULT
     return tuple(player_name(p, lang) for p in players)
 
 
-def ordinal(n: int, lang: Lang = DEFAULT, *, ai: bool = False) -> str:
-    """A place in the finishing order: 1st, 1., 1er (a table has at most nine); beside an
-    AI seat, the form that agrees with it (French "1re": *une* IA)."""
-    t = translator(lang)
-    _ = t.gettext
-    if 10 <= n % 100 <= 20 or n % 10 not in (1, 2, 3):
-        return _("{n}th").format(n=n)
-    if n % 10 == 1 and ai:
-        return t.pgettext("AI seat", "{n}st").format(n=n)
-    return {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}[n % 10].format(n=n)
-
-
 # Red suits as emoji, which are red on Discord's dark and light themes alike; black suits as
 # text (VS15 asks for the text form), drawn in the theme's own text colour, where a black
 # emoji would all but vanish on the dark theme.

@@ -314,8 +314,7 @@ def test_a_quarter_is_named_each_languages_way():
 def test_a_french_place_beside_an_ai_seat_agrees_with_it():
     """*Une* IA finishes "1re", a person "1er" (issue 46); other places read alike."""
     from cogs.pictures.ending import end_of_hand_picture
-    from cogs.render.text import ordinal
-    from rules.i18n import is_ai_name
+    from rules.i18n import is_ai_name, ordinal
 
     assert ordinal(1, Lang.FR) == "1er" and ordinal(1, Lang.FR, ai=True) == "1re"
     assert ordinal(2, Lang.FR, ai=True) == "2e" and ordinal(1, Lang.EN, ai=True) == "1st"

@@ -2,6 +2,7 @@
 Discord (their hand, the table message), their alt text, styles and failures."""
 
 import asyncio
+import functools
 import gc
 import io
 import itertools
@@ -223,6 +224,23 @@ async def test_a_drawing_process_draws_what_this_thread_draws_and_is_replaced_if
     finally:
         there.close()
     assert await there._picture(HandScene(scene.rows[1:], False), "closed", "hand.png") is None
+
+
+async def test_a_drawing_process_loads_no_discord_library():
+    """A drawing process loads the drawing code only: not Discord's library and its HTTP
+    stack (twice the memory and start-up time of a process, for each one the bot runs)."""
+    pictures = Pictures(processes=1)
+    try:
+        scene = HandScene(tuple(tuple(Shown(Card.parse(r + s), r) for r in "789TJ")
+                                for s in "DC"), False)
+        assert await pictures._picture(scene, "ten cards", "hand.png") is not None
+        # A question asked in the drawing process itself, after its first picture.
+        loaded = await pictures.pool.run(functools.partial(
+            eval, "sorted({'discord', 'aiohttp', 'aiosqlite', 'asyncpg'} "
+                  "& set(__import__('sys').modules))"))
+        assert loaded == []
+    finally:
+        pictures.close()
 
 
 class Blob:
