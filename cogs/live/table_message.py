@@ -453,11 +453,11 @@ class TableMessages:
     # --- the loop's step -------------------------------------------------------------------
 
     async def _drawing(self, live: LiveTable, shown: MessageShown
-                       ) -> tuple[Table, Drawn, Drawing, Picture | Late | None,
+                       ) -> tuple[Table, Drawn, Drawing, str, Picture | Late | None,
                                   asyncio.Future[Picture | None] | None] | None:
-        """The newest snapshot drawn now with its picture if ready; None when the message
-        is known to show it already (after a restart: its fingerprint is what the last run
-        wrote down)."""
+        """The newest snapshot drawn now, its fingerprint, and its picture if ready; None
+        when the message is known to show it already (after a restart: its fingerprint is
+        what the last run wrote down)."""
         lang = await self.languages.public(live.newest.place)
         table = live.newest
         wants = shown.wants(table)
@@ -470,7 +470,7 @@ class TableMessages:
             shown.landed(flight, shown.message_id, digest, KEPT)
             return None
         picture, painting = await self._paint(table, lang)
-        return table, wants, drawing, picture, painting
+        return table, wants, drawing, digest, picture, painting
 
     async def edit(self, live: LiveTable, shown: MessageShown) -> None:
         """One step: the picture of what it shows first, if that is still being drawn
@@ -501,7 +501,7 @@ class TableMessages:
             drawn = await self._drawing(live, shown)
             if drawn is None:
                 return
-            table, wants, drawing, picture, painting = drawn
+            table, wants, drawing, digest, picture, painting = drawn
             if old is None or repost:
                 new = None if isinstance(picture, Late) else picture
                 replies = shown.replies
@@ -518,8 +518,7 @@ class TableMessages:
                     live.background(way.delete(message_id))
                     return
                 shown.moved(message_id)
-                self._landed(live, shown, flight, table, message_id, fingerprint(drawing),
-                             new, painting)
+                self._landed(live, shown, flight, table, message_id, digest, new, painting)
                 if old is not None:
                     live.background(way.delete(old))
                 await self.service.set_message(table.id, message_id)
@@ -539,8 +538,7 @@ class TableMessages:
                 return
             except Refused:
                 return  # through another token, or posted afresh, at once
-            self._landed(live, shown, flight, table, old, fingerprint(drawing), carried,
-                         painting)
+            self._landed(live, shown, flight, table, old, digest, carried, painting)
 
     async def _adopt_tapped(self, table: Table, message_id: int) -> Table:
         """A group DM's older table message was tapped: it is the table message now."""
