@@ -278,7 +278,6 @@ def percent(fraction: float, lang: object = DEFAULT, digits: int = 1) -> str:
     return format_percent(fraction, format=pattern, locale=code)
 
 
-
 def ordinal(n: int, lang: object = DEFAULT, *, ai: bool = False) -> str:
     """A place in the finishing order: 1st, 1., 1er (a table has at most nine); beside an
     AI seat, the form that agrees with it (French "1re": *une* IA)."""
@@ -289,6 +288,7 @@ def ordinal(n: int, lang: object = DEFAULT, *, ai: bool = False) -> str:
     if n % 10 == 1 and ai:
         return t.pgettext("AI seat", "{n}st").format(n=n)
     return {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}[n % 10].format(n=n)
+
 
 # --- cards ---------------------------------------------------------------------------------
 
