@@ -241,3 +241,62 @@ async def test_a_clusters_process_keeps_its_share_of_the_connections():
                 assert db.pool.get_max_size() == size
             finally:
                 await db.close()
+
+
+async def test_a_transactions_writes_to_different_tables_go_as_one_statement(monkeypatch):
+    # A write whose result nobody reads waits for the next read or the commit; writes that
+    # wait together, each to a table the others neither change nor name, go as one
+    # statement: one round trip, not one each (a move's three writes).
+    from bot.db.storage import Duplicate
+
+    sent: list[str] = []
+    execute = asyncpg.Connection.execute
+
+    async def recorded(self, query, *args, **kwargs):
+        sent.append(query)
+        return await execute(self, query, *args, **kwargs)
+
+    async with postgres_schema() as (url, _):
+        db = await open_database(url, check=False)
+        try:
+            async with db.pool.acquire() as conn:
+                await conn.execute("CREATE TABLE a (id BIGINT PRIMARY KEY, v BIGINT); "
+                                   "CREATE TABLE b (id BIGINT PRIMARY KEY, v BIGINT); "
+                                   "INSERT INTO b VALUES (1, 0)")
+            monkeypatch.setattr(asyncpg.Connection, "execute", recorded)
+            async with db.transaction() as tx:
+                await tx.execute("INSERT INTO a (id, v) VALUES (?, ?)", (1, 10))
+                await tx.execute("UPDATE b SET v = ? WHERE id = ?", (5, 1))
+                await tx.execute("UPDATE b SET v = v + ? WHERE id = ?", (1, 1))  # b again
+            writes = [q for q in sent if q.split()[0] in ("WITH", "INSERT", "UPDATE")]
+            assert len(writes) == 2 and writes[0].startswith("WITH w0 AS (INSERT INTO a")
+            assert writes[1] == "UPDATE b SET v = v + $1 WHERE id = $2"
+            assert await db.one("SELECT v FROM a WHERE id = 1") is not None
+            assert (await db.one("SELECT v FROM b WHERE id = 1"))[0] == 6  # in their order
+
+            # A check refuses before anything after it is sent, and nothing is kept.
+            sent.clear()
+            try:
+                async with db.transaction() as tx:
+                    await tx.execute("INSERT INTO a (id, v) VALUES (?, ?)", (2, 20))
+                    await tx.require("SELECT ? = 1", (0,), lambda: LookupError("refused"))
+                    await tx.execute("UPDATE b SET v = ? WHERE id = ?", (100, 1))
+            except LookupError:
+                pass
+            else:
+                raise AssertionError("the check did not refuse")
+            assert not any("100" in q or "UPDATE b" in q for q in sent)
+            assert await db.one("SELECT v FROM a WHERE id = 2") is None
+
+            # An error in a write that went with others rolls the whole transaction back.
+            try:
+                async with db.transaction() as tx:
+                    await tx.execute("UPDATE b SET v = ? WHERE id = ?", (7, 1))
+                    await tx.execute("INSERT INTO a (id, v) VALUES (?, ?)", (1, 11))  # taken
+            except Duplicate:
+                pass
+            else:
+                raise AssertionError("the repeated key was not refused")
+            assert (await db.one("SELECT v FROM b WHERE id = 1"))[0] == 6
+        finally:
+            await db.close()
