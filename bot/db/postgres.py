@@ -14,7 +14,6 @@ import math
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -46,10 +45,9 @@ def public_url(url: str) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def numbered(sql: str, after: int = 0) -> str:
-    """``?`` parameters as PostgreSQL's ``$1, $2 …`` (the bot's SQL has no ``?`` in text);
-    ``after``: the number of parameters before this statement's (``$after+1`` first)."""
-    count = after
+def numbered(sql: str) -> str:
+    """``?`` parameters as PostgreSQL's ``$1, $2 …`` (the bot's SQL has no ``?`` in text)."""
+    count = 0
 
     def number(_: re.Match[str]) -> str:
         nonlocal count
@@ -89,118 +87,29 @@ def is_storage_error(error: BaseException) -> bool:
                       | asyncpg.AdminShutdownError | TimeoutError)
 
 
-# A write that changes one table, by its first words (the bot's SQL is its own): the table.
-_WRITE = re.compile(r"\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.I)
-
-
-@dataclass(frozen=True)
-class _Statement:
-    """A statement waiting for its round trip (``refusal``: a check, see ``require``)."""
-
-    sql: str
-    params: tuple[Any, ...]
-    refusal: Callable[[], Exception] | None = None
-
-    def write(self) -> tuple[str, str] | None:
-        """``(kind, table)`` of a write that may go with others (an ``INSERT``, ``UPDATE``
-        or ``DELETE`` that returns nothing); None for anything else."""
-        found = _WRITE.match(self.sql)
-        if self.refusal is not None or found is None or \
-                re.search(r"\bRETURNING\b", self.sql, re.I):
-            return None
-        return found.group(1).split()[0].upper(), found.group(2).lower()
-
-
-def _fits(group: list[_Statement], statement: _Statement) -> bool:
-    """Whether a write may go in one statement with ``group``'s: its parts run on one
-    snapshot and none sees another's change, so each must change a table that no other part
-    changes or names; and an ``INSERT`` or ``DELETE`` goes with ``UPDATE``s only (a row
-    added or removed is what a foreign key checks)."""
-    kind, table = statement.write() or ("", "")
-    if not table:
-        return False
-    named = re.compile(rf"\b{table}\b", re.I)
-    for other in group:
-        other_kind, other_table = other.write() or ("", "")
-        if other_table == table or named.search(other.sql) or \
-                re.search(rf"\b{other_table}\b", statement.sql, re.I) or \
-                (kind != "UPDATE" and other_kind != "UPDATE"):
-            return False
-    return True
-
-
-def _as_one(group: list[_Statement]) -> tuple[str, list[Any]]:
-    """Writes to different tables as one statement: ``WITH w0 AS (…), w1 AS (…) <last>``."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for statement in group:
-        parts.append(numbered(statement.sql, len(params)))
-        params.extend(statement.params)
-    *first, last = parts
-    return "WITH " + ", ".join(f"w{i} AS ({sql})" for i, sql in enumerate(first)) + " " + \
-        last, params
-
-
 class _PostgresTransaction:
-    """Statements on one pooled connection, in as few round trips as the transaction allows
-    (as on SQLite): a statement whose result nobody reads waits, and goes with the next read
-    or the commit (``flush``). Writes that wait together, each to a table the others neither
-    change nor name, go as one statement (``_as_one``): a move's three writes are one round
-    trip, not three. A check (``require``) is made in its turn, and refuses before anything
-    after it is sent; an error in a write that waited is raised there, still inside the
-    transaction, so it is rolled back all the same."""
-
     def __init__(self, conn: asyncpg.Connection) -> None:
         self.conn = conn
-        self._pending: list[_Statement] = []
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self._pending.append(_Statement(sql, tuple(params)))
+        await self.conn.execute(numbered(sql), *params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = list(rows)
         if rows:
-            await self.flush()
             await self.conn.executemany(numbered(sql), rows)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        await self.flush()
         row: Row | None = await self.conn.fetchrow(numbered(sql), *params)
         return row
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        await self.flush()
         return list(await self.conn.fetch(numbered(sql), *params))
 
     async def require(self, sql: str, params: Sequence[Any],
                       refusal: Callable[[], Exception]) -> None:
-        self._pending.append(_Statement(sql, tuple(params), refusal))
-
-    async def flush(self) -> None:
-        """Send what waits, in order, writes that fit together as one statement."""
-        pending, self._pending = self._pending, []
-        group: list[_Statement] = []
-        for statement in pending:
-            if group and _fits(group, statement):
-                group.append(statement)
-                continue
-            await self._send(group)
-            group = []
-            if statement.write() is not None:
-                group = [statement]
-            elif statement.refusal is not None:
-                if not await self.conn.fetchval(numbered(statement.sql), *statement.params):
-                    raise statement.refusal()
-            else:
-                await self.conn.execute(numbered(statement.sql), *statement.params)
-        await self._send(group)
-
-    async def _send(self, group: list[_Statement]) -> None:
-        if len(group) == 1:
-            await self.conn.execute(numbered(group[0].sql), *group[0].params)
-        elif group:
-            sql, params = _as_one(group)
-            await self.conn.execute(sql, *params)
+        if not await self.conn.fetchval(numbered(sql), *params):
+            raise refusal()
 
 
 def pool_size(share: float = 1.0) -> int:
@@ -299,9 +208,7 @@ class PostgresDatabase:
         A server that refuses the write (gone, full, read-only) is a polite refusal."""
         try:
             async with self.pool.acquire() as conn, conn.transaction():
-                transaction = _PostgresTransaction(conn)
-                yield transaction
-                await transaction.flush()  # what waits goes before the commit
+                yield _PostgresTransaction(conn)
         except asyncpg.UniqueViolationError as error:
             raise Duplicate(str(error)) from error
         except Exception as error:
