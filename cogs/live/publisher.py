@@ -44,6 +44,22 @@ from cogs.transport.posts import ChannelPosts
 log = logging.getLogger(__name__)
 
 
+TABLE_MESSAGE, OWN_HAND, PING = "table message", "own hand", "ping"
+
+
+def answered_by(table: Table, message: discord.Message | None, keeps_copies: bool) -> str:
+    """Which kind of message answers a tap on ``message``: the player's own hand (a private
+    message), the table message (also before its id is stored, if a tap beat ``/nlk new``'s
+    answer, and any copy of it where older copies stay: ``keeps_copies``, a group DM's), or
+    else a turn ping (which keeps the controls while the turn lasts)."""
+    if message is not None and message.flags.ephemeral:
+        return OWN_HAND
+    if message is None or table.message_id in (None, message.id) or \
+            (keeps_copies and bool(message.embeds)):
+        return TABLE_MESSAGE
+    return PING
+
+
 class Publisher:
     """Decides and makes every follow-up of a change; holds every live table's owner."""
 
@@ -124,30 +140,26 @@ class Publisher:
             if message is None:
                 return
             try:
-                if message.flags.ephemeral:
+                live = self.tables.get(table.id)
+                kind = answered_by(table, message, live is not None and live.way.keeps_copies())
+                if kind == OWN_HAND:
                     self.hands.foresee(table, interaction, letters=lang_of(interaction))
-                elif message.id == table.message_id:
-                    live = self.tables.get(table.id)
-                    if live is not None:
-                        live.background(self.messages.foresee(table, interaction))
+                elif kind == TABLE_MESSAGE and live is not None:
+                    live.background(self.messages.foresee(table, interaction))
             except Exception:
                 log.warning("table %s: could not start drawing an answer's picture early",
                             table.id, exc_info=True)
         return start
 
     async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:
-        """The tap is answered by the kind of message it is on, drawing the owner's newest
-        snapshot into the message tapped: the table message, the player's own hand, or a
-        turn ping (which keeps the controls while the turn lasts). The table message's id
-        may not be stored yet if a tap beat ``/nlk new``'s answer."""
+        """The tap is answered by the kind of message it is on (``answered_by``), drawing
+        the owner's newest snapshot into the message tapped."""
         table = live.newest
-        message = interaction.message
-        ephemeral = message is not None and message.flags.ephemeral
+        kind = answered_by(table, interaction.message, live.way.keeps_copies())
         try:
-            if not ephemeral and (message is None or table.message_id in (None, message.id)
-                                  or (live.way.keeps_copies() and bool(message.embeds))):
+            if kind == TABLE_MESSAGE:
                 await self.messages.of(live).reply(live, interaction)
-            elif ephemeral:  # a private message: the reader's own card letters
+            elif kind == OWN_HAND:  # a private message: the reader's own card letters
                 await self.hands.answer(interaction, live.newest,
                                         letters=lang_of(interaction))
             else:
