@@ -46,6 +46,14 @@ def _migrations_folder(here: Path = HERE) -> Path:
 
 
 MIGRATIONS = _migrations_folder()
+
+# How long a write waits while another process writes to the file (SQLite's busy timeout
+# elsewhere), and the pauses between its tries.
+BUSY_SECONDS = 5.0
+BUSY_FIRST_PAUSE, BUSY_LONGEST_PAUSE = 0.002, 0.1
+# The writer's commits between two copies of the WAL into the file: at a few pages each,
+# about the 1,000 pages at which SQLite's own checkpoint would run.
+CHECKPOINT_COMMITS = 250
 _NAME = re.compile(r"^(\d{4})-[a-z0-9-]+\.sql$")
 
 # Primary SQLite result codes that mean "the storage is the problem", not the SQL.
@@ -196,7 +204,7 @@ async def connect(path: str, *, check: bool = True) -> aiosqlite.Connection:
     db = await aiosqlite.Connection(lambda: raw, 64)
     try:
         db.row_factory = aiosqlite.Row
-        await db.execute("PRAGMA busy_timeout = 5000")
+        await db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
         await db.execute("PRAGMA journal_mode = WAL")
         # NORMAL in WAL mode: a commit survives the bot crashing or being killed; a power cut
         # or OS crash can lose the last commits, never the database (see README, Operations).
@@ -307,21 +315,27 @@ class _Statement:
 
 
 class _SQLiteTransaction:
-    """Statements on the writer connection, sent in as few trips to its thread as the
-    transaction allows. A statement whose result nobody reads waits, and goes with the next
-    query, or with the commit, in one trip (``_trip``): a move's transaction is two trips,
-    not eight. Every trip is a thread hand-over both ways, and the writer is one for all
-    tables: under load, waiting for those hand-overs was most of a move's answer time. An
-    error in a statement that waited is raised by the trip that ran it, still inside the
-    transaction, so it is rolled back all the same. A check (``require``) waits the same
-    way and is made in the thread: a move's transaction, which checks the log's next index
-    and writes, is one trip, and the writer is held for no longer than SQLite works on it.
+    """Statements on one connection, run in as few calls into SQLite as the transaction
+    allows: a statement whose result nobody reads waits, and goes with the next query, or
+    with the commit, in one call (``_trip``). An error in a statement that waited is raised
+    by the call that ran it, still inside the transaction, so it is rolled back all the same.
+    A check (``require``) waits the same way and is made by that call: a move's transaction,
+    which checks the log's next index and writes, is one call.
+
+    The writer's transactions run on the event loop's own thread (``inline``): SQLite works
+    on a move for about a tenth of a millisecond, and a trip to the connection's thread and
+    back cost more than that in CPU, and several milliseconds of waiting under load (each
+    trip wakes the thread, waits for the interpreter lock, then wakes the loop again). What
+    could make such a call wait is kept off it: the lock another process may hold is taken
+    before (``SQLiteDatabase._begin``, which waits without blocking), and the WAL is copied
+    into the file by the reader's thread (``SQLiteDatabase._checkpoint``), not by a commit.
+    The reader's queries still go to its thread: a leaderboard may read many rows.
     ``one`` is for queries of at most one row."""
 
-    def __init__(self, db: aiosqlite.Connection, *, begin: bool = True) -> None:
+    def __init__(self, db: aiosqlite.Connection, *, inline: bool) -> None:
         self.db = db
-        # A write transaction begins with its first trip; the reader's queries need none.
-        self._pending: list[_Statement] = [_Statement("BEGIN IMMEDIATE", ())] if begin else []
+        self.inline = inline
+        self._pending: list[_Statement] = []
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self._pending.append(_Statement(sql, tuple(params)))
@@ -344,10 +358,12 @@ class _SQLiteTransaction:
 
     async def _trip(self, query: _Statement | None, *, commit: bool = False) -> list[Row]:
         """Run the statements waiting, then ``query`` (its rows are returned), then the
-        commit if asked, in one trip to the connection's thread."""
+        commit if asked, in one call: here, or in one trip to the connection's thread."""
         pending, self._pending = self._pending, []
         if query is not None:
             pending.append(query)
+        if self.inline:
+            return _run(self.db._conn, pending, commit)
         return await in_thread(self.db, lambda connection: _run(connection, pending, commit))
 
 
@@ -380,7 +396,9 @@ async def in_thread(db: aiosqlite.Connection,
 
 
 class SQLiteDatabase:
-    """An SQLite file: a writer connection (one transaction at a time) and a reader."""
+    """An SQLite file: a writer connection (one transaction at a time, run on the event
+    loop's thread) and a reader (in its own thread), which also copies the WAL into the
+    file now and then."""
 
     dialect = "sqlite"
 
@@ -390,11 +408,17 @@ class SQLiteDatabase:
         self.writer = writer
         self.reader = reader
         self._write = asyncio.Lock()
+        self._commits = 0  # since the last checkpoint began
+        self._checkpoint: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: str, *, check: bool = True) -> SQLiteDatabase:
         writer = await connect(path, check=check)
         try:
+            # The writer's commits never copy the WAL into the file (that waits for the
+            # disk): the reader's thread does (``_checkpoint``).
+            await writer.execute("PRAGMA wal_autocheckpoint = 0")
+            await writer.execute("PRAGMA busy_timeout = 0")  # ``_begin`` waits instead
             reader = await connect(path, check=False)
             await reader.execute("PRAGMA query_only = ON")
         except BaseException:
@@ -403,10 +427,10 @@ class SQLiteDatabase:
         return cls(path, writer, reader)
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return await _SQLiteTransaction(self.reader, begin=False).one(sql, params)
+        return await _SQLiteTransaction(self.reader, inline=False).one(sql, params)
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return await _SQLiteTransaction(self.reader, begin=False).all(sql, params)
+        return await _SQLiteTransaction(self.reader, inline=False).all(sql, params)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
@@ -418,7 +442,8 @@ class SQLiteDatabase:
         async with self._write:
             try:
                 await rollback_quietly(self.writer)  # in case an earlier rollback failed
-                transaction = _SQLiteTransaction(self.writer)  # begins with its first trip
+                await self._begin()
+                transaction = _SQLiteTransaction(self.writer, inline=True)
                 try:
                     yield transaction
                     await transaction.commit()
@@ -434,15 +459,62 @@ class SQLiteDatabase:
                 if refusal is None:
                     raise
                 raise refusal from error
+        self._committed()
+
+    async def _begin(self) -> None:
+        """``BEGIN IMMEDIATE`` on the loop's thread. While another process writes to the
+        file (``python -m bot sync``, say), SQLite would wait for it there, and every table
+        with it: instead the writer's busy timeout is 0, and this waits without blocking,
+        up to ``BUSY_SECONDS`` (then it raises SQLite's "database is locked", as a busy
+        timeout would)."""
+        connection: sqlite3.Connection = self.writer._conn
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + BUSY_SECONDS
+        pause = BUSY_FIRST_PAUSE
+        while True:
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if primary_code(error) != SQLITE_BUSY or loop.time() + pause > give_up:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, BUSY_LONGEST_PAUSE)
+
+    def _committed(self) -> None:
+        """Every ``CHECKPOINT_COMMITS`` commits, the reader's thread copies the WAL into the
+        file (a passive checkpoint: it waits for no one, and the writer goes on meanwhile);
+        SQLite's own would run in a commit, on the loop's thread, and wait for the disk."""
+        self._commits += 1
+        if self._commits < CHECKPOINT_COMMITS or \
+                (self._checkpoint is not None and not self._checkpoint.done()):
+            return
+        self._commits = 0
+        self._checkpoint = asyncio.get_running_loop().create_task(self._copy_wal())
+
+    async def _copy_wal(self) -> None:
+        try:
+            await in_thread(self.reader, lambda connection: connection.execute(
+                "PRAGMA wal_checkpoint(PASSIVE)").close())
+        except Exception:  # only the WAL's size depends on it: the next one tries again
+            log.warning("could not copy the WAL into the database file", exc_info=True)
 
     async def migrate(self) -> int:
+        """The migrations, in the writer's thread (they may take a while), each waiting for
+        another process's writes as SQLite waits (its busy timeout)."""
         async with self._write:
-            return await migrate(self.writer)
+            await self.writer.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            try:
+                return await migrate(self.writer)
+            finally:
+                await self.writer.execute("PRAGMA busy_timeout = 0")
 
     async def schema_version(self) -> int:
         row = await self.one("PRAGMA user_version")
         return int(row[0]) if row else 0
 
     async def close(self) -> None:
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
         for db in (self.reader, self.writer):
             await db.close()

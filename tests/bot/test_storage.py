@@ -7,11 +7,14 @@ through it to a table of their own, so they hold whatever the bot's tables look 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import threading
 
 import pytest
 
+from bot.db import sqlite as sqlite_backend
 from bot.db.repository import Repository
 from bot.db.sqlite import SQLiteDatabase
 from bot.db.storage import Duplicate
@@ -99,12 +102,28 @@ def count_trips(repo: Repository, monkeypatch) -> list:
     return trips
 
 
-async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_reads(
+def count_calls(monkeypatch) -> list[int]:
+    """Each call into SQLite that runs a transaction's statements, from now on: the thread
+    it ran on."""
+    calls = []
+    run = sqlite_backend._run
+
+    def counted(connection, statements, commit):
+        calls.append(threading.get_ident())
+        return run(connection, statements, commit)
+
+    monkeypatch.setattr(sqlite_backend, "_run", counted)
+    return calls
+
+
+async def test_a_transaction_runs_on_the_loops_thread_in_as_few_calls_as_it_reads(
         repo, monkeypatch):
     """Statements whose result nobody reads wait for the next query or the commit: a
-    transaction of writes, one read and more writes is two trips to the writer's thread
-    (not one per statement), and the read sees the writes before it."""
+    transaction of writes, one read and more writes is two calls into SQLite (not one per
+    statement), made on the event loop's thread (no trip to the writer's thread), and the
+    read sees the writes before it."""
     trips = count_trips(repo, monkeypatch)
+    calls = count_calls(monkeypatch)
     async with repo.transaction() as db:
         await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
         await db.executemany("INSERT INTO moves (what) VALUES (?)", [("b",), ("c",)])
@@ -112,8 +131,81 @@ async def test_a_transaction_goes_to_the_writers_thread_in_as_few_trips_as_it_re
         await db.execute("INSERT INTO moves (what) VALUES (?)", ("d",))
         await db.execute("DELETE FROM moves WHERE what = ?", ("b",))
     assert seen[0] == 3
-    assert len(trips) == 2
+    assert calls == [threading.get_ident()] * 2
+    assert trips == []
     assert await moves(repo) == ["a", "c", "d"]
+
+
+async def test_another_process_writing_makes_a_write_wait_without_stopping_the_bot(repo):
+    """While another process holds the file's write lock (``python -m bot sync``, or
+    someone's sqlite3 shell), a transaction waits for it, and the event loop goes on
+    meanwhile (every other table's taps are answered); then it is written."""
+    other = sqlite3.connect(repo.db.name, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticking = asyncio.create_task(tick())
+        writing = asyncio.create_task(play(repo, "a"))
+        await asyncio.sleep(0.5)
+        assert not writing.done()
+        assert ticks >= 5  # blocked in SQLite's wait, the loop would not have ticked at all
+        other.execute("ROLLBACK")
+        await asyncio.wait_for(writing, 10)
+        ticking.cancel()
+    finally:
+        other.close()
+    assert await moves(repo) == ["a"]
+
+
+async def test_a_write_that_waits_too_long_for_another_process_is_refused_politely(
+        repo, monkeypatch):
+    monkeypatch.setattr(sqlite_backend, "BUSY_SECONDS", 0.3)
+    other = sqlite3.connect(repo.db.name, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StorageUnavailable):
+            await play(repo, "a")
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert not repo.db.writer.in_transaction
+    await play(repo, "b")
+    assert await moves(repo) == ["b"]
+
+
+def in_the_file(path: str) -> int:
+    """How many moves the database file itself holds, without what its WAL holds."""
+    file = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        return int(file.execute("SELECT COUNT(*) FROM moves").fetchone()[0])
+    finally:
+        file.close()
+
+
+async def test_the_wal_is_copied_into_the_file_by_the_reader_not_by_a_commit(
+        repo, monkeypatch):
+    """SQLite copies the WAL into the file (and waits for the disk) in the commit that
+    takes it past 1,000 pages. Here no commit does: every ``CHECKPOINT_COMMITS`` commits,
+    the reader's thread does."""
+    monkeypatch.setattr(sqlite_backend, "CHECKPOINT_COMMITS", 30)
+    await repo.db._copy_wal()  # the table of moves, in the file
+    repo.db._commits = 0
+    big = "x" * 160_000  # about 40 pages a move: past 1,000 pages within 30 commits
+    for n in range(29):
+        await play(repo, f"{n} {big}")
+    assert in_the_file(repo.db.name) == 0
+    await play(repo, f"29 {big}")
+    assert repo.db._checkpoint is not None
+    await repo.db._checkpoint
+    assert in_the_file(repo.db.name) == 30
+    assert len(await moves(repo)) == 30
 
 
 class Behind(Exception):
@@ -142,14 +234,14 @@ async def test_a_check_refuses_the_transaction_and_nothing_of_it_is_kept(databas
     assert [row[0] for row in rows] == ["a", "c"]
 
 
-async def test_a_move_checks_and_writes_in_one_trip_to_the_writers_thread(repo, monkeypatch):
-    """A transaction that only checks and writes is one trip: the writer is held for no
-    longer than SQLite works on it, not across turns of the event loop."""
-    trips = count_trips(repo, monkeypatch)
+async def test_a_move_checks_and_writes_in_one_call(repo, monkeypatch):
+    """A transaction that only checks and writes is one call into SQLite: the writer is
+    held for no longer than SQLite works on it, not across turns of the event loop."""
+    calls = count_calls(monkeypatch)
     async with repo.transaction() as db:
         await db.require("SELECT COUNT(*) = 0 FROM moves", (), Behind)
         await db.execute("INSERT INTO moves (what) VALUES (?)", ("a",))
-    assert len(trips) == 1
+    assert len(calls) == 1
     with pytest.raises(Behind):
         async with repo.transaction() as db:
             await db.execute("INSERT INTO moves (what) VALUES (?)", ("b",))
