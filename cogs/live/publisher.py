@@ -318,7 +318,8 @@ class Publisher:
 
     async def close(self) -> None:
         """Once every table's work has stopped (the bot's lifetime is over): write down what
-        the messages show, so the next start redraws and deletes only what it must, and stop
-        the drawing processes."""
+        the messages show, so the next start redraws and deletes only what it must, stop
+        the drawing processes; then let the last second's requests pass (``let_pass``)."""
         await self.notes.close()
         self.pictures.close()
+        await self.pacer.let_pass()

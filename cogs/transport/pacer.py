@@ -21,6 +21,10 @@ from enum import StrEnum
 EDITS_PER_WINDOW = 5
 DELETES_PER_WINDOW = 5
 GLOBAL_PER_SECOND = 40  # Discord allows 50 requests a second per bot; keep some spare
+DISCORD_PER_SECOND = 50
+# What a start sends before anything is paced (logging in, the gateway, the application,
+# the commands' check and sync): about a dozen requests in its first second.
+STARTING_REQUESTS = 15
 WINDOW = 5.0
 
 
@@ -80,6 +84,20 @@ class Pacer:
                                 (Kind.DELETE, DELETES_PER_WINDOW)):
                 bucket = self._channels.setdefault((channel_id, kind), _Bucket(limit, WINDOW))
                 bucket.fill()
+
+    async def let_pass(self, leave: int = DISCORD_PER_SECOND - STARTING_REQUESTS) -> None:
+        """At shutdown: wait (a second at most) until no more than ``leave`` of this
+        process's requests are in Discord's global window. A start right after this stop
+        sends its first requests unpaced, and Discord counts them with this process's last
+        second: after a flat-out burst (the end of a hand) they would meet a 429."""
+        bucket = self._global
+        while True:
+            now = time.monotonic()
+            _expire(bucket.recent, now, bucket.window)
+            over = len(bucket.recent) - leave
+            if over <= 0:
+                return
+            await asyncio.sleep(bucket.window - (now - bucket.recent[over - 1]) + 0.01)
 
     def prune(self) -> None:
         """Forget channels with nothing in their window."""

@@ -101,3 +101,27 @@ async def test_a_spent_budget_holds_the_channel_a_whole_window_from_when_it_was_
     async with paced.use(1, Kind.WRITE):
         waited = time.monotonic() - spent
     assert waited >= 0.45  # a slow machine only waits longer
+
+
+async def test_a_stop_lets_its_last_seconds_requests_pass_before_the_next_start(monkeypatch):
+    """A start sends its first requests (logging in, the commands) unpaced, and Discord
+    counts them with the requests of the process that stopped just before: the stopping one
+    waits until no more than ``leave`` of its own are in the global window. A quiet one
+    stops at once."""
+    quiet = Pacer()
+    quiet._global.recent.extend([time.monotonic()] * 30)
+
+    async def no_sleep(seconds):
+        raise AssertionError(f"a quiet stop waited {seconds} s")
+
+    monkeypatch.setattr(pacer.asyncio, "sleep", no_sleep)
+    await quiet.let_pass(leave=35)
+    monkeypatch.undo()
+
+    busy = Pacer()
+    start = time.monotonic()
+    busy._global.recent.extend([start - 0.9] * 10 + [start] * 30)  # 40 in the last second
+    await asyncio.wait_for(busy.let_pass(leave=35), 10)
+    assert time.monotonic() - start >= 0.1  # until the oldest 10 were out of the window
+    now = time.monotonic()
+    assert sum(1 for t in busy._global.recent if now - t <= 1.0) <= 35
