@@ -328,7 +328,7 @@ class _SQLiteTransaction:
     trip wakes the thread, waits for the interpreter lock, then wakes the loop again). What
     could make such a call wait is kept off it: the lock another process may hold is taken
     before (``SQLiteDatabase._begin``, which waits without blocking), and the WAL is copied
-    into the file by the reader's thread (``SQLiteDatabase._checkpoint``), not by a commit.
+    into the file by the reader's thread (``SQLiteDatabase._committed``), not by a commit.
     The reader's queries still go to its thread: a leaderboard may read many rows.
     ``one`` is for queries of at most one row."""
 
@@ -416,7 +416,7 @@ class SQLiteDatabase:
         writer = await connect(path, check=check)
         try:
             # The writer's commits never copy the WAL into the file (that waits for the
-            # disk): the reader's thread does (``_checkpoint``).
+            # disk): the reader's thread does (``_committed``).
             await writer.execute("PRAGMA wal_autocheckpoint = 0")
             await writer.execute("PRAGMA busy_timeout = 0")  # ``_begin`` waits instead
             reader = await connect(path, check=False)
