@@ -166,6 +166,8 @@ async def test_another_process_writing_makes_a_write_wait_without_stopping_the_b
 
 async def test_a_write_that_waits_too_long_for_another_process_is_refused_politely(
         repo, monkeypatch):
+    """Past the wait (5 s as the bot runs; 0.3 s here), the move is refused as a disk that
+    refuses writes is, nothing of it is kept, and the next write goes through."""
     monkeypatch.setattr(sqlite_backend, "BUSY_SECONDS", 0.3)
     other = sqlite3.connect(repo.db.name, isolation_level=None)
     try:
