@@ -20,8 +20,8 @@ from enum import StrEnum
 # it arrived, so no spare is needed for timing (at 1 move a second every edit counts).
 EDITS_PER_WINDOW = 5
 DELETES_PER_WINDOW = 5
-GLOBAL_PER_SECOND = 40  # Discord allows 50 requests a second per bot; keep some spare
-DISCORD_PER_SECOND = 50
+DISCORD_PER_SECOND = 50  # what Discord allows a bot, across all its processes
+GLOBAL_PER_SECOND = 40  # what the bot paces itself to: some spare for what is not paced
 # What a start sends before anything is paced (logging in, the gateway, the application,
 # the commands' check and sync): about a dozen requests in its first second.
 STARTING_REQUESTS = 15
@@ -90,14 +90,7 @@ class Pacer:
         process's requests are in Discord's global window. A start right after this stop
         sends its first requests unpaced, and Discord counts them with this process's last
         second: after a flat-out burst (the end of a hand) they would meet a 429."""
-        bucket = self._global
-        while True:
-            now = time.monotonic()
-            _expire(bucket.recent, now, bucket.window)
-            over = len(bucket.recent) - leave
-            if over <= 0:
-                return
-            await asyncio.sleep(bucket.window - (now - bucket.recent[over - 1]) + 0.01)
+        await self._global.drain(leave)
 
     def prune(self) -> None:
         """Forget channels with nothing in their window."""
@@ -141,6 +134,16 @@ class _Bucket:
         now = time.monotonic()
         self.recent.clear()
         self.recent.extend([now] * max(0, self.limit - self.busy))
+
+    async def drain(self, leave: int) -> None:
+        """Wait (a window at most) until no more than ``leave`` requests are in the window."""
+        while True:
+            now = time.monotonic()
+            _expire(self.recent, now, self.window)
+            over = len(self.recent) - leave
+            if over <= 0:
+                return
+            await asyncio.sleep(self.window - (now - self.recent[over - 1]) + 0.01)
 
     def idle(self) -> bool:
         _expire(self.recent, time.monotonic(), self.window)
