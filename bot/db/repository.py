@@ -11,6 +11,8 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import orjson
+
 from bot.db.lesson_queries import LessonQueries, PracticeQueries
 from bot.db.queries import Queries
 from bot.db.rating_queries import RatingQueries
@@ -259,7 +261,8 @@ class Repository(Queries):
         await db.execute(
             "UPDATE hands SET away = ?, missed = ?, stand_in = CASE WHEN stand_in > ? "
             "THEN stand_in ELSE ? END, turn_started = ? WHERE id = ?",
-            (json.dumps(state.away), json.dumps(state.missed), int(state.stand_in),
+            (orjson.dumps(state.away).decode(), orjson.dumps(state.missed).decode(),
+             int(state.stand_in),
              int(state.stand_in), state.turn_started, hand_id))
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,

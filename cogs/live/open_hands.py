@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+import orjson
 
 from bot.tables.service import Table
 from cogs import render
@@ -160,7 +161,7 @@ class HandsShown:
         if self._dumped is None:
             kept = {str(user_id): hand.kept for user_id, hand in self.hands.items()
                     if hand.kept is not None}
-            self._dumped = json.dumps(kept) if kept else ""
+            self._dumped = orjson.dumps(kept).decode() if kept else ""
         return self._dumped or None
 
     def restore(self, record: str) -> None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+import orjson
 from discord.utils import MISSING
 
 from bot.tables.service import Table, TableService
@@ -239,7 +240,7 @@ class PingsRecord:
             # (its fields are plain values: ``asdict``'s deep copy of each cost more than the
             # rest of the record)
             "shows": None if self.ping.want is None else vars(self.ping.want)}
-        return json.dumps({"channel": self.channel_id, "ping": ping, "owed": list(self.owed)})
+        return orjson.dumps({"channel": self.channel_id, "ping": ping, "owed": self.owed}).decode()
 
     @classmethod
     def load(cls, text: str) -> PingsRecord | None:

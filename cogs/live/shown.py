@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from bot.tables.service import Table
 from cogs import render
 from cogs.live.owner import Drawing
@@ -48,7 +50,7 @@ class MessageRecord:
     digest: str | None
 
     def dump(self) -> str:
-        return json.dumps({"message": self.message_id, "digest": self.digest})
+        return orjson.dumps({"message": self.message_id, "digest": self.digest}).decode()
 
     @classmethod
     def load(cls, text: str) -> MessageRecord | None:
