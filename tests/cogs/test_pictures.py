@@ -608,9 +608,13 @@ async def test_an_answer_lands_after_a_paced_edit_already_on_its_way(fake_discor
 
 
 async def test_turns_let_as_many_draw_at_once_as_there_are_drawers_an_answer_first():
+    """Two drawers: answers draw two at once; redraws in the background one at a time, so
+    that an answer's picture never waits for redraws being drawn on every drawer; a turn
+    that comes free goes to a waiting answer first."""
     turns = Turns(2)
     drawing, most, order = 0, 0, []
-    release = asyncio.Event()
+    released = {name: asyncio.Event() for name in
+                ("first", "second", "answer", "another", "redraw", "late answer")}
 
     async def draw(name, urgent):
         nonlocal drawing, most
@@ -618,19 +622,85 @@ async def test_turns_let_as_many_draw_at_once_as_there_are_drawers_an_answer_fir
             drawing += 1
             most = max(most, drawing)
             order.append(name)
-            await release.wait()
+            await released[name].wait()
             drawing -= 1
 
-    first = [asyncio.create_task(draw(n, False)) for n in ("first", "second")]
+    def start(*names_urgent):
+        return [asyncio.create_task(draw(name, urgent)) for name, urgent in names_urgent]
+
+    tasks = start(("first", False), ("second", False))
     await asyncio.sleep(0)
-    assert order == ["first", "second"]  # two drawers: both draw at once
-    queued = [asyncio.create_task(draw(name, urgent)) for name, urgent in
-              [("redraw", False), ("answer", True)]]
+    assert order == ["first"] and turns.waiting == 1  # one turn is kept for answers
+    tasks += start(("answer", True))
     await asyncio.sleep(0)
-    assert turns.waiting == 2
+    assert order == ["first", "answer"]  # at once, beside the redraw being drawn
+    tasks += start(("another", True))
+    await asyncio.sleep(0)
+    assert turns.waiting == 2  # both drawers are busy
+    released["answer"].set()
+    await asyncio.sleep(0.01)
+    # The answer's turn goes to the next answer, not to the redraw waiting before it.
+    assert order == ["first", "answer", "another"]
+    released["another"].set()
+    await asyncio.sleep(0.01)
+    # A free turn, but the background already holds its one: the redraw waits.
+    assert order == ["first", "answer", "another"] and turns.waiting == 1
+    released["first"].set()
+    await asyncio.sleep(0.01)
+    assert order[-1] == "second"  # the background's turn is handed on in its line
+    tasks += start(("redraw", False), ("late answer", True))
+    await asyncio.sleep(0)
+    assert order[-1] == "late answer" and turns.waiting == 1
+    for event in released.values():
+        event.set()
+    await asyncio.gather(*tasks)
+    assert most == 2 and order == ["first", "answer", "another", "second", "late answer",
+                                   "redraw"]
+    assert turns.waiting == 0
+
+
+async def test_a_redraw_an_answer_comes_to_wait_for_takes_the_turn_kept_for_answers():
+    """Two drawers, a redraw drawing and another waiting (the second turn is kept for
+    answers): once an answer waits for the second (``hurry``), it draws at once."""
+    turns = Turns(2)
+    order, hurried = [], set()
+    release = asyncio.Event()
+
+    async def draw(name):
+        async with turns.turn(False, lambda: name in hurried):
+            order.append(name)
+            await release.wait()
+
+    tasks = [asyncio.create_task(draw(name)) for name in ("drawing", "waiting")]
+    await asyncio.sleep(0)
+    assert order == ["drawing"] and turns.waiting == 1
+    hurried.add("waiting")
+    turns.hurry()
+    await asyncio.sleep(0)
+    assert order == ["drawing", "waiting"] and turns.waiting == 0
     release.set()
-    await asyncio.gather(*first, *queued)
-    assert most == 2 and order == ["first", "second", "answer", "redraw"]
+    await asyncio.gather(*tasks)
+
+
+async def test_one_drawer_draws_answers_and_redraws_in_turn():
+    """With one drawer there is no turn to keep: a redraw draws when it is free, and a
+    waiting answer goes before waiting redraws."""
+    turns = Turns(1)
+    order = []
+    release = asyncio.Event()
+
+    async def draw(name, urgent):
+        async with turns.turn(urgent):
+            order.append(name)
+            await release.wait()
+
+    tasks = [asyncio.create_task(draw(name, urgent)) for name, urgent in
+             [("redraw", False), ("second redraw", False), ("answer", True)]]
+    await asyncio.sleep(0)
+    assert order == ["redraw"] and turns.waiting == 2
+    release.set()
+    await asyncio.gather(*tasks)
+    assert order == ["redraw", "answer", "second redraw"]
     assert turns.waiting == 0
 
 
