@@ -262,8 +262,7 @@ class Repository(Queries):
             "UPDATE hands SET away = ?, missed = ?, stand_in = CASE WHEN stand_in > ? "
             "THEN stand_in ELSE ? END, turn_started = ? WHERE id = ?",
             (orjson.dumps(state.away).decode(), orjson.dumps(state.missed).decode(),
-             int(state.stand_in),
-             int(state.stand_in), state.turn_started, hand_id))
+             int(state.stand_in), int(state.stand_in), state.turn_started, hand_id))
 
     async def record_action(self, table_id: int, hand_id: int, index: int, seat: int,
                             action: Action, user_id: int | None, by: By, state: HandState,

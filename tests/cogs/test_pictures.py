@@ -625,6 +625,12 @@ async def test_turns_let_as_many_draw_at_once_as_there_are_drawers_an_answer_fir
             await released[name].wait()
             drawing -= 1
 
+    async def settled():
+        # A turn handed on takes a few of the loop's rounds (the drawing ends, the next
+        # waiter wakes): a number of rounds, not of seconds, so a slow machine waits as long.
+        for _ in range(20):
+            await asyncio.sleep(0)
+
     def start(*names_urgent):
         return [asyncio.create_task(draw(name, urgent)) for name, urgent in names_urgent]
 
@@ -638,15 +644,15 @@ async def test_turns_let_as_many_draw_at_once_as_there_are_drawers_an_answer_fir
     await asyncio.sleep(0)
     assert turns.waiting == 2  # both drawers are busy
     released["answer"].set()
-    await asyncio.sleep(0.01)
+    await settled()
     # The answer's turn goes to the next answer, not to the redraw waiting before it.
     assert order == ["first", "answer", "another"]
     released["another"].set()
-    await asyncio.sleep(0.01)
+    await settled()
     # A free turn, but the background already holds its one: the redraw waits.
     assert order == ["first", "answer", "another"] and turns.waiting == 1
     released["first"].set()
-    await asyncio.sleep(0.01)
+    await settled()
     assert order[-1] == "second"  # the background's turn is handed on in its line
     tasks += start(("redraw", False), ("late answer", True))
     await asyncio.sleep(0)
