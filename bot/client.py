@@ -387,7 +387,7 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
 # 700). At 50 tables at a human pace, 700 meant 1,545 collections in 302 s (p50 1.2 ms
 # each), 140 of the middle generation and 13 full ones of 50-70 ms: 3.7 s with the event
 # loop stopped. At 10,000, in the same run: 69, 6 and 1, 0.9 s in all (the young ones
-# 12 ms each at p50), the first answer's p99 47 -> 38 ms, and the same memory per table.
+# 12 ms each at p50), the first answer's p99 47 -> 38 ms, memory per table within the spread.
 YOUNG_COLLECTION = 10_000
 
 
