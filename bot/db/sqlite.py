@@ -204,7 +204,7 @@ async def connect(path: str, *, check: bool = True) -> aiosqlite.Connection:
     db = await aiosqlite.Connection(lambda: raw, 64)
     try:
         db.row_factory = aiosqlite.Row
-        await db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+        await waits_for_others(db, BUSY_SECONDS)
         await db.execute("PRAGMA journal_mode = WAL")
         # NORMAL in WAL mode: a commit survives the bot crashing or being killed; a power cut
         # or OS crash can lose the last commits, never the database (see README, Operations).
@@ -386,6 +386,12 @@ def _run(connection: sqlite3.Connection, statements: list[_Statement],
     return rows
 
 
+async def waits_for_others(db: aiosqlite.Connection, seconds: float) -> None:
+    """How long SQLite itself waits on ``db`` while another process writes to the file
+    (its busy timeout; 0: not at all)."""
+    await db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+
+
 async def in_thread(db: aiosqlite.Connection,
                     work: Callable[[sqlite3.Connection], T]) -> T:
     """``work`` on ``db``'s connection, in one trip to its thread, in turn with the other
@@ -418,7 +424,7 @@ class SQLiteDatabase:
             # The writer's commits never copy the WAL into the file (that waits for the
             # disk): the reader's thread does (``_committed``).
             await writer.execute("PRAGMA wal_autocheckpoint = 0")
-            await writer.execute("PRAGMA busy_timeout = 0")  # ``_begin`` waits instead
+            await waits_for_others(writer, 0)  # ``_begin`` waits instead
             reader = await connect(path, check=False)
             await reader.execute("PRAGMA query_only = ON")
         except BaseException:
@@ -503,11 +509,11 @@ class SQLiteDatabase:
         """The migrations, in the writer's thread (they may take a while), each waiting for
         another process's writes as SQLite waits (its busy timeout)."""
         async with self._write:
-            await self.writer.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            await waits_for_others(self.writer, BUSY_SECONDS)
             try:
                 return await migrate(self.writer)
             finally:
-                await self.writer.execute("PRAGMA busy_timeout = 0")
+                await waits_for_others(self.writer, 0)
 
     async def schema_version(self) -> int:
         row = await self.one("PRAGMA user_version")
