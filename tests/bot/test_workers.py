@@ -103,6 +103,25 @@ def test_a_pool_asked_to_be_nice_runs_its_work_at_a_lower_priority():
         plain.shutdown(wait=True)
 
 
+def _policy() -> int:
+    return os.sched_getscheduler(0)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux only")
+def test_a_nice_pool_never_takes_the_core_of_the_loop_that_wakes_it():
+    """A pool asked to be nice runs as a batch process, which a write to its pipe never
+    lets preempt the writer (the bot's event loop); a pool given no niceness runs as the
+    bot does."""
+    ours = os.sched_getscheduler(0)
+    nice, plain = WorkerPool(1, nice=5), WorkerPool(1)
+    try:
+        assert nice.submit(_policy).result(30) == os.SCHED_BATCH
+        assert plain.submit(_policy).result(30) == ours
+    finally:
+        nice.shutdown(wait=True)
+        plain.shutdown(wait=True)
+
+
 @pytest.mark.parametrize(("cores", "share", "drawers"), [
     (1, 1.0, 1), (2, 1.0, 2), (8, 1.0, 4), (4, 0.5, 2), (2, 0.5, 1), (1, 0.25, 1)])
 def test_pictures_are_drawn_by_a_process_per_core_shared_in_a_cluster(
