@@ -42,8 +42,9 @@ class WorkerPool(Executor):
     callables, as with ``ProcessPoolExecutor``. ``warm``, if given, is run in each process as
     it starts, before its first job (as ``ProcessPoolExecutor``'s ``initializer``): loading
     what every job needs, once per process. ``nice`` lowers the processes' CPU priority by
-    that much: work that may wait, so that the bot's answers never queue behind it for a
-    core."""
+    that much, and makes them batch processes, which a job written to them never lets take
+    the writer's core (``bot.ops.worker``): work that may wait, so that the bot's answers
+    never queue behind it for a core."""
 
     def __init__(self, processes: int, *, warm: Callable[[], Any] | None = None,
                  name: str = "ai", eager: bool = False, nice: int = 0) -> None:
