@@ -547,6 +547,34 @@ async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it
     fake.assert_clean()
 
 
+async def test_a_paced_table_edit_carries_its_changes_picture_in_one_edit(
+        fake_discord, tmp_path, monkeypatch):
+    """A move made from a hand edits the table message in a paced edit, which draws the
+    change's picture first (within ``paint_wait``) and carries it: one of the channel's
+    edits for the change, not one without its picture and a second to put it in (at a move
+    a second, that doubling left the table message seconds behind)."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        await to_the_shed_phase(driver, table)
+        name = actor(table)
+        hand = await driver.open_hand(name, table)
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT  # as the bot runs
+        pictures.paint_wait = 10.0  # far longer than the drawing, however slow the machine
+        slow_drawing(monkeypatch, 0.3)  # the picture is never ready at once
+        before, text, versions = table.attachments[0].id, table.text(), len(table.versions)
+        await driver._choose(name, hand)
+        await fake.wait_until(lambda: any(v.via == "channel_edit" and v.text() != text
+                                          for v in table.versions[versions:]), timeout=20)
+        edited = next(v for v in table.versions[versions:] if v.text() != text)
+        assert edited.via == "channel_edit"
+        assert [a.id for a in edited.attachments] != [before]  # the change's own picture
+        assert edited.embeds[0]["image"]["url"] == "attachment://table.png"
+    fake.assert_clean()
+
+
 def move_of(message) -> int:
     """The move a table message's version shows (its footer's "move M")."""
     found = re.search(r"· move (\d+) ·", message.embeds[0]["footer"]["text"])
