@@ -515,6 +515,21 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
     fake.assert_clean()
 
 
+async def hand_open_in_the_shed(fake, bot, *, paint_wait: float):
+    """A table in the shed phase with the person to act's hand open, and the pictures'
+    waits as the bot runs them (the hand's answer goes at once), but for ``paint_wait``:
+    the driver, the table message, that person and their hand."""
+    driver = Driver(fake, random.Random(7))
+    table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+    await to_the_shed_phase(driver, table)
+    name = actor(table)
+    hand = await driver.open_hand(name, table)
+    pictures = nlk(bot).pictures
+    pictures.answer_wait = ANSWER_WAIT
+    pictures.paint_wait = paint_wait
+    return driver, table, name, hand
+
+
 async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it_follows(
         fake_discord, tmp_path, monkeypatch):
     """A move made from a hand edits the table message in a paced edit, which holds the
@@ -522,14 +537,7 @@ async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it
     goes with the picture the message has, and the new picture follows once drawn."""
     fake = fake_discord
     async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        name = actor(table)
-        hand = await driver.open_hand(name, table)
-        pictures = nlk(bot).pictures
-        pictures.answer_wait = ANSWER_WAIT  # as the bot runs: the hand's answer goes at once
-        pictures.paint_wait = 0.2
+        driver, table, name, hand = await hand_open_in_the_shed(fake, bot, paint_wait=0.2)
         slow_drawing(monkeypatch, 3.0)
         before, text, versions = table.attachments[0].id, table.text(), len(table.versions)
         started = time.monotonic()
@@ -555,14 +563,8 @@ async def test_a_paced_table_edit_carries_its_changes_picture_in_one_edit(
     a second, that doubling left the table message seconds behind)."""
     fake = fake_discord
     async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
-        driver = Driver(fake, random.Random(7))
-        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        await to_the_shed_phase(driver, table)
-        name = actor(table)
-        hand = await driver.open_hand(name, table)
-        pictures = nlk(bot).pictures
-        pictures.answer_wait = ANSWER_WAIT  # as the bot runs
-        pictures.paint_wait = 10.0  # far longer than the drawing, however slow the machine
+        # ``paint_wait`` far longer than the drawing, however slow the machine.
+        driver, table, name, hand = await hand_open_in_the_shed(fake, bot, paint_wait=10.0)
         slow_drawing(monkeypatch, 0.3)  # the picture is never ready at once
         before, text, versions = table.attachments[0].id, table.text(), len(table.versions)
         await driver._choose(name, hand)
