@@ -550,22 +550,10 @@ class TableMessages:
         table message fell seconds behind (p90 2.5 s, against 0.8 s with the picture drawn
         first). A picture not drawn by then follows, as ``painting``."""
         table = live.newest
-        try:
-            lang = await self.languages.public(table.place)
-        except Exception:
-            return  # the step reads it again, and says why it can't
-        ahead = asyncio.ensure_future(self.picture(table, lang))
-        ahead.add_done_callback(_retrieved)
-        await asyncio.wait((ahead,), timeout=self.pictures.paint_wait)
+        lang = await self.languages.public(table.place)
+        await self.pictures.within(self.picture(table, lang), self.pictures.paint_wait)
 
     async def _adopt_tapped(self, table: Table, message_id: int) -> Table:
         """A group DM's older table message was tapped: it is the table message now."""
         await self.service.set_message(table.id, message_id)
         return dataclasses.replace(table, message_id=message_id)
-
-
-def _retrieved(done: asyncio.Future[Picture | None]) -> None:
-    """A picture drawn ahead that failed: its failure is the pictures' to log (the edit's
-    own drawing of it says so again), not the event loop's."""
-    if not done.cancelled():
-        done.exception()
