@@ -207,6 +207,9 @@ class RecordingWay:
     def turn(self):
         return self._turn()
 
+    async def room(self):
+        pass
+
     def keeps_copies(self):
         return False
 

@@ -473,11 +473,19 @@ class TableMessages:
         return table, wants, drawing, digest, picture, painting
 
     async def edit(self, live: LiveTable, shown: MessageShown) -> None:
-        """One step: the picture of what it shows first, if that is still being drawn
-        (``PAINT_WAIT`` at most; answers go on meanwhile); then, in the way's turn (a
-        server's channel is paced), draw the newest snapshot and edit the message, or post
-        it if there is none, it was deleted, or the way will soon no longer reach it (a group
-        DM's, through a newer token; the old one goes)."""
+        """One step: wait until the way has room for it (a server's channel is paced); then
+        the picture of what it shows, if that is still being drawn, and the newest
+        snapshot's (``PAINT_WAIT`` at most each; answers go on meanwhile); then, in the way's
+        turn, draw the newest snapshot and edit the message, or post it if there is none, it
+        was deleted, or the way will soon no longer reach it (a group DM's, through a newer
+        token; the old one goes).
+
+        The room comes first: at a move a second a channel's budget is spent, and a picture
+        drawn before that wait was of a snapshot moves had left behind by the end of it; the
+        edit then went without the newest one's picture and a second edit put it in, two of
+        the channel's five edits in five seconds for one change."""
+        way = live.way
+        await way.room()
         painting = shown.painting
         if painting is not None:
             await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
@@ -485,9 +493,8 @@ class TableMessages:
                 drawn = painting.result() if painting.done() and not painting.cancelled() \
                     and painting.exception() is None else UNKNOWN
                 shown.painted(drawn.key if isinstance(drawn, Picture) else drawn)
-        else:
-            await self._paint_ahead(live)
-        way = live.way
+        if painting is None or painting.done():
+            await self._paint_ahead(live)  # (drawn already, unless the table moved on)
         async with way.turn():
             if not shown.behind(live.newest):
                 return  # an answer drew it while this waited for its turn

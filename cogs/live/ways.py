@@ -150,6 +150,12 @@ class Way(Protocol):
         newest state when it goes."""
         ...
 
+    async def room(self) -> None:
+        """Wait until a ``turn`` would come at once (a server's channel has room in its
+        budget), without taking it: what to send is made ready meanwhile, not while the
+        turn is held, nor long before it goes."""
+        ...
+
     async def post(self, spec: Spec) -> int:
         """Post ``spec``; its message's id. Raises ``Wait`` if it can't now, ``Refused`` if
         the token it went through was refused."""
@@ -212,6 +218,9 @@ class ChannelWay:
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return self.pacer.use(self.channel_id, Kind.WRITE)
+
+    async def room(self) -> None:
+        await self.pacer.room(self.channel_id, Kind.WRITE)
 
     def keeps_copies(self) -> bool:
         return False  # the bot deletes its own messages in its channels at any time
@@ -306,6 +315,9 @@ class BorrowingWay:
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # what goes through the channel takes its turn there
 
+    async def room(self) -> None:
+        pass
+
     def keeps_copies(self) -> bool:
         return self.channel.keeps_copies()
 
@@ -394,6 +406,9 @@ class TokenWay:
 
     def turn(self) -> AbstractAsyncContextManager[None]:
         return nullcontext()  # Discord does not count interaction webhooks per channel
+
+    async def room(self) -> None:
+        pass
 
     def keeps_copies(self) -> bool:
         return True  # a copy whose tokens lapsed stays until a tap on it brings one

@@ -75,6 +75,14 @@ class Pacer:
             channel.done()
             self._global.done()
 
+    async def room(self, channel_id: int, kind: Kind) -> None:
+        """Wait until a ``kind`` request in the channel would be let through at once, without
+        taking its place: what to send can then be made ready (its picture drawn) before
+        ``use``, rather than while a place is held, or drawn long before it goes."""
+        channel = self._channels.get((channel_id, kind))
+        if channel is not None:
+            await channel.room()
+
     def spend(self, channel_ids: Iterable[int]) -> None:
         """Count the channels' message budgets as used up from now, for one window: a
         process that stopped just before this one started may have used them, and Discord
@@ -122,6 +130,19 @@ class _Bucket:
                 self._freed.clear()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._freed.wait(), wait)
+
+    async def room(self) -> None:
+        """Wait until a ``take`` would not wait (nobody queued before it, a place free)."""
+        while True:
+            now = time.monotonic()
+            _expire(self.recent, now, self.window)
+            if len(self.recent) + self.busy < self.limit and not self._queue.locked():
+                return
+            # (Woken by a request's answer; a window at most, whoever waits before it.)
+            wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else self.window
+            self._freed.clear()
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._freed.wait(), wait)
 
     def done(self) -> None:
         self.busy -= 1

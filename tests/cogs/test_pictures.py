@@ -577,6 +577,45 @@ async def test_a_paced_table_edit_carries_its_changes_picture_in_one_edit(
     fake.assert_clean()
 
 
+async def test_a_paced_edit_that_waited_for_the_channel_carries_the_newest_picture_in_one(
+        fake_discord, tmp_path, monkeypatch):
+    """At a move a second a channel's edits are spent: the table message's edit waits for
+    the channel's room, and moves made meanwhile (an AI's, which no tap drew ahead) are
+    shown by one edit carrying the newest snapshot's picture, drawn once the room came, not
+    one edit without it and a second to put it in."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7), humans={"ann"})
+        table = await driver.new_table("ann", seats=2, turn_timer=0)
+        await driver.click("ann", table, "Add AI (host)")
+        await driver.click("ann", table, "Start (host)")
+        while " · shed" not in title(table) or actor(table) != "ann":
+            if actor(table) == "ann" and " · collect" in title(table):
+                await driver._collect_step(table)
+            else:
+                await driver.wait_for_table(table, move_of(table))
+        hand = await driver.open_hand("ann", table)
+        await asyncio.sleep(0.5)  # the table message's loop has nothing left to do
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = ANSWER_WAIT
+        pictures.paint_wait = 10.0  # far longer than the drawing, however slow the machine
+        slow_drawing(monkeypatch, 0.3)  # an AI's move is not drawn at once
+        # The channel's budget spent for the next 5 s, as at a move a second.
+        nlk(bot).publisher.pacer.spend([table.channel_id])
+        before, versions = table.attachments[0].id, len(table.versions)
+        shown = move_of(table)
+        await driver._choose("ann", hand)  # and the AI moves while the edit waits
+        await fake.wait_until(lambda: any(v.via == "channel_edit" and move_of(v) > shown
+                                          for v in table.versions[versions:]), timeout=20)
+        await asyncio.sleep(1.5)  # long enough for a second edit to land
+        edits = [v for v in table.versions[versions:] if v.via == "channel_edit"]
+        assert len(edits) == 1, [(move_of(v), [a.id for a in v.attachments]) for v in edits]
+        assert move_of(edits[0]) == move_of(table) > shown + 1  # ann's move and the AI's
+        assert [a.id for a in edits[0].attachments] != [before]  # its own new picture
+        assert edits[0].embeds[0]["image"]["url"] == "attachment://table.png"
+    fake.assert_clean()
+
+
 def move_of(message) -> int:
     """The move a table message's version shows (its footer's "move M")."""
     found = re.search(r"· move (\d+) ·", message.embeds[0]["footer"]["text"])
