@@ -16,7 +16,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import discord
@@ -24,10 +24,10 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables
+from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables, token_way
 from cogs.live.records import Notes
 from cogs.live.shown import MessageRecord, ShownRecord, carries, draw, fingerprint
-from cogs.live.ways import Gone, Refused, Spec, Wait
+from cogs.live.ways import Gone, Refused, Spec, Wait, Way
 from cogs.pictures import (
     LATE,
     TABLE_FILE,
@@ -483,9 +483,14 @@ class TableMessages:
         The room comes first: at a move a second a channel's budget is spent, and a picture
         drawn before that wait was of a snapshot moves had left behind by the end of it; the
         edit then went without the newest one's picture and a second edit put it in, two of
-        the channel's five edits in five seconds for one change."""
+        the channel's five edits in five seconds for one change.
+
+        A server's message that requests crossed is put right through a tap's token
+        (``_mender``), at once, with no room to wait for."""
         way = live.way
-        await way.room()
+        mender = self._mender(live, shown)
+        if mender is None:
+            await way.room()
         painting = shown.painting
         if painting is not None:
             await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
@@ -495,7 +500,7 @@ class TableMessages:
                 shown.painted(drawn.key if isinstance(drawn, Picture) else drawn)
         if painting is None or painting.done():
             await self._paint_ahead(live)  # (drawn already, unless the table moved on)
-        async with way.turn():
+        async with way.turn() if mender is None else nullcontext():
             if not shown.behind(live.newest):
                 return  # an answer drew it while this waited for its turn
             old = shown.message_id
@@ -539,7 +544,7 @@ class TableMessages:
                         keep_files="attachments" not in files)
             try:
                 with shown.flights.fly(wants) as flight:
-                    await way.edit(old, spec)
+                    await (mender or way).edit(old, spec)
             except Gone:
                 # Someone deleted the table message: the loop posts a fresh one so the table
                 # stays playable.
@@ -547,7 +552,26 @@ class TableMessages:
                 return
             except Refused:
                 return  # through another token, or posted afresh, at once
+            except Wait:
+                if mender is None:
+                    raise
+                return  # the token lapsed meanwhile: through the channel, at once
             self._landed(live, shown, flight, table, old, digest, carried, painting)
+
+    @staticmethod
+    def _mender(live: LiveTable, shown: MessageShown) -> Way | None:
+        """How to put right a server's table message that two requests crossed on (a tap's
+        answer and an edit of an older state: Discord may have applied the older last, and
+        the next player would see the buttons of a move already made): through the token of
+        the tap it answered last, while that reaches it, at once; the channel's next room
+        may be a second or more away at a move a second, and Discord does not count
+        interaction webhooks against it. None: through the table's own way (a group DM's
+        goes through tokens already)."""
+        message_id = shown.message_id
+        if live.way.keeps_copies() or shown.drawn is not None or message_id is None or \
+                live.tokens.editor(message_id, live.clock()) is None:
+            return None
+        return token_way(live)
 
     async def _paint_ahead(self, live: LiveTable) -> None:
         """Draw the newest snapshot's picture before the edit takes the channel's turn

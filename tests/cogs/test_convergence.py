@@ -417,3 +417,40 @@ async def test_it_converges_while_discord_answers_late_and_out_of_order(fake_dis
             await first.wait_response(timeout=5)
         fake.late(0)
         await converged(fake, bot, table_of(), clock, players, channel)
+
+
+async def test_a_tap_that_crossed_a_paced_edit_puts_the_table_message_right_through_its_token(
+        fake_discord, tmp_path):
+    """A tap's answer and a paced edit of the table message on their way at once: Discord
+    may apply them in either order, so what the message shows is not known. It is put
+    right at once through the tap's token, not at the channel's next room (spent here, as
+    at a move a second, when the next player would meanwhile see the buttons of a move
+    already made)."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(11))
+    async with running_bot(fake, path, seed=3) as bot:
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        for _ in range(60):  # a turn pinged, whose ping can end it
+            ping = await current_ping(fake, table)
+            if ending_button(ping) is not None:
+                break
+            await driver._collect_step(table)
+        else:
+            raise AssertionError("no ping that ends a turn")
+        who = actor(table)
+        # Discord carries out the paced edit the ping's move brings; its answer is late.
+        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$", answer=True)
+        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
+        assert (await ix.wait_response()).type == 7
+        await asyncio.wait_for(held.reached.wait(), 10)
+        bot.get_cog("NLK").publisher.pacer.spend([table.channel_id])
+        versions = len(table.versions)
+        await driver._collect_step(table)  # answered while that edit is on its way
+        held.release()
+        await fake.wait_until(
+            lambda: any(v.via == "webhook_edit" for v in table.versions[versions:]),
+            timeout=20)
+        await fake.wait_until(lambda: version_of(table) == stored_version(bot, table),
+                              timeout=10)
+        assert "channel_edit" not in [v.via for v in table.versions[versions:]]
+    fake.assert_clean()
