@@ -548,10 +548,14 @@ async def test_a_paced_table_edit_waits_a_while_for_its_picture_then_goes_and_it
         edited = next(v for v in table.versions[versions:] if v.text() != text)
         assert [a.id for a in edited.attachments] == [before]  # it kept its picture
         assert edited.embeds[0]["image"]["url"] == "attachment://table.png"
-        # Once drawn, the new picture follows in another paced edit of the same state.
+        # Once drawn, the new picture follows in another paced edit of the same state; none
+        # goes meanwhile (it would show what the message shows, and spend the channel's
+        # budget the picture's edit needs).
         await fake.wait_until(lambda: table.attachments[0].id != before, timeout=15)
         assert table.versions[-1].via == "channel_edit"
         assert table.versions[-1].text() == edited.text() or actor(table) != name
+        edits = [v for v in table.versions[versions:] if v.via == "channel_edit"]
+        assert edits[-2] is edited and edits[-1] is table.versions[-1], len(edits)
     fake.assert_clean()
 
 
