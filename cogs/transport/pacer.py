@@ -8,6 +8,7 @@ separately 5 deletes, in any 5 seconds. Interaction responses and follow-ups are
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
@@ -61,8 +62,7 @@ class Pacer:
         key = (channel_id, kind)
         channel = self._channels.get(key)
         if channel is None:
-            limit = self.per_channel if kind is Kind.WRITE else DELETES_PER_WINDOW
-            channel = self._channels[key] = _Bucket(limit, WINDOW)
+            channel = self._channels[key] = self._bucket(kind)
         await channel.take()
         try:
             await self._global.take()
@@ -74,6 +74,16 @@ class Pacer:
         finally:
             channel.done()
             self._global.done()
+
+    def _bucket(self, kind: Kind) -> _Bucket:
+        """A channel's bucket of ``kind`` requests. Its posts and edits are spread: at a
+        move a second the budget is always spent, and a window's places come free in the
+        pattern they were taken in; two edits a fraction of a second apart were followed
+        by nearly two seconds of none, the table message meanwhile naming a player whose
+        turn had passed."""
+        if kind is Kind.WRITE:
+            return _Bucket(self.per_channel, WINDOW, spread=True)
+        return _Bucket(DELETES_PER_WINDOW, WINDOW)
 
     async def room(self, channel_id: int, kind: Kind) -> None:
         """Wait until a ``kind`` request in the channel would be let through at once, without
@@ -88,9 +98,10 @@ class Pacer:
         process that stopped just before this one started may have used them, and Discord
         still counts its requests (sending at once would earn 429s)."""
         for channel_id in channel_ids:
-            for kind, limit in ((Kind.WRITE, self.per_channel),
-                                (Kind.DELETE, DELETES_PER_WINDOW)):
-                bucket = self._channels.setdefault((channel_id, kind), _Bucket(limit, WINDOW))
+            for kind in (Kind.WRITE, Kind.DELETE):
+                bucket = self._channels.get((channel_id, kind))
+                if bucket is None:
+                    bucket = self._channels[(channel_id, kind)] = self._bucket(kind)
                 bucket.fill()
 
     async def let_pass(self, leave: int = DISCORD_PER_SECOND - STARTING_REQUESTS) -> None:
@@ -108,25 +119,44 @@ class Pacer:
 
 class _Bucket:
     """At most ``limit`` requests in flight or answered within the last ``window`` seconds.
-    Waiters queue first come, first served; only the first one watches the clock."""
+    Waiters queue first come, first served; only the first one watches the clock.
 
-    def __init__(self, limit: int, window: float) -> None:
+    ``spread``: the request that takes the window's last place goes no sooner than
+    ``window / limit`` after the one before it. Below the last place nothing changes (a
+    move after a quiet while goes at once); with the budget always spent, the requests
+    settle to one every ``window / limit``, as many as before, evenly."""
+
+    def __init__(self, limit: int, window: float, *, spread: bool = False) -> None:
         self.limit = limit
         self.window = window
+        self.spacing = window / limit if spread else 0.0
         self.recent: deque[float] = deque()  # when answers came back, oldest first
         self.busy = 0  # requests let through whose answer has not come back
+        self.granted = -math.inf  # when the last request was let through
         self._queue = asyncio.Lock()
         self._freed = asyncio.Event()
+
+    def _wait(self, now: float) -> float | None:
+        """None: a request may go now; else how long at most before it may (an answer
+        coming back may free a place sooner)."""
+        _expire(self.recent, now, self.window)
+        used = len(self.recent) + self.busy
+        if used < self.limit - 1:
+            return None
+        if used == self.limit - 1:
+            early = self.spacing - (now - self.granted)
+            return None if early <= 0 else early
+        return self.window - (now - self.recent[0]) + 0.01 if self.recent else self.window
 
     async def take(self) -> None:
         async with self._queue:
             while True:
                 now = time.monotonic()
-                _expire(self.recent, now, self.window)
-                if len(self.recent) + self.busy < self.limit:
+                wait = self._wait(now)
+                if wait is None:
                     self.busy += 1
+                    self.granted = now
                     return
-                wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else None
                 self._freed.clear()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._freed.wait(), wait)
@@ -134,15 +164,13 @@ class _Bucket:
     async def room(self) -> None:
         """Wait until a ``take`` would not wait (nobody queued before it, a place free)."""
         while True:
-            now = time.monotonic()
-            _expire(self.recent, now, self.window)
-            if len(self.recent) + self.busy < self.limit and not self._queue.locked():
+            wait = self._wait(time.monotonic())
+            if wait is None and not self._queue.locked():
                 return
-            # (Woken by a request's answer; a window at most, whoever waits before it.)
-            wait = self.window - (now - self.recent[0]) + 0.01 if self.recent else self.window
             self._freed.clear()
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._freed.wait(), wait)
+                # (Woken by a request's answer; a window at most, whoever waits before it.)
+                await asyncio.wait_for(self._freed.wait(), self.window if wait is None else wait)
 
     def done(self) -> None:
         self.busy -= 1
