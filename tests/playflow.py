@@ -19,7 +19,13 @@ pace. It prints one JSON object, with per phase (``collect``, ``shed``)::
 - **no-choice** steps offered one move only (phase one plays those by itself: 0 is the target);
 - **table lag** is, for each move a person tapped, the time from the tap reaching Discord to
   the table message first showing that move (its footer's move number), on the fake's clock;
-- ``stale_pings`` counts channel messages still saying "your turn" once a hand is over.
+- ``stale_pings`` counts channel messages still saying "your turn" once a hand is over;
+- ``refused_taps`` counts move taps refused (a stale button: the message tapped was behind);
+- ``table_message`` counts the table message's edits through its channel
+  (``channel_edits``), those showing the same move as the edit before (``repeated``: a
+  second edit for one change, which spends the channel's five edits in five seconds twice),
+  and the gaps over 1.5 s between two of them (``gaps_over_1_5_s``: at a move a second, the
+  table message behind the game, or nobody moving).
 
 Everything stays on 127.0.0.1, every wait has a timeout, and the run stops by itself.
 """
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import random
 import re
 import sys
@@ -122,6 +129,7 @@ class Flow:
         self.progress = False  # say on stderr when each hand ends
         self.between_hands_taps = 0
         self.stale_pings = 0
+        self.refused_taps = 0
 
     def note(self, text: str) -> None:
         if self.progress:
@@ -244,6 +252,7 @@ class Person:
         if refused:
             self.spent = taps  # the tap bought nothing; the move is still to make
             self.distrust[message.id] = len(message.versions)
+            flow.refused_taps += 1
             where = "their hand" if is_hand(message) else message.content[:30] or "the table"
             flow.note(f"{self.name} was refused on {where}")
             return
@@ -275,6 +284,19 @@ def table_lags(flow: Flow) -> None:
                       if at >= move.at and hand == move.hand and version > move.version), None)
         if first is not None:
             flow.phases[move.phase].lags.append(first - move.at)
+
+
+def table_edits(flow: Flow) -> dict[str, int]:
+    """The table message's edits through its channel, those that showed the move the edit
+    before showed, and the gaps over 1.5 s between two of them."""
+    table = flow.table
+    assert table is not None
+    edits = [v for v in table.versions if v.via == "channel_edit"]
+    pairs = list(itertools.pairwise(edits))
+    return {"channel_edits": len(edits),
+            "repeated": sum(1 for a, b in pairs if MOVE_NUMBER.search(footer(b.embeds))
+                            and footer(a.embeds) == footer(b.embeds)),
+            "gaps_over_1_5_s": sum(1 for a, b in pairs if b.at - a.at > 1.5)}
 
 
 def count_stale_pings(flow: Flow) -> int:
@@ -348,6 +370,8 @@ async def run_playflow(people: int = 4, ai: int = 2, hands: int = 3, *, pace: fl
         "wasted_taps": sum(person.spent for person in flow.people),
         "between_hands_taps": flow.between_hands_taps,
         "stale_pings": flow.stale_pings,
+        "refused_taps": flow.refused_taps,
+        "table_message": table_edits(flow) if flow.table is not None else None,
         "seconds": round(seconds, 1),
         "rate_limited": len(fake.rate_limited),
         "violations": len(fake.violations),

@@ -17,8 +17,12 @@ async def test_a_short_play_flow_run_reports_every_figure():
     assert json.loads(json.dumps(figures)) == figures  # it prints as one JSON object
     assert report["_failure"] is None and not figures["failed"]
     for key in ("people", "ai", "hands", "pace_s", "phases", "wasted_taps", "stale_pings",
-                "seconds", "rate_limited", "violations"):
+                "refused_taps", "table_message", "seconds", "rate_limited", "violations"):
         assert key in figures, key
+    edits = figures["table_message"]
+    assert set(edits) == {"channel_edits", "repeated", "gaps_over_1_5_s"}
+    assert edits["channel_edits"] > 0  # a move made from a hand shows in a paced edit
+    assert 0 <= edits["repeated"] < edits["channel_edits"]
     assert set(figures["phases"]) == {"collect", "shed"}
     for phase in figures["phases"].values():
         assert set(phase) == {"decisions", "taps_per_decision", "no_choice_turns",
