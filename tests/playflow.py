@@ -371,7 +371,7 @@ async def run_playflow(people: int = 4, ai: int = 2, hands: int = 3, *, pace: fl
         "between_hands_taps": flow.between_hands_taps,
         "stale_pings": flow.stale_pings,
         "refused_taps": flow.refused_taps,
-        "table_message": table_edits(flow) if flow.table is not None else None,
+        "table_message": table_edits(flow),
         "seconds": round(seconds, 1),
         "rate_limited": len(fake.rate_limited),
         "violations": len(fake.violations),

@@ -494,13 +494,12 @@ class TableMessages:
         painting = shown.painting
         if painting is not None:
             await asyncio.wait((painting,), timeout=self.pictures.paint_wait)
-            if shown.painting is painting and not painting.done() and \
-                    shown.drawn == shown.wants(live.newest):
-                # Still being drawn (the bot is busy drawing), and nothing else to show: an
-                # edit now would only send again what the message shows, spending the
-                # channel's budget the picture's own edit will need. The loop waits again.
-                return
             if shown.painting is painting:
+                if not painting.done() and shown.drawn == shown.wants(live.newest):
+                    # Still being drawn (the bot is busy drawing), and nothing else to show:
+                    # an edit now would only send again what the message shows, spending the
+                    # channel's budget the picture's own edit will need. The loop waits again.
+                    return
                 drawn = painting.result() if painting.done() and not painting.cancelled() \
                     and painting.exception() is None else UNKNOWN
                 shown.painted(drawn.key if isinstance(drawn, Picture) else drawn)

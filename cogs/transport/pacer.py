@@ -59,10 +59,7 @@ class Pacer:
     @asynccontextmanager
     async def use(self, channel_id: int, kind: Kind) -> AsyncIterator[None]:
         """Make one ``kind`` request inside this block, when it fits Discord's limits."""
-        key = (channel_id, kind)
-        channel = self._channels.get(key)
-        if channel is None:
-            channel = self._channels[key] = self._bucket(kind)
+        channel = self._channel(channel_id, kind)
         await channel.take()
         try:
             await self._global.take()
@@ -74,6 +71,13 @@ class Pacer:
         finally:
             channel.done()
             self._global.done()
+
+    def _channel(self, channel_id: int, kind: Kind) -> _Bucket:
+        """The channel's bucket of ``kind`` requests, made on first use."""
+        channel = self._channels.get((channel_id, kind))
+        if channel is None:
+            channel = self._channels[(channel_id, kind)] = self._bucket(kind)
+        return channel
 
     def _bucket(self, kind: Kind) -> _Bucket:
         """A channel's bucket of ``kind`` requests. Its posts and edits are spread: at a
@@ -99,10 +103,7 @@ class Pacer:
         still counts its requests (sending at once would earn 429s)."""
         for channel_id in channel_ids:
             for kind in (Kind.WRITE, Kind.DELETE):
-                bucket = self._channels.get((channel_id, kind))
-                if bucket is None:
-                    bucket = self._channels[(channel_id, kind)] = self._bucket(kind)
-                bucket.fill()
+                self._channel(channel_id, kind).fill()
 
     async def let_pass(self, leave: int = DISCORD_PER_SECOND - STARTING_REQUESTS) -> None:
         """At shutdown: wait (a second at most) until no more than ``leave`` of this
