@@ -225,6 +225,11 @@ class NLKBot(commands.Bot):
         else:
             await self.identify_gate.wait(shard_id or 0)
 
+    async def on_connect(self) -> None:
+        """The session's READY: its IDENTIFY went out, and the next may follow in its turn."""
+        if self.identify_gate is not None:
+            self.identify_gate.identified(self.shard_id or 0)
+
     async def _sync_if_changed(self, repo: Repository, guild: discord.abc.Snowflake, *,
                                force: bool = False) -> None:
         """Sync the guild's commands only if they differ from the last sync this database
@@ -305,6 +310,8 @@ class NLKBot(commands.Bot):
                     log.exception("a shutdown step failed")
             await super().close()
         finally:
+            if self.identify_gate is not None:
+                await self.identify_gate.close()
             if self.ai_pool is not None:
                 self.ai_pool.shutdown(wait=False, cancel_futures=True)
                 self.ai_pool = None
@@ -336,6 +343,13 @@ async def _finish_or_cancel(tasks: list[asyncio.Task[Any]], seconds: float) -> N
 
 class ShardedNLKBot(NLKBot, commands.AutoShardedBot):
     """The bot owning several shards in one process (``NLK_SHARDS=0-3/8``)."""
+
+    async def on_connect(self) -> None:
+        """Any shard's READY: which one is :meth:`on_shard_connect`'s to say."""
+
+    async def on_shard_connect(self, shard_id: int) -> None:
+        if self.identify_gate is not None:
+            self.identify_gate.identified(shard_id)
 
 
 def bot_class(settings: Settings) -> type[NLKBot]:

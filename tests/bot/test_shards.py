@@ -3,6 +3,7 @@ its own shards' servers."""
 
 import asyncio
 import contextlib
+import time
 
 import pytest
 
@@ -83,10 +84,69 @@ async def test_identify_waits_out_the_buckets_last_identify_even_across_restarts
     gate = IdentifyGate(read, write, 2, clock=lambda: now[0])
     assert await gate.wait(0) == 0  # bucket 0: nobody identified yet
     assert await gate.wait(1) == 0  # bucket 1: its own turn
+    gate.identified(0)
+    gate.identified(1)
+    await gate.close()
     now[0] += 2.0
     restarted = IdentifyGate(read, write, 2, clock=lambda: now[0])  # a new process
     assert await restarted.wait(2) == pytest.approx(3.5)  # bucket 0 again: 5.5 s after
     assert slept == [pytest.approx(3.5)]
+    await restarted.close()
+
+
+def _one_lock_for_all():
+    """A lock per bucket shared by several gates, as PostgreSQL's advisory lock is shared by
+    the processes of a cluster."""
+    locks: dict[int, asyncio.Lock] = {}
+
+    @contextlib.asynccontextmanager
+    async def lock(bucket):
+        async with locks.setdefault(bucket, asyncio.Lock()):
+            yield
+
+    return lock
+
+
+async def test_the_next_identify_waits_from_when_the_last_went_out_not_from_its_turn():
+    # A busy process sends its IDENTIFY a while after its turn came; the next process in the
+    # bucket still waits the whole spacing after that IDENTIFY went out (its READY came).
+    stored: dict[str, str] = {}
+
+    async def read(key):
+        return stored.get(key)
+
+    async def write(key, value):
+        stored[key] = value
+
+    lock = _one_lock_for_all()
+    first, second = (IdentifyGate(read, write, 1, lock=lock, clock=time.monotonic,
+                                  spacing=0.5) for _ in range(2))
+    await first.wait(0)
+    nexts = asyncio.create_task(second.wait(1))  # the other process, waiting its turn
+    await asyncio.sleep(0.3)  # the busy process: its IDENTIFY goes out late
+    sent = time.monotonic()
+    first.identified(0)  # its READY
+    await nexts
+    assert time.monotonic() - sent >= 0.5 - 0.01
+    second.identified(1)
+    await asyncio.gather(first.close(), second.close())
+
+
+async def test_an_identify_never_answered_frees_its_bucket_after_the_spacing():
+    stored: dict[str, str] = {}
+
+    async def read(key):
+        return stored.get(key)
+
+    async def write(key, value):
+        stored[key] = value
+
+    lock = _one_lock_for_all()
+    first, second = (IdentifyGate(read, write, 1, lock=lock, spacing=0.2) for _ in range(2))
+    await first.wait(0)  # no READY ever comes
+    await asyncio.wait_for(second.wait(1), 10)
+    await asyncio.gather(first.close(), second.close())
+    assert not first._holding and not second._holding
 
 
 class _LockConnection:
