@@ -18,7 +18,8 @@ to the end of ``--hands`` hands. It prints one JSON object::
      "bot_cpu_ms_per_interaction", "workers_cpu_ms_per_interaction",
      "db_cpu_ms_per_interaction", "metrics", "seconds",
      "rate_limited", "violations", "failed_tables", "unanswered",
-     "harness_lag_ms", "requests_per_interaction", "learners", "learning", "naive"}
+     "harness_lag_ms", "after_restart", "requests_per_interaction", "learners", "learning",
+     "naive"}
 
 **Latency** (``first_response_ms``): for every interaction, the time from the fake sending
 ``INTERACTION_CREATE`` down the gateway to the fake receiving the bot's first answer
@@ -99,6 +100,13 @@ again and counts the same while the idle sweep (a minute after the start) ends t
 
 ``requests`` counts the bot's requests by route (interaction answers excluded: none come).
 
+**A restart mid-hand** (``--restart-mid-hand``): the same play, but while every table waits at
+its midpoint the bot is stopped (SIGTERM, as an operator's restart) and started again; once it
+is connected, the tables play on. ``after_restart`` reports the answers to the interactions
+made after that, apart (``first_response_ms``), and the first ten in the order they were made
+(``first_answers_ms``: the ones a cold start would slow). The CPU figures are null: the
+processes measured at the start are gone.
+
 **Profile** (``--profile [FILE]``): py-spy (in the project's ``test`` extra) samples the bot
 and its worker processes (the AI's, the pictures') 100 times a second for the whole run, and
 writes what they were doing into FILE (default: ``nlk-profile-<date>-<time>.svg`` here), whose
@@ -156,7 +164,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -441,45 +449,46 @@ async def hints_server(fake: FakeDiscord, pictures: str, shard: int | None) -> i
 # --- the bot, as a process of its own ------------------------------------------------------
 
 
+class Bots(list[int]):
+    """The pids of the bot's processes (``bot_process``), and ``restart``: each stopped as an
+    operator's restart stops it (SIGTERM), then started again, and waited for until it is
+    connected."""
+
+    restart: Callable[[], Awaitable[None]]
+
+
 @contextlib.asynccontextmanager
 async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = None,
                       processes: int = 1, profile: Path | None = None,
                       metrics_port: int | None = None, module: str = "bot"
-                      ) -> AsyncIterator[list[int]]:
+                      ) -> AsyncIterator[Bots]:
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
     ``profile``: py-spy profiles the (first) process and its workers into that file, if it
     can (``Profiler``). ``metrics_port``: the bots serve ``/metrics`` there (process k on
     the port + k − 1). ``module``: the bot to run (``tests.naive_bot``: the naive one)."""
-    started = []
+    started: list[asyncio.subprocess.Process] = []
     profiler = Profiler(profile, folder) if profile else None
-    try:
-        with open(folder / "bot.log", "wb") as log:
-            for shard in range(processes):
-                # As ``cluster`` starts them: each knows its number (and so that the
-                # machine is shared: see ``NLKBot.machine_share``).
-                env = {"NLK_SHARDS": f"{shard}/{processes}", "NLK_PROCESS": str(shard + 1)} \
-                    if processes > 1 else {}
-                if metrics_port is not None:
-                    env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
-                            "NLK_PROCESS": str(shard + 1)}
-                started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
-                                               stdout=log, stderr=log, env=env,
-                                               module=module))
+    bots = Bots()
+
+    async def start(log: Any, after: Any = None) -> None:
         for shard in range(processes):
-            await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None)
-        if processes > 1:
-            # Shard 0's process published the commands for the test server: every server
-            # gets them, as a global sync would.
-            await fake.wait_until(lambda: fake.state.commands.get(fake.guild_id), 30)
-            fake.state.commands[None] = dict(fake.state.commands[fake.guild_id])
-        if profiler is not None:  # once its workers have started, which it samples too
-            await profiler.start(started[0].pid)
-        yield [process.pid for process in started]
-    finally:
-        if profiler is not None:  # the run, not the shutdown
-            await profiler.stop()
+            # As ``cluster`` starts them: each knows its number (and so that the
+            # machine is shared: see ``NLKBot.machine_share``).
+            env = {"NLK_SHARDS": f"{shard}/{processes}", "NLK_PROCESS": str(shard + 1)} \
+                if processes > 1 else {}
+            if metrics_port is not None:
+                env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
+                        "NLK_PROCESS": str(shard + 1)}
+            started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
+                                           stdout=log, stderr=log, env=env, module=module))
+        for shard in range(processes):
+            await fake.wait_for_bot(timeout=60, shard=shard if processes > 1 else None,
+                                    after=after)
+        bots[:] = [process.pid for process in started]
+
+    async def stop() -> None:
         for process in started:
             if process.returncode is None:
                 process.terminate()
@@ -489,6 +498,30 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
             except TimeoutError:
                 process.kill()
                 await process.wait()
+        started.clear()
+
+    try:
+        with open(folder / "bot.log", "wb") as log:
+            await start(log)
+
+            async def restart() -> None:
+                last = fake.gateway.sessions[-1]  # the new sessions come after it
+                await stop()
+                await start(log, last)
+
+            bots.restart = restart
+            if processes > 1:
+                # Shard 0's process published the commands for the test server: every
+                # server gets them, as a global sync would.
+                await fake.wait_until(lambda: fake.state.commands.get(fake.guild_id), 30)
+                fake.state.commands[None] = dict(fake.state.commands[fake.guild_id])
+            if profiler is not None:  # once its workers have started, which it samples too
+                await profiler.start(started[0].pid)
+            yield bots
+    finally:
+        if profiler is not None:  # the run, not the shutdown
+            await profiler.stop()
+        await stop()
 
 
 class Profiler:
@@ -732,6 +765,10 @@ class Housekeeper:
         self.keep = keep
         self.samples: list[float] = []
         self.by_kind: dict[str, list[float]] = {}  # the same samples, by what was tapped
+        # From ``since`` on (the fake's clock; None: not asked), the samples of the
+        # interactions made since then, with when each was made.
+        self.since: float | None = None
+        self.later: list[tuple[float, float]] = []
         self.interactions = 0
         self.unanswered = 0
         self._first_seen: dict[int, float] = {}
@@ -758,6 +795,8 @@ class Housekeeper:
                     sample = (ix.response.at - ix.created_at) * 1000.0
                     self.samples.append(sample)
                     self.by_kind.setdefault(kind(ix.data), []).append(sample)
+                    if self.since is not None and ix.created_at >= self.since:
+                        self.later.append((ix.created_at, sample))
                 ix.payload = {}
             ix.edits.clear()
             if everything or ix.expired:
@@ -841,7 +880,8 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
                    think_ms: float = 0.0, timeout: float = 1800.0, database: str | None = None,
                    processes: int = 1, pictures: str = "on",
                    profile: Path | None = None, metrics: bool = False,
-                   learners: int = 0, naive: bool = False) -> dict[str, Any]:
+                   learners: int = 0, naive: bool = False,
+                   restart_mid_hand: bool = False) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
@@ -870,14 +910,14 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
                                processes, pictures, profile, metrics, database, learners,
-                               naive)
+                               naive, restart_mid_hand)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
                     pictures: str, profile: Path | None, metrics: bool = False,
-                    server: str | None = None, learners: int = 0, naive: bool = False
-                    ) -> dict[str, Any]:
+                    server: str | None = None, learners: int = 0, naive: bool = False,
+                    restart_mid_hand: bool = False) -> dict[str, Any]:
     sharded = processes > 1
     port = _free_port(processes) if metrics else None
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
@@ -890,7 +930,7 @@ async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: i
                 report = await _play_tables(fake, pids, tables, players, seed, hands, think,
                                             timeout, processes, pictures, folder,
                                             ServerCPU(server, pids) if server else None,
-                                            learners)
+                                            learners, restart_mid_hand)
         finally:
             if scraper is not None:
                 scraper.cancel()
@@ -916,11 +956,11 @@ def _free_port(count: int) -> int:
     raise RuntimeError("no free ports for the metrics")
 
 
-async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players: int,
+async def _play_tables(fake: FakeDiscord, pids: Bots, tables: int, players: int,
                        seed: int, hands: int, think: float, timeout: float, processes: int,
                        pictures: str, folder: Path,
-                       server_cpu: ServerCPU | None = None, learners: int = 0
-                       ) -> dict[str, Any]:
+                       server_cpu: ServerCPU | None = None, learners: int = 0,
+                       restart_mid_hand: bool = False) -> dict[str, Any]:
     sharded = processes > 1
     await set_pictures(fake, pictures)
     guilds = [fake.guild_id] + [fake.add_guild(f"Shard {n}", shard=n)
@@ -968,6 +1008,9 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     gate.clear()  # the learners pause too while memory is measured
     await asyncio.sleep(1.0)
     mid_rss = _total(tree_rss_bytes, pids)
+    if restart_mid_hand:
+        await pids.restart()
+        housekeeper.since = fake.state.clock()
     gate.set()
     warm_up.resume.set()
     midpoint.resume.set()
@@ -997,8 +1040,9 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
     counted = housekeeper.interactions - base_count
     memory = None if base_rss is None or mid_rss is None else \
         round((mid_rss - base_rss) / (tables + hint_tables) / 1024, 1)
-    cpu = None if base_cpu is None or end_cpu is None or counted <= 0 else \
-        round((end_cpu - base_cpu) * 1000 / counted, 2)
+    # Across a restart the processes measured at the start are gone: no CPU figure.
+    cpu = None if base_cpu is None or end_cpu is None or counted <= 0 or \
+        restart_mid_hand else round((end_cpu - base_cpu) * 1000 / counted, 2)
     own = None if cpu is None or base_own is None or end_own is None else \
         round((end_own - base_own) * 1000 / counted, 2)
     return {
@@ -1025,6 +1069,7 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
         "failed_tables": len(failures),
         "unanswered": housekeeper.unanswered,
         "harness_lag_ms": percentiles(lags),
+        "after_restart": _after_restart(housekeeper.later) if restart_mid_hand else None,
         "requests_per_interaction": {
             route: round(count / counted, 3) for route, count in sorted(requests.items())
             if count > 0 and counted > 0},
@@ -1035,6 +1080,14 @@ async def _play_tables(fake: FakeDiscord, pids: list[int], tables: int, players:
         "_violations": [str(v) for v in fake.violations],
         "_bot_log": bot_log,
     }
+
+
+def _after_restart(later: list[tuple[float, float]]) -> dict[str, Any]:
+    """The answers to the interactions made after the restart: all of them, and the first
+    ten in the order they were made (the ones a cold start would slow)."""
+    later = sorted(later)
+    return {"first_response_ms": percentiles([ms for _at, ms in later]),
+            "first_answers_ms": [round(ms, 2) for _at, ms in later[:10]]}
 
 
 def _learning(by_kind: dict[str, list[float]], people: list[Learner], hint_tables: int,
@@ -1213,6 +1266,10 @@ def main(argv: list[str] | None = None) -> int:
                              "Hint now and then (default 0: the tables alone)")
     parser.add_argument("--restart", action="store_true",
                         help="measure restarts and the idle sweep instead of play")
+    parser.add_argument("--restart-mid-hand", action="store_true",
+                        help="stop and start the bot while every table waits mid-hand, "
+                             "then play on: the answers after it are reported apart "
+                             "(after_restart); no CPU figure")
     against = parser.add_mutually_exclusive_group()
     against.add_argument("--naive", action="store_true",
                          help="run the naive bot (python -m tests.naive_bot) instead of ours: "
@@ -1222,9 +1279,11 @@ def main(argv: list[str] | None = None) -> int:
                               "both and the ratios ours / naive")
     args = parser.parse_args(argv)
     if (args.naive or args.against_naive) and (args.restart or args.database or args.metrics
-                                               or args.learners or args.processes > 1):
-        parser.error("the naive bot runs alone, in memory: no --restart, --database, "
-                     "--processes, --metrics or --learners with --naive or --against-naive")
+                                               or args.learners or args.processes > 1
+                                               or args.restart_mid_hand):
+        parser.error("the naive bot runs alone, in memory: no --restart, "
+                     "--restart-mid-hand, --database, --processes, --metrics or --learners "
+                     "with --naive or --against-naive")
     # Stopped by ``timeout`` (SIGTERM): unwind as on Ctrl-C, so the bot process is stopped
     # and a PostgreSQL run's schema dropped, instead of left behind.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
@@ -1245,7 +1304,8 @@ def main(argv: list[str] | None = None) -> int:
                                       database=args.database, processes=args.processes,
                                       pictures=args.pictures, profile=args.profile,
                                       metrics=args.metrics, learners=args.learners,
-                                      naive=args.naive))
+                                      naive=args.naive,
+                                      restart_mid_hand=args.restart_mid_hand))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)

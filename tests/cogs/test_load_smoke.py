@@ -51,6 +51,25 @@ async def test_three_small_tables_play_through_cleanly():
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(120)
+async def test_a_restart_mid_hand_reports_the_answers_after_it_apart():
+    """``--restart-mid-hand``: the bot is stopped and started again while the table waits
+    mid-hand, the hand plays to its end, and the answers after the restart are reported."""
+    report = await run_load(tables=1, players=2, seed=4, hands=1, think_ms=0, timeout=100,
+                            restart_mid_hand=True)
+    figures = public(report)
+    assert json.loads(json.dumps(figures)) == figures
+    assert report["_failures"] == [] and figures["failed_tables"] == 0, told(report)
+    assert figures["violations"] == 0 and figures["unanswered"] == 0, told(report)
+    after = figures["after_restart"]
+    assert after is not None and after["first_response_ms"]["p50"] > 0, after
+    assert 0 < len(after["first_answers_ms"]) <= 10
+    assert max(after["first_answers_ms"]) <= after["first_response_ms"]["max"]
+    # Its processes are not those the run began with: no CPU figure.
+    assert figures["bot_cpu_ms_per_interaction"] is None
+
+
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 async def test_learners_beside_a_table_report_coach_steps_and_hints():
     report = await run_load(tables=1, players=2, seed=3, hands=1, think_ms=0, timeout=80,
