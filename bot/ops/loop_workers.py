@@ -105,32 +105,46 @@ class LoopWorkers:
         return [w.process for w in self._workers if not w.gone and w.process.poll() is None]
 
     def start(self) -> None:
-        """Start every process not started yet, each warm before it takes a job (blocking:
-        run it in a thread)."""
+        """Start every process not started yet, all at once, each warm before it takes a job
+        (blocking: run it in a thread)."""
         with self._lock:
             if self._starting:
                 return
             self._starting = True
-        for _ in range(self.size - len(self._workers)):
-            try:
-                worker = self._spawn()
-            except OSError as error:
-                with self._lock:
-                    self._starting = False  # the next job tries again
-                    loop = self._loop
-                if loop is not None:
-                    loop.call_soon_threadsafe(self._fail_waiting, error)
-                raise
+        failed: list[OSError] = []
+        starting = [threading.Thread(target=self._start_one, args=(failed,),
+                                     name="worker-start", daemon=True)
+                    for _ in range(self.size - len(self._workers))]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join()
+        if failed:
+            raise failed[0]
+
+    def _start_one(self, failed: list[OSError]) -> None:
+        """Start one process and hand it to the loop once it is warm (in a thread of its
+        own: the processes warm at the same time)."""
+        try:
+            worker = self._spawn()
+        except OSError as error:
             with self._lock:
-                if self._closed:
-                    stop_worker(worker.process)
-                    return
-                self._workers.append(worker)
+                self._starting = False  # the next job tries again
                 loop = self._loop
-                if loop is None:  # no job asked for yet: it finds this one idle
-                    self._idle.append(worker)
             if loop is not None:
-                loop.call_soon_threadsafe(self._give_back, worker)
+                loop.call_soon_threadsafe(self._fail_waiting, error)
+            failed.append(error)
+            return
+        with self._lock:
+            if self._closed:
+                stop_worker(worker.process)
+                return
+            self._workers.append(worker)
+            loop = self._loop
+            if loop is None:  # no job asked for yet: it finds this one idle
+                self._idle.append(worker)
+        if loop is not None:
+            loop.call_soon_threadsafe(self._give_back, worker)
 
     async def run(self, fn: Callable[[], T]) -> T:
         """``fn()`` in one of the processes (raises what it raised; ``BrokenProcessPool`` if

@@ -18,7 +18,6 @@ import functools
 import io
 import logging
 import struct
-import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -223,10 +222,11 @@ class Pictures:
         self._hurried: set[PictureKey] = set()  # of those, ones an answer waits for
         self.answer_wait = ANSWER_WAIT
         self.paint_wait = PAINT_WAIT
-        # ``processes``: drawn in that many processes of their own (each warmed as it
-        # starts), which the event loop hands each picture itself; else in this process's
-        # drawing thread.
-        self.pool = LoopWorkers(processes, warm=functools.partial(warm_meanwhile, fonts, frame),
+        self.warming = False  # ``warm`` is under way: no answer waits for a picture
+        # ``processes``: drawn in that many processes of their own (each warmed, its card
+        # parts drawn, before its first picture), which the event loop hands each picture
+        # itself; else in this process's drawing thread.
+        self.pool = LoopWorkers(processes, warm=functools.partial(prepare, fonts, frame),
                                 nice=DRAWING_NICE) if processes > 0 else None
 
     def hand_key(self, table: Table, user_id: int, lang: Lang, style: str,
@@ -301,7 +301,12 @@ class Pictures:
 
     def answer_wait_for(self, interaction: discord.Interaction[Any]) -> float:
         """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
-        and never past ``ANSWER_BY`` seconds after the interaction was made."""
+        and never past ``ANSWER_BY`` seconds after the interaction was made; not at all
+        while the drawing is being made ready (``warm``, a second or two after a start or
+        a restart): a picture then would come late, after the whole wait, and it follows
+        the answer instead."""
+        if self.warming:
+            return 0.0
         return min(self.answer_wait, answer_left(interaction))
 
     async def within(self, drawing: Coroutine[Any, Any, Picture | None],
@@ -321,15 +326,15 @@ class Pictures:
         return LATE
 
     def warm(self) -> None:
-        """Load the font and draw, where pictures are drawn (in this thread; or in the
-        drawing process, which this waits for while it starts, and which draws them in a
-        thread of its own while it draws what it is asked for), the parts every card face
-        is put together from (its ground, each letter and pip where it goes, the court
-        emblems, the back) and the letters labels are put together from, at every size a
-        layout of the frame picks up to a quarter of the frame: a face not drawn before then
-        costs a few pastes, not a drawing, and no picture waits for a font (about 1 s, once,
-        at start-up)."""
+        """Load the font and draw, where pictures are drawn (in this thread; or in each
+        drawing process, which this starts and waits for), the parts every card face is put
+        together from (its ground, each letter and pip where it goes, the court emblems, the
+        back) and the letters labels are put together from, at every size a layout of the
+        frame picks up to a quarter of the frame: a face not drawn before then costs a few
+        pastes, not a drawing, and no picture waits for a font (about 1 s, once, at
+        start-up). Meanwhile no answer waits for its picture (``answer_wait_for``)."""
         if self.ready():
+            self.warming = True
             try:
                 if self.pool is not None:  # the drawing processes start, and warm themselves
                     self.pool.start()
@@ -337,6 +342,8 @@ class Pictures:
                     prepare(self.fonts, self.frame)
             except Exception:
                 log.debug("warming the card pictures failed", exc_info=True)
+            finally:
+                self.warming = False
 
     def close(self) -> None:
         """Stop the drawing processes once the drawings asked for are done (a few
@@ -435,14 +442,6 @@ class Pictures:
         if self.frame == FRAME:
             return ()
         return (self.frame.width, self.frame.height, self.frame.ratio)
-
-
-def warm_meanwhile(fonts: Path, frame: Frame) -> None:
-    """Draw the card parts (``prepare``) in a thread of this drawing process, while it
-    draws what it is asked for: a picture asked for meanwhile waits for a few parts, not
-    for them all (the font's lock lets it go first)."""
-    threading.Thread(target=prepare, args=(fonts, frame), name="pictures-warm",
-                     daemon=True).start()
 
 
 def draw_picture(scene: HandScene | TableScene | ReplayScene, key: PictureKey, alt: str,

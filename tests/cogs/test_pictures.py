@@ -515,6 +515,41 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
     fake.assert_clean()
 
 
+async def test_while_the_drawing_is_made_ready_an_answer_does_not_wait_for_its_picture(
+        fake_discord, tmp_path, monkeypatch):
+    """Just after a start or a restart the drawing is made ready (``Pictures.warm``: the
+    drawing processes start and draw their card parts, a second or two); a picture asked
+    for meanwhile comes after all that. A tap then is answered at once with the picture
+    the message has, however long answers may otherwise wait, and the new one follows."""
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(7))
+        table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
+        pictures = nlk(bot).pictures
+        pictures.answer_wait = 30.0  # an answer would wait for its picture (ANSWER_BY)
+        slow_drawing(monkeypatch, 1.0)  # but the picture comes well within that
+        ready = threading.Event()
+        monkeypatch.setattr(cogs.pictures, "prepare", lambda *_: ready.wait(30))
+        warming = asyncio.ensure_future(asyncio.to_thread(pictures.warm))
+        try:
+            await fake.wait_until(lambda: pictures.warming, timeout=10)
+            before = table.attachments[0].id
+            name = actor(table)
+            move = next(b for b in table.buttons() if (b.label or "").startswith(f"{name}: "))
+            ix = await fake.click(name, table, custom_id=move.custom_id)
+            response = await ix.wait_response()
+            assert response.type == 7
+            answered = next(v for v in table.versions if v.via == "interaction_update"
+                            and v.at >= ix.created_at)
+            assert [a.id for a in answered.attachments] == [before]  # the picture it had
+        finally:
+            ready.set()
+            await warming
+        assert not pictures.warming
+        await fake.wait_until(lambda: table.attachments[0].id != before, timeout=10)
+    fake.assert_clean()
+
+
 async def hand_open_in_the_shed(fake, bot, *, paint_wait: float):
     """A table in the shed phase with the person to act's hand open, and the pictures'
     waits as the bot runs them (the hand's answer goes at once), but for ``paint_wait``:
