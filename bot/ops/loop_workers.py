@@ -111,7 +111,7 @@ class LoopWorkers:
             if self._starting:
                 return
             self._starting = True
-        failed: list[OSError] = []
+        failed: list[Exception] = []
         starting = [threading.Thread(target=self._start_one, args=(failed,),
                                      name="worker-start", daemon=True)
                     for _ in range(self.size - len(self._workers))]
@@ -122,12 +122,12 @@ class LoopWorkers:
         if failed:
             raise failed[0]
 
-    def _start_one(self, failed: list[OSError]) -> None:
+    def _start_one(self, failed: list[Exception]) -> None:
         """Start one process and hand it to the loop once it is warm (in a thread of its
-        own: the processes warm at the same time)."""
+        own: the processes warm at the same time); what fails is raised by ``start``."""
         try:
             worker = self._spawn()
-        except OSError as error:
+        except Exception as error:
             with self._lock:
                 self._starting = False  # the next job tries again
                 loop = self._loop

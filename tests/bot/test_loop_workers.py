@@ -83,3 +83,23 @@ async def test_jobs_asked_for_before_shutdown_are_answered_then_the_processes_st
     pool.shutdown(wait=False)
     assert await asyncio.gather(*jobs) == [1, 2, 3]
     await asyncio.wait_for(asyncio.to_thread(process.wait), 10)
+
+
+def _note_warm(folder: str, seconds: float) -> None:
+    """A warm-up that notes when it began (in its file) and takes ``seconds``."""
+    with open(os.path.join(folder, str(os.getpid())), "w") as file:
+        file.write(repr(time.time()))
+    time.sleep(seconds)
+
+
+async def test_the_processes_warm_at_the_same_time_not_one_after_another(tmp_path):
+    # A drawing process's warm-up draws its card parts (a second or so): started one after
+    # another, the last would be ready only after all the others' warm-ups.
+    workers = LoopWorkers(2, warm=partial(_note_warm, str(tmp_path), 3.0))
+    try:
+        await asyncio.to_thread(workers.start)
+        began = sorted(float(path.read_text()) for path in tmp_path.iterdir())
+        assert len(began) == 2 and len(workers.processes) == 2
+        assert began[1] - began[0] < 3.0  # the second began before the first was done
+    finally:
+        workers.shutdown(wait=True)
