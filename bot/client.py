@@ -215,6 +215,15 @@ class NLKBot(commands.Bot):
         await self.nlk.load(tables)
         self.clocks.resume(tables)
         self.nlk.resume(tables, list(self.service.quarantined))
+        # The first taps after a start or a restart find the pictures ready: the drawing
+        # (started with the cog, beside the rest of the start-up) is warm before the bot
+        # connects. Answered while it warmed, each tap's picture would come after the whole
+        # wait, and follow in an edit of its own.
+        try:
+            await asyncio.wait_for(self.nlk.warmed.wait(), WARM_SECONDS)
+        except TimeoutError:
+            log.warning("the card pictures were not ready after %.0f s: connecting without "
+                        "waiting for them", WARM_SECONDS)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False
                                    ) -> None:
@@ -321,6 +330,7 @@ class NLKBot(commands.Bot):
 
 
 DRAIN_SECONDS = 5.0
+WARM_SECONDS = 30.0  # the longest a start waits for the pictures before it connects
 
 
 def _interaction_tasks() -> list[asyncio.Task[Any]]:

@@ -222,7 +222,6 @@ class Pictures:
         self._hurried: set[PictureKey] = set()  # of those, ones an answer waits for
         self.answer_wait = ANSWER_WAIT
         self.paint_wait = PAINT_WAIT
-        self.warming = False  # ``warm`` is under way: no answer waits for a picture
         # ``processes``: drawn in that many processes of their own (each warmed, its card
         # parts drawn, before its first picture), which the event loop hands each picture
         # itself; else in this process's drawing thread.
@@ -301,12 +300,7 @@ class Pictures:
 
     def answer_wait_for(self, interaction: discord.Interaction[Any]) -> float:
         """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
-        and never past ``ANSWER_BY`` seconds after the interaction was made; not at all
-        while the drawing is being made ready (``warm``, a second or two after a start or
-        a restart): a picture then would come late, after the whole wait, and it follows
-        the answer instead."""
-        if self.warming:
-            return 0.0
+        and never past ``ANSWER_BY`` seconds after the interaction was made."""
         return min(self.answer_wait, answer_left(interaction))
 
     async def within(self, drawing: Coroutine[Any, Any, Picture | None],
@@ -332,9 +326,8 @@ class Pictures:
         back) and the letters labels are put together from, at every size a layout of the
         frame picks up to a quarter of the frame: a face not drawn before then costs a few
         pastes, not a drawing, and no picture waits for a font (about 1 s, once, at
-        start-up). Meanwhile no answer waits for its picture (``answer_wait_for``)."""
+        start-up; the bot connects once it is done)."""
         if self.ready():
-            self.warming = True
             try:
                 if self.pool is not None:  # the drawing processes start, and warm themselves
                     self.pool.start()
@@ -342,8 +335,6 @@ class Pictures:
                     prepare(self.fonts, self.frame)
             except Exception:
                 log.debug("warming the card pictures failed", exc_info=True)
-            finally:
-                self.warming = False
 
     def close(self) -> None:
         """Stop the drawing processes once the drawings asked for are done (a few

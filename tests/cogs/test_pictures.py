@@ -515,38 +515,25 @@ async def test_a_late_picture_never_holds_up_an_answer_and_follows_it(fake_disco
     fake.assert_clean()
 
 
-async def test_while_the_drawing_is_made_ready_an_answer_does_not_wait_for_its_picture(
-        fake_discord, tmp_path, monkeypatch):
-    """Just after a start or a restart the drawing is made ready (``Pictures.warm``: the
-    drawing processes start and draw their card parts, a second or two); a picture asked
-    for meanwhile comes after all that. A tap then is answered at once with the picture
-    the message has, however long answers may otherwise wait, and the new one follows."""
+async def test_the_bot_connects_once_its_pictures_are_ready(fake_discord, tmp_path,
+                                                           monkeypatch):
+    """The drawing is made ready (``Pictures.warm``: the font and the card parts, a second
+    or two) before the bot connects: the first taps after a start or a restart find it
+    ready, and no answer waits for a picture that cannot be drawn yet."""
     fake = fake_discord
-    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+    before = len(fake.sessions)
+    connected: list[int] = []
+
+    def slow_prepare(*_args):
+        time.sleep(1.0)
+        connected.append(len(fake.sessions))  # the sessions once the drawing was ready
+
+    monkeypatch.setattr(cogs.pictures, "prepare", slow_prepare)
+    async with running_bot(fake, tmp_path / "nlk.sqlite3"):
+        assert connected == [before]  # the bot had not connected while it warmed
         driver = Driver(fake, random.Random(7))
         table = await driver.seat_and_start(PLAYERS[0], PLAYERS[1:], turn_timer=0)
-        pictures = nlk(bot).pictures
-        pictures.answer_wait = 30.0  # an answer would wait for its picture (ANSWER_BY)
-        slow_drawing(monkeypatch, 1.0)  # but the picture comes well within that
-        ready = threading.Event()
-        monkeypatch.setattr(cogs.pictures, "prepare", lambda *_: ready.wait(30))
-        warming = asyncio.ensure_future(asyncio.to_thread(pictures.warm))
-        try:
-            await fake.wait_until(lambda: pictures.warming, timeout=10)
-            before = table.attachments[0].id
-            name = actor(table)
-            move = next(b for b in table.buttons() if (b.label or "").startswith(f"{name}: "))
-            ix = await fake.click(name, table, custom_id=move.custom_id)
-            response = await ix.wait_response()
-            assert response.type == 7
-            answered = next(v for v in table.versions if v.via == "interaction_update"
-                            and v.at >= ix.created_at)
-            assert [a.id for a in answered.attachments] == [before]  # the picture it had
-        finally:
-            ready.set()
-            await warming
-        assert not pictures.warming
-        await fake.wait_until(lambda: table.attachments[0].id != before, timeout=10)
+        assert table.attachments and table.embeds[0]["image"]["url"] == "attachment://table.png"
     fake.assert_clean()
 
 
