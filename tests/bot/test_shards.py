@@ -94,23 +94,11 @@ async def test_identify_waits_out_the_buckets_last_identify_even_across_restarts
     await restarted.close()
 
 
-def _one_lock_for_all():
-    """A lock per bucket shared by several gates, as PostgreSQL's advisory lock is shared by
-    the processes of a cluster."""
-    locks: dict[int, asyncio.Lock] = {}
-
-    @contextlib.asynccontextmanager
-    async def lock(bucket):
-        async with locks.setdefault(bucket, asyncio.Lock()):
-            yield
-
-    return lock
-
-
-async def test_the_next_identify_waits_from_when_the_last_went_out_not_from_its_turn():
-    # A busy process sends its IDENTIFY a while after its turn came; the next process in the
-    # bucket still waits the whole spacing after that IDENTIFY went out (its READY came).
+def _gates(**options):
+    """Two gates, as two processes of a cluster have: their times in one store, and a lock
+    per bucket shared by both, as PostgreSQL's advisory lock is."""
     stored: dict[str, str] = {}
+    locks: dict[int, asyncio.Lock] = {}
 
     async def read(key):
         return stored.get(key)
@@ -118,9 +106,18 @@ async def test_the_next_identify_waits_from_when_the_last_went_out_not_from_its_
     async def write(key, value):
         stored[key] = value
 
-    lock = _one_lock_for_all()
-    first, second = (IdentifyGate(read, write, 1, lock=lock, clock=time.monotonic,
-                                  spacing=0.5) for _ in range(2))
+    @contextlib.asynccontextmanager
+    async def lock(bucket):
+        async with locks.setdefault(bucket, asyncio.Lock()):
+            yield
+
+    return tuple(IdentifyGate(read, write, 1, lock=lock, **options) for _ in range(2))
+
+
+async def test_the_next_identify_waits_from_when_the_last_went_out_not_from_its_turn():
+    # A busy process sends its IDENTIFY a while after its turn came; the next process in the
+    # bucket still waits the whole spacing after that IDENTIFY went out (its READY came).
+    first, second = _gates(clock=time.monotonic, spacing=0.5)
     await first.wait(0)
     nexts = asyncio.create_task(second.wait(1))  # the other process, waiting its turn
     await asyncio.sleep(0.3)  # the busy process: its IDENTIFY goes out late
@@ -133,16 +130,7 @@ async def test_the_next_identify_waits_from_when_the_last_went_out_not_from_its_
 
 
 async def test_an_identify_never_answered_frees_its_bucket_after_the_spacing():
-    stored: dict[str, str] = {}
-
-    async def read(key):
-        return stored.get(key)
-
-    async def write(key, value):
-        stored[key] = value
-
-    lock = _one_lock_for_all()
-    first, second = (IdentifyGate(read, write, 1, lock=lock, spacing=0.2) for _ in range(2))
+    first, second = _gates(spacing=0.2)
     await first.wait(0)  # no READY ever comes
     await asyncio.wait_for(second.wait(1), 10)
     await asyncio.gather(first.close(), second.close())
