@@ -206,9 +206,21 @@ class PostgresDatabase:
     async def transaction(self) -> AsyncIterator[Transaction]:
         """One transaction on one pooled connection: committed, or rolled back on any error.
         A server that refuses the write (gone, full, read-only) is a polite refusal."""
+        async with self._writing(), self.pool.acquire() as conn, conn.transaction():
+            yield _PostgresTransaction(conn)
+
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """One statement, committed by itself: one round trip to the server, where a
+        transaction takes three (``BEGIN``, the statement, ``COMMIT``)."""
+        async with self._writing():
+            await self.pool.execute(numbered(sql), *params)
+
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[None]:
+        """A duplicate key is ``Duplicate``; a server that refuses the write (gone, full,
+        read-only) is a polite refusal."""
         try:
-            async with self.pool.acquire() as conn, conn.transaction():
-                yield _PostgresTransaction(conn)
+            yield
         except asyncpg.UniqueViolationError as error:
             raise Duplicate(str(error)) from error
         except Exception as error:

@@ -467,6 +467,11 @@ class SQLiteDatabase:
                 raise refusal from error
         self._committed()
 
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """One statement, committed by itself."""
+        async with self.transaction() as db:
+            await db.execute(sql, params)
+
     async def _begin(self) -> None:
         """``BEGIN IMMEDIATE`` on the loop's thread. While another process writes to the
         file (``python -m bot sync``, say), SQLite would wait for it there, and every table

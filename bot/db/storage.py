@@ -59,6 +59,9 @@ class Database(Protocol):
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
 
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """One statement, committed by itself (all or nothing, as any statement)."""
+
     async def migrate(self) -> int: ...
 
     async def schema_version(self) -> int: ...

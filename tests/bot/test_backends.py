@@ -9,6 +9,7 @@ import pytest
 
 from bot.db.connect import open_database
 from bot.db.repository import Repository
+from bot.db.storage import Duplicate
 from bot.errors import Stale
 from bot.tables.service import TableService
 from rules import Variant, shuffled_deck
@@ -42,6 +43,24 @@ async def test_a_read_during_a_write_transaction_never_sees_its_rows_rolled_back
     assert await repo.settings.state_value("k") is None
     await repo.settings.set_state_value("k", "kept")  # and what is committed, a read sees at once
     assert await repo.settings.state_value("k") == "kept"
+
+
+async def test_state_values_are_kept_changed_and_forgotten_in_one_write(database):
+    settings = Repository(database).settings
+    await settings.set_state_values({"live:a:1": "one", "live:b:1": "two", "other": "x"})
+    await settings.set_state_values({"live:a:1": "uno", "live:b:1": None, "live:c:1": "3"})
+    assert await settings.state_values("live:") == {"live:a:1": "uno", "live:c:1": "3"}
+    await settings.set_state_values({"live:a:1": None, "live:c:1": None})  # forgets only
+    await settings.set_state_values({})
+    assert await settings.state_values("") == {"other": "x"}
+
+
+async def test_a_statement_written_alone_is_all_or_nothing(database):
+    await database.write("INSERT INTO bot_state (key, value) VALUES (?, ?)", ("k", "first"))
+    with pytest.raises(Duplicate):  # the second row would be written, the first refused
+        await database.write("INSERT INTO bot_state (key, value) VALUES (?, ?), (?, ?)",
+                             ("j", "second", "k", "again"))
+    assert await Repository(database).settings.state_values("") == {"k": "first"}
 
 
 async def two_processes(database_url: str) -> tuple[TableService, TableService, int]:
