@@ -209,11 +209,12 @@ class PostgresDatabase:
         async with self._writing(), self.pool.acquire() as conn, conn.transaction():
             yield _PostgresTransaction(conn)
 
-    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """One statement, committed by itself: one round trip to the server, where a
         transaction takes three (``BEGIN``, the statement, ``COMMIT``)."""
         async with self._writing():
-            await self.pool.execute(numbered(sql), *params)
+            row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
+        return row
 
     @asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:

@@ -5,21 +5,32 @@ from __future__ import annotations
 
 from bot.db.queries import Queries
 from bot.db.records import GuildSettings
+from bot.db.storage import Database
 
 
 class SettingQueries(Queries):
     """Server settings, player settings and the bot's own state."""
 
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        # Each server's settings once read: read at every /nlk new and every deal, and
+        # written only through ``save_guild_settings``, by the process whose shard the
+        # server is on (every interaction of a server comes to that process).
+        self._guilds: dict[int | None, GuildSettings] = {}
+
     # --- server settings -------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int | None) -> GuildSettings:
         """The server's defaults for new tables."""
+        if guild_id in self._guilds:
+            return self._guilds[guild_id]
         row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        if row is None:
-            return GuildSettings()
-        return GuildSettings(row["seats"], row["last_card"], bool(row["must_beat_in_suit"]),
-                             row["turn_seconds"], bool(row["allow_ai"]), row["language"],
-                             row["pictures"], row["seasons"], bool(row["hints"]))
+        settings = GuildSettings() if row is None else GuildSettings(
+            row["seats"], row["last_card"], bool(row["must_beat_in_suit"]), row["turn_seconds"],
+            bool(row["allow_ai"]), row["language"], row["pictures"], row["seasons"],
+            bool(row["hints"]))
+        self._guilds[guild_id] = settings
+        return settings
 
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         async with self.transaction() as db:
@@ -36,6 +47,7 @@ class SettingQueries(Queries):
                 (guild_id, settings.seats, settings.last_card, int(settings.must_beat_in_suit),
                  settings.turn_seconds, int(settings.allow_ai), settings.language,
                  settings.pictures, settings.seasons, int(settings.hints)))
+        self._guilds[guild_id] = settings
 
     # --- a player's own choices ------------------------------------------------------------
 

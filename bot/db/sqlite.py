@@ -467,10 +467,10 @@ class SQLiteDatabase:
                 raise refusal from error
         self._committed()
 
-    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """One statement, committed by itself."""
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement, committed by itself; the first row it answers, if any."""
         async with self.transaction() as db:
-            await db.execute(sql, params)
+            return await db.one(sql, params)
 
     async def _begin(self) -> None:
         """``BEGIN IMMEDIATE`` on the loop's thread. While another process writes to the

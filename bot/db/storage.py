@@ -59,8 +59,9 @@ class Database(Protocol):
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
 
-    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """One statement, committed by itself (all or nothing, as any statement)."""
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """One statement, committed by itself (all or nothing, as any statement); the first
+        row it answers, if any."""
 
     async def migrate(self) -> int: ...
 

@@ -8,11 +8,12 @@ import asyncpg
 import pytest
 
 from bot.db.connect import open_database
-from bot.db.repository import Repository
+from bot.db.records import By, HandState
+from bot.db.repository import Outdated, Repository
 from bot.db.storage import Duplicate
 from bot.errors import Stale
 from bot.tables.service import TableService
-from rules import Variant, shuffled_deck
+from rules import Action, Variant, shuffled_deck
 from rules.views import state_json
 from tests.backends import needs_postgres, postgres_schema
 
@@ -61,6 +62,24 @@ async def test_a_statement_written_alone_is_all_or_nothing(database):
         await database.write("INSERT INTO bot_state (key, value) VALUES (?, ?), (?, ?)",
                              ("j", "second", "k", "again"))
     assert await Repository(database).settings.state_values("") == {"k": "first"}
+
+
+async def test_a_move_not_next_in_the_log_writes_nothing_of_it(database):
+    repo = Repository(database)
+    table_id = await repo.create_table(1, 100, 10, "Ann", 2, Variant(), 60, 5.0)
+    hand_id = await repo.start_hand(table_id, 1, "seed", [str(c) for c in shuffled_deck(2, 0.5)],
+                                    0, [10, 11], ["Ann", "Bob"], [None, None], Variant(), 6.0)
+    draw = Action.from_json({"act": "draw", "card": None, "to": None})
+    await repo.record_action(table_id, hand_id, 0, 0, draw, 10, By.PLAYER,
+                             HandState([], [0, 0], False, 7.0), None, 7.0)
+    for index in (0, 2):  # taken already; past the next
+        with pytest.raises(Outdated):
+            await repo.record_action(table_id, hand_id, index, 1, draw, 11, By.STAND_IN,
+                                     HandState([1], [0, 1], True, 9.0), None, 9.0)
+    stored = await repo.last_hand(table_id)
+    assert [(a.seat, a.by) for a in stored.actions] == [(0, By.PLAYER)]
+    assert stored.hand.state == HandState([], [0, 0], False, 7.0)
+    assert (await repo.active_times())[table_id] == 7.0
 
 
 async def two_processes(database_url: str) -> tuple[TableService, TableService, int]:
