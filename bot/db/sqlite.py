@@ -14,7 +14,7 @@ import os
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -438,8 +438,12 @@ class SQLiteDatabase:
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await _SQLiteTransaction(self.reader, inline=False).all(sql, params)
 
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error (``_transaction``)."""
+        return self._transaction()
+
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Transaction]:
+    async def _transaction(self) -> AsyncIterator[Transaction]:
         """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any error.
 
         If the disk refuses the writes (read-only, full, I/O error), nothing is kept and
@@ -469,7 +473,7 @@ class SQLiteDatabase:
 
     async def write(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """One statement, committed by itself; the first row it answers, if any."""
-        async with self.transaction() as db:
+        async with self._transaction() as db:
             return await db.one(sql, params)
 
     async def _begin(self) -> None:

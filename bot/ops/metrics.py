@@ -10,7 +10,7 @@ import logging
 import re
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 
 if TYPE_CHECKING:
-    from bot.db.storage import Database, Transaction
+    from bot.db.storage import Database, Row, Transaction
     from bot.ops.watched import Watched
 
 # Interactions unanswered after this long can no longer be answered (Discord's 15 minutes).
@@ -87,7 +87,9 @@ class Metrics:
             "named (user: our own limits, global, shared: a resource's).", ["scope"],
             registry=r)
         self.db_seconds = Histogram(
-            "nlk_db_transaction_seconds", "Database transactions, from begin to commit.",
+            "nlk_db_transaction_seconds",
+            "Database writes (transactions, and statements written alone), from begin to "
+            "commit.",
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0), registry=r)
         self.gateway_latency = Gauge(
             "nlk_gateway_latency_seconds",
@@ -177,8 +179,10 @@ class Metrics:
         return trace
 
     def time_transactions(self, db: Database) -> None:
-        """Time every ``db.transaction()`` from begin to commit (or rollback)."""
+        """Time every write: each ``db.transaction()`` from begin to commit (or rollback),
+        and each statement written alone (``db.write``, a transaction of its own)."""
         begin: Callable[[], AbstractAsyncContextManager[Transaction]] = db.transaction
+        write = db.write
         seconds = self.db_seconds
 
         @asynccontextmanager
@@ -190,8 +194,16 @@ class Metrics:
             finally:
                 seconds.observe(time.perf_counter() - started)
 
-        # The instance's method is replaced: every caller goes through db.transaction().
+        async def timed_write(sql: str, params: Sequence[Any] = ()) -> Row | None:
+            started = time.perf_counter()
+            try:
+                return await write(sql, params)
+            finally:
+                seconds.observe(time.perf_counter() - started)
+
+        # The instance's methods are replaced: every caller goes through them.
         db.transaction = timed  # type: ignore[method-assign]
+        db.write = timed_write  # type: ignore[method-assign]
 
 
 class _ErrorCounter(logging.Handler):

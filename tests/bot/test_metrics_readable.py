@@ -64,3 +64,12 @@ def test_the_gateway_latency_help_names_both_values_it_can_hold():
     (help_line,) = [line for line in text.splitlines()
                     if line.startswith("# HELP nlk_gateway_latency_seconds")]
     assert "NaN: not connected" in help_line and "+Inf" in help_line
+
+
+async def test_every_write_is_timed_once_whether_a_transaction_or_a_statement_alone(database):
+    metrics = Metrics()
+    metrics.time_transactions(database)
+    async with database.transaction() as db:
+        await db.execute("INSERT INTO bot_state (key, value) VALUES (?, ?)", ("a", "1"))
+    await database.write("INSERT INTO bot_state (key, value) VALUES (?, ?)", ("b", "2"))
+    assert sample(scrape(metrics), "nlk_db_transaction_seconds_count") == 2
