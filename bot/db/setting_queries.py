@@ -86,7 +86,7 @@ class SettingQueries(Queries):
     async def set_state_values(self, values: dict[str, str | None]) -> None:
         """Keep (or, for None, forget) several values, all or none. They are written often
         (what the tables' messages show, ``cogs/live/records.py``): on PostgreSQL as one
-        statement, a round trip where a transaction of two takes four."""
+        statement, one round trip where a transaction takes three or four."""
         kept = {k: v for k, v in values.items() if v is not None}
         gone = [k for k, v in values.items() if v is None]
         if self.db.dialect == "postgresql":
