@@ -189,14 +189,18 @@ class HandsShown:
         self._dumped = None
         self.live.record(OpenHands.name, now=now)
 
-    def follow(self, user_id: int, hand: OpenHand) -> None:
+    def follow(self, user_id: int, hand: OpenHand, made_by: int | None = None) -> None:
         """Follow ``user_id``'s hand through ``hand``'s token. Its record is written again
         only for another message, or once the token it keeps is getting old: any token of
-        the same message edits it, so a tap on the hand itself costs no write."""
+        the same message edits it, so a tap on the hand itself costs no write. ``made_by``:
+        the interaction that posted the message tapped (a hand just opened is followed
+        before its message's id is known; the first tap on it names the same message)."""
         held = self.hands.get(user_id)
         self.hands[user_id] = hand
-        if held is not None and held.message_id is not None and \
-                held.message_id == hand.message_id and hand.since - held.written < REWRITE:
+        same = held is not None and hand.message_id is not None and (
+            held.message_id == hand.message_id
+            or (held.message_id is None and made_by == held.token.interaction_id))
+        if held is not None and same and hand.since - held.written < REWRITE:
             hand.written, hand.kept = held.written, held.kept  # it keeps the older token
             return
         hand.written = hand.since
@@ -303,11 +307,14 @@ class OpenHands:
             return
         message = interaction.message
         message_id = message.id if message is not None and message.flags.ephemeral else None
+        made_by = message.interaction_metadata.id if message_id is not None and \
+            message is not None and message.interaction_metadata is not None else None
         live = self.tables.of(table)
         shown = self.of(live)
         if not exact:
             shown.follow(user_id, OpenHand(Token.of(interaction), self.clock(), -1, None,
-                                           letters, lang_of(interaction), message_id))
+                                           letters, lang_of(interaction), message_id),
+                         made_by)
         else:
             lang = lang_of(interaction)
             style = self.pictures.styles.known_private(user_id, table.place)
@@ -315,7 +322,7 @@ class OpenHands:
                 key = self.pictures.hand_key(table, user_id, lang, style, letters)
             shown.follow(user_id, OpenHand(
                 Token.of(interaction), self.clock(), table.revision, _looks(*drawn, key),
-                letters, lang, message_id, shows=summed(table, user_id, style)))
+                letters, lang, message_id, shows=summed(table, user_id, style)), made_by)
         live.saw(table)  # drawn from an older snapshot than the newest: redraw it
 
     async def show(self, interaction: Interaction, table: Table, *,

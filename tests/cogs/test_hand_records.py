@@ -58,6 +58,19 @@ def test_taps_on_the_same_hand_write_its_record_once_until_the_token_gets_old():
     assert json.loads(shown.dump())["5"]["token"] == "e"
 
 
+def test_the_first_tap_on_a_hand_just_opened_writes_nothing_new():
+    shown, owner = shown_with_owner()
+    shown.follow(5, OpenHand(Token(70, 2, "a"), 0.0, 0, None))  # My hand, interaction 70
+    # The first tap on it: its message, posted by interaction 70, is the one followed.
+    shown.follow(5, OpenHand(Token(71, 2, "b"), 1.0, 0, None, message_id=900), made_by=70)
+    shown.follow(5, OpenHand(Token(72, 2, "c"), 2.0, 0, None, message_id=900))
+    assert [record["5"] for record in owner.records] == ["a"]
+    # A hand another interaction posted (an older hand of the same player) is another one.
+    shown.follow(5, OpenHand(Token(73, 2, "d"), 3.0, 0, None))
+    shown.follow(5, OpenHand(Token(74, 2, "e"), 4.0, 0, None, message_id=800), made_by=60)
+    assert [record["5"] for record in owner.records] == ["a", "d", "e"]
+
+
 def test_a_hand_dropped_or_forgotten_loses_its_record():
     shown, owner = shown_with_owner()
     first = hand("a", 0.0, 900)
