@@ -197,10 +197,10 @@ class HandsShown:
         before its message's id is known; the first tap on it names the same message)."""
         held = self.hands.get(user_id)
         self.hands[user_id] = hand
-        same = held is not None and hand.message_id is not None and (
-            held.message_id == hand.message_id
-            or (held.message_id is None and made_by == held.token.interaction_id))
-        if held is not None and same and hand.since - held.written < REWRITE:
+        if held is not None and hand.message_id is not None and \
+                hand.since - held.written < REWRITE and (
+                    held.message_id == hand.message_id
+                    or (held.message_id is None and made_by == held.token.interaction_id)):
             hand.written, hand.kept = held.written, held.kept  # it keeps the older token
             return
         hand.written = hand.since
