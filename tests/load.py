@@ -112,8 +112,10 @@ and its worker processes (the AI's, the pictures') 100 times a second for the wh
 writes what they were doing into FILE (default: ``nlk-profile-<date>-<time>.svg`` here), whose
 path the run prints: a flame graph to open in a browser (``.svg``), or speedscope's format
 (``.json``, for https://www.speedscope.app) or py-spy's raw stacks (``.txt``). With several
-``--processes``, the first. Sampling pauses the bot for a few microseconds each time, so the
-figures include that. Without py-spy (or where it may not read other processes), the run
+``--processes``, each has a profile of its own (``FILE`` named ``<name>-process<k>``), and a
+bot started again (``--restart-mid-hand``) one more (``<name>-start2``, beside the first
+start's). Sampling pauses the bot for a few microseconds each time, so the figures include
+that. Without py-spy (or where it may not read other processes), the run
 says so and goes on without a profile.
 
 **The naive bot** (``--naive``): the same run, the same players and the same fake, against
@@ -465,9 +467,10 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
     """``python -m bot`` against the fake, on ``database`` (default: a new SQLite file in
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
-    ``profile``: py-spy profiles the (first) process and its workers into that file, if it
-    can (``Profiler``). ``metrics_port``: the bots serve ``/metrics`` there (process k on
-    the port + k − 1). ``module``: the bot to run (``tests.naive_bot``: the naive one)."""
+    ``profile``: py-spy profiles each process and its workers into that file (one a process
+    and a start: ``Profiler``), if it can. ``metrics_port``: the bots serve ``/metrics``
+    there (process k on the port + k − 1). ``module``: the bot to run
+    (``tests.naive_bot``: the naive one)."""
     started: list[asyncio.subprocess.Process] = []
     profiler = Profiler(profile, folder) if profile else None
     bots = Bots()
@@ -506,8 +509,12 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
 
             async def restart() -> None:
                 last = fake.gateway.sessions[-1]  # the new sessions come after it
+                if profiler is not None:  # its profile ends with it
+                    await profiler.stop()
                 await stop()
                 await start(log, last)
+                if profiler is not None:
+                    await profiler.start(bots)
 
             bots.restart = restart
             if processes > 1:
@@ -516,7 +523,7 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
                 await fake.wait_until(lambda: fake.state.commands.get(fake.guild_id), 30)
                 fake.state.commands[None] = dict(fake.state.commands[fake.guild_id])
             if profiler is not None:  # once its workers have started, which it samples too
-                await profiler.start(started[0].pid)
+                await profiler.start(bots)
             yield bots
     finally:
         if profiler is not None:  # the run, not the shutdown
@@ -525,9 +532,10 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
 
 
 class Profiler:
-    """py-spy sampling a process and its children into ``path``, in the format its suffix
-    names; or, without py-spy or where it can't read the process, a polite line saying the
-    run goes on without it. It says on standard error where the profile is."""
+    """py-spy sampling each bot process and its children, each into a file of its own in
+    the format ``path``'s suffix names (``file_for``); or, without py-spy or where it can't
+    read a process, a polite line saying the run goes on without that profile. It says on
+    standard error where each profile is."""
 
     FORMATS = {".json": "speedscope", ".txt": "raw"}  # anything else: a flame graph (SVG)
     RATE = 100  # samples a second
@@ -535,8 +543,10 @@ class Profiler:
 
     def __init__(self, path: Path, folder: Path) -> None:
         self.path = path.resolve()
-        self.log = folder / "py-spy.log"
-        self.process: asyncio.subprocess.Process | None = None
+        self.folder = folder
+        self.starts = 0  # how many times the bot was started (and profiled)
+        # py-spy per process being sampled, with the file it writes and its log.
+        self.sampling: list[tuple[asyncio.subprocess.Process, Path, Path]] = []
 
     @staticmethod
     def program() -> str | None:
@@ -545,55 +555,75 @@ class Profiler:
         return shutil.which("py-spy", path=os.pathsep.join((str(here),
                                                             os.environ.get("PATH", ""))))
 
-    async def start(self, pid: int) -> None:
+    def file_for(self, number: int, processes: int) -> Path:
+        """Where process ``number`` (of ``processes``, from 1) of the current start writes:
+        ``path`` itself for the only process of the first start, else ``path`` with
+        ``-process<k>`` and, after a restart, ``-start<n>`` before its suffix."""
+        tags = ([f"process{number}"] if processes > 1 else []) + \
+            ([f"start{self.starts}"] if self.starts > 1 else [])
+        if not tags:
+            return self.path
+        return self.path.with_name("-".join([self.path.stem, *tags]) + self.path.suffix)
+
+    async def start(self, pids: list[int]) -> None:
+        """Sample each of ``pids`` (the bot's processes, as just started) and its workers."""
+        self.starts += 1
         program = self.program()
         if program is None:
             say("--profile: py-spy is not installed (pip install py-spy, or the project's "
                 "test extra), so this run goes on without a profile.")
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fmt = self.FORMATS.get(self.path.suffix.lower(), "flamegraph")
-        with open(self.log, "wb") as log:
+        for number, pid in enumerate(pids, 1):
+            await self._sample(program, pid, self.file_for(number, len(pids)), number)
+
+    async def _sample(self, program: str, pid: int, path: Path, number: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fmt = self.FORMATS.get(path.suffix.lower(), "flamegraph")
+        log_path = self.folder / f"py-spy-{self.starts}-{number}.log"
+        with open(log_path, "wb") as log:
             process = await asyncio.create_subprocess_exec(
                 program, "record", "--pid", str(pid), "--subprocesses", "--rate",
-                str(self.RATE), "--format", fmt, "--output", str(self.path),
+                str(self.RATE), "--format", fmt, "--output", str(path),
                 stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log)
         try:  # one that can't read the process stops within a second or two
             await asyncio.wait_for(process.wait(), self.ATTACH)
         except TimeoutError:
-            self.process = process
-            say(f"--profile: py-spy samples the bot and its workers into {self.path}")
+            self.sampling.append((process, path, log_path))
+            say(f"--profile: py-spy samples the bot and its workers into {path}")
             return
-        say(f"--profile: py-spy could not profile the bot ({self.why(process)}), so this "
-            "run goes on without a profile.")
+        say(f"--profile: py-spy could not profile the bot ({self.why(process, log_path)}), "
+            "so this run goes on without a profile.")
 
-    def why(self, process: asyncio.subprocess.Process) -> str:
+    @staticmethod
+    def why(process: asyncio.subprocess.Process, log_path: Path) -> str:
         """What py-spy said went wrong: its error line, else its last."""
-        said = [line.strip() for line in self.log.read_text(errors="replace").splitlines()
+        said = [line.strip() for line in log_path.read_text(errors="replace").splitlines()
                 if line.strip()]
         errors = [line for line in said if line.startswith("Error")]
         return (errors or said or [f"it exited with {process.returncode}"])[0 if errors else -1]
 
     async def stop(self) -> None:
         """py-spy writes its file on SIGINT (as on Ctrl-C)."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        if process.returncode is not None and not self.path.is_file():
-            say(f"--profile: py-spy stopped during the run ({self.why(process)}): no profile.")
-            return
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signal.SIGINT)
-        try:
-            await asyncio.wait_for(process.wait(), 60)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-        if self.path.is_file():
-            say(f"--profile: the profile of the bot and its workers is in {self.path} "
-                f"({self.path.stat().st_size // 1024} KiB)")
-        else:
-            say(f"--profile: py-spy wrote no profile ({self.why(process)}).")
+        sampling, self.sampling, stopping = self.sampling, [], []
+        for process, path, log_path in sampling:
+            if process.returncode is not None and not path.is_file():
+                say(f"--profile: py-spy stopped during the run "
+                    f"({self.why(process, log_path)}): no profile.")
+                continue
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGINT)
+            stopping.append((process, path, log_path))
+        for process, path, log_path in stopping:
+            try:
+                await asyncio.wait_for(process.wait(), 60)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+            if path.is_file():
+                say(f"--profile: the profile of the bot and its workers is in {path} "
+                    f"({path.stat().st_size // 1024} KiB)")
+            else:
+                say(f"--profile: py-spy wrote no profile ({self.why(process, log_path)}).")
 
 
 def say(line: str) -> None:

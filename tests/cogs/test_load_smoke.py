@@ -122,10 +122,40 @@ async def test_a_profiled_run_writes_a_profile_of_the_bot_and_its_workers(tmp_pa
     assert processes == {"bot", "bot.ops.worker"}, processes  # the bot, and its drawers
 
 
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
+async def test_a_bot_started_again_is_profiled_again_into_a_file_of_its_own(tmp_path, capsys):
+    if Profiler.program() is None:
+        pytest.skip("py-spy is not installed (the test extra installs it)")
+    path = tmp_path / "profile.txt"
+    report = await run_load(tables=1, players=2, seed=3, hands=1, think_ms=0, timeout=160,
+                            profile=path, restart_mid_hand=True)
+    assert report["_failures"] == [] and report["violations"] == 0, told(report)
+    after = tmp_path / "profile-start2.txt"
+    said = capsys.readouterr().err
+    for written in (path, after):
+        assert f"the profile of the bot and its workers is in {written}" in said, said
+    # Each file samples one start of the bot: the pids differ.
+    bots = [{frame.split(":", 1)[0] for line in written.read_text().splitlines()
+             for frame in line.split(";")[:1]} for written in (path, after)]
+    assert len(bots[0]) == len(bots[1]) == 1 and bots[0] != bots[1], bots
+
+
+def test_each_process_and_each_start_has_a_profile_file_of_its_own(tmp_path):
+    profiler = Profiler(tmp_path / "run.svg", tmp_path)
+    profiler.starts = 1
+    assert profiler.file_for(1, 1) == tmp_path / "run.svg"
+    assert [profiler.file_for(k, 2).name for k in (1, 2)] == \
+        ["run-process1.svg", "run-process2.svg"]
+    profiler.starts = 2
+    assert profiler.file_for(1, 1).name == "run-start2.svg"
+    assert profiler.file_for(2, 2).name == "run-process2-start2.svg"
+
+
 async def test_without_py_spy_a_profiled_run_says_so_and_goes_on(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(Profiler, "program", staticmethod(lambda: None))
     profiler = Profiler(tmp_path / "profile.svg", tmp_path)
-    await profiler.start(os.getpid())
+    await profiler.start([os.getpid()])
     await profiler.stop()
     said = capsys.readouterr().err
     assert "py-spy is not installed" in said and "goes on without a profile" in said
@@ -138,7 +168,7 @@ async def test_a_process_py_spy_cannot_read_is_run_without_a_profile(tmp_path, c
     other = await asyncio.create_subprocess_exec("sleep", "30")  # no Python in it
     try:
         profiler = Profiler(tmp_path / "profile.svg", tmp_path)
-        await profiler.start(other.pid)
+        await profiler.start([other.pid])
         await profiler.stop()
     finally:
         other.kill()
