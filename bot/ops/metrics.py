@@ -95,6 +95,14 @@ class Metrics:
             "nlk_gateway_latency_seconds",
             "Between a gateway heartbeat and its acknowledgement (NaN: not connected; +Inf: "
             "connected, no heartbeat acknowledged yet).", registry=r)
+        self.pictures_waiting = Gauge(
+            "nlk_pictures_waiting",
+            "Card pictures waiting for a drawing process (answers' first): one that keeps "
+            "growing means the drawing processes can't keep up.", registry=r)
+        self.picture_cache_bytes = Gauge(
+            "nlk_picture_cache_bytes",
+            "Bytes of card pictures kept to be sent again without drawing (bounded).",
+            registry=r)
         for kind in KINDS:
             self.interactions.labels(kind)
             self.interaction_seconds.labels(kind)
@@ -125,6 +133,8 @@ class Metrics:
 
         bot.add_listener(received, "on_interaction")
         self.tables_live.set_function(lambda: _open_tables(bot))
+        self.pictures_waiting.set_function(lambda: _pictures(bot, "waiting"))
+        self.picture_cache_bytes.set_function(lambda: _pictures(bot, "kept"))
         self.gateway_latency.set_function(lambda: bot.latency)
 
     def count_errors(self, *loggers: logging.Logger) -> logging.Handler:
@@ -222,3 +232,12 @@ def _open_tables(bot: Watched) -> float:
     service: Any = getattr(bot, "service", None)
     tables: Iterable[Any] = service.cached() if service is not None else ()
     return float(sum(1 for table in tables if table.is_open))
+
+
+def _pictures(bot: Watched, what: str) -> float:
+    """The card pictures' line (``waiting``: pictures waiting for a drawer) or their cache
+    (``kept``: its bytes); 0 before the cog is loaded."""
+    pictures: Any = getattr(getattr(bot, "publisher", None), "pictures", None)
+    if pictures is None:
+        return 0.0
+    return float(pictures.turns.waiting if what == "waiting" else pictures.cache.bytes)

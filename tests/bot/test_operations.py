@@ -137,6 +137,9 @@ async def test_a_scrape_during_play_shows_the_metrics_growing(fake_discord, tmp_
             assert sample(second, name, **labels) > sample(first, name, **labels), name
         assert sample(second, "nlk_interactions_total", kind="application_command") >= 1
         assert sample(second, "nlk_tables_live") == 1
+        # A new server shows card pictures: the hand drew some, and keeps them to send again.
+        assert sample(first, "nlk_picture_cache_bytes") < sample(second, "nlk_picture_cache_bytes")
+        assert sample(second, "nlk_pictures_waiting") >= 0
         # (+Inf until discord.py's first heartbeat is acknowledged: the fake's come every 41 s)
         assert sample(second, "nlk_gateway_latency_seconds") >= 0
         for standard in ("process_cpu_seconds_total", "process_resident_memory_bytes",
