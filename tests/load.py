@@ -573,8 +573,10 @@ class Profiler:
             say("--profile: py-spy is not installed (pip install py-spy, or the project's "
                 "test extra), so this run goes on without a profile.")
             return
-        for number, pid in enumerate(pids, 1):
-            await self._sample(program, pid, self.file_for(number, len(pids)), number)
+        # Side by side: each py-spy is given ``ATTACH`` seconds to say it can't read its
+        # process, and a cluster's would otherwise wait that long once a process.
+        await asyncio.gather(*(self._sample(program, pid, self.file_for(number, len(pids)),
+                                            number) for number, pid in enumerate(pids, 1)))
 
     async def _sample(self, program: str, pid: int, path: Path, number: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
