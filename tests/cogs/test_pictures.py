@@ -2,6 +2,7 @@
 Discord (their hand, the table message), their alt text, styles and failures."""
 
 import asyncio
+import datetime
 import functools
 import gc
 import io
@@ -11,12 +12,13 @@ import random
 import re
 import threading
 import time
+from types import SimpleNamespace
 
 from PIL import Image
 
 import cogs.pictures
 from cogs.live.table_message import TableMessages
-from cogs.pictures import ANSWER_WAIT, Pictures, draw
+from cogs.pictures import ANSWER_WAIT, BEHIND, BEHIND_WAIT, Pictures, draw
 from cogs.pictures.cache import ByteLRU
 from cogs.pictures.draw import (
     BLUE,
@@ -147,6 +149,36 @@ async def test_a_picture_an_answer_waits_for_is_drawn_before_background_redraws(
     assert order == ["first", "answer", "redraw 1"]
     async with turns.turn(False):  # and the turn is free again
         pass
+
+
+async def test_an_answer_waits_longer_for_its_picture_only_while_the_drawing_is_behind():
+    """An answer waits ``ANSWER_WAIT`` for its picture while the drawing keeps up, and up
+    to ``BEHIND_WAIT`` while more pictures wait for a drawer than ``BEHIND`` for each: that
+    holds fast players back while the drawing falls behind; never past the first answer's
+    deadline."""
+    pictures = Pictures(processes=0)  # one drawer
+    tapped = SimpleNamespace(created_at=datetime.datetime.now(datetime.UTC))
+    assert ANSWER_WAIT < BEHIND_WAIT
+    assert pictures.answer_wait_for(tapped) == ANSWER_WAIT
+    go_on = asyncio.Event()
+
+    async def drawing():
+        async with pictures.turns.turn(False):
+            await go_on.wait()
+
+    drawings = [asyncio.create_task(drawing()) for _ in range(1 + BEHIND)]
+    await asyncio.sleep(0)  # one draws, the others wait: as many as ``BEHIND`` a drawer
+    assert pictures.turns.waiting == BEHIND and not pictures.behind()
+    assert pictures.answer_wait_for(tapped) == ANSWER_WAIT
+    drawings.append(asyncio.create_task(drawing()))  # one more: behind
+    await asyncio.sleep(0)
+    assert pictures.behind()
+    assert pictures.answer_wait_for(tapped) == BEHIND_WAIT
+    old = SimpleNamespace(created_at=tapped.created_at - datetime.timedelta(seconds=2.49))
+    assert pictures.answer_wait_for(old) < 0.02  # the first answer's deadline comes first
+    go_on.set()
+    await asyncio.gather(*drawings)
+    assert not pictures.behind() and pictures.answer_wait_for(tapped) == ANSWER_WAIT
 
 
 async def test_a_picture_asked_for_while_the_card_parts_are_drawn_waits_for_a_few_only(
