@@ -380,7 +380,7 @@ class OpenHands:
         drawn = draw_hand(table, user_id, lang, note=note, letters=letters)
         style = await self.pictures.styles.private_or_known(user_id, table.guild_id)
         found = self.pictures.hand_scene(table, user_id, lang, style, letters)
-        picture = await self.pictures.within(self.pictures.hand_picture(found, urgent=True),
+        picture = await self.pictures.within(self.pictures.hand_now(found, urgent=True),
                                              self.pictures.answer_wait_for(interaction))
         return drawn, picture, key_of(found)
 

@@ -442,8 +442,10 @@ class TableMessages:
         answer to ``answering``, within the pictures' wait for it), else ``LATE`` and the
         drawing on its way: no request waits on a picture longer."""
         wait = 0.0 if answering is None else self.pictures.answer_wait_for(answering)
-        painting = asyncio.ensure_future(self.picture(table, lang,
-                                                      urgent=answering is not None))
+        found = self.pictures.public_now(table, lang, urgent=answering is not None)
+        if found is None or isinstance(found, Picture):
+            return found, None  # kept: taken without a turn of the event loop
+        painting = asyncio.ensure_future(found)
         await asyncio.wait((painting,), timeout=wait)
         if painting.done():
             return (None if painting.cancelled() or painting.exception() is not None
@@ -587,7 +589,8 @@ class TableMessages:
         first). A picture not drawn by then follows, as ``painting``."""
         table = live.newest
         lang = await self.languages.public(table.place)
-        await self.pictures.within(self.picture(table, lang), self.pictures.paint_wait)
+        await self.pictures.within(self.pictures.public_now(table, lang),
+                                   self.pictures.paint_wait)
 
     async def _adopt_tapped(self, table: Table, message_id: int) -> Table:
         """A group DM's older table message was tapped: it is the table message now."""

@@ -178,6 +178,13 @@ class Styles:
             return PLAYER_CHOICES[chosen]
         return await self.public(guild_id)
 
+    def known_public(self, guild_id: int | None) -> str | None:
+        """The style of a server's public pictures if it is known without the database
+        (None: ``public`` reads it)."""
+        if guild_id is None or self.servers is None:
+            return SERVER_CHOICES[SERVER_DEFAULT]
+        return self._servers.get(guild_id)
+
     async def private_or_known(self, user_id: int, guild_id: int | None) -> str:
         """The player's style, or, if it can't be read (the database is down), what is known
         of it without the database."""
@@ -288,9 +295,38 @@ class Pictures:
             return None
         return await self._picture(found[0], found[1], HAND_FILE, urgent)
 
+    def hand_now(self, found: tuple[HandScene, str] | None, *, urgent: bool = False
+                 ) -> Picture | asyncio.Future[Picture | None] | None:
+        """The picture of a scene from ``hand_scene`` if it is kept (None: text only), else
+        its drawing, started if it is not on its way: ``within`` then takes a kept picture
+        at once, without a task and a turn of the event loop to wait for it (a hand shown
+        again, **My hand** on a turn whose hand was just redrawn, is most of them)."""
+        if found is None or not self.ready():
+            return None
+        return self._drawn_or_drawing(found[0], found[1], HAND_FILE, urgent)
+
+    def public_now(self, table: Table, lang: Lang, *, urgent: bool = False
+                   ) -> Picture | asyncio.Future[Picture | None] | \
+            Coroutine[Any, Any, Picture | None] | None:
+        """As ``public``, for ``within``: the picture if it is kept, else its drawing (as
+        ``public`` while the server's style is still to be read)."""
+        style = self.styles.known_public(table.place)
+        if style is None:
+            return self.public(table, lang, urgent=urgent)
+        return self.table_now(table, lang, style, urgent=urgent)
+
     async def table(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
                     ) -> Picture | None:
         """The table's public cards as a picture (None: text only)."""
+        found = self.table_now(table, lang, style, urgent=urgent)
+        if found is None or isinstance(found, Picture):
+            return found
+        return await asyncio.shield(found)  # (see ``_picture``)
+
+    def table_now(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
+                  ) -> Picture | asyncio.Future[Picture | None] | None:
+        """The table's public cards as a picture if it is kept (None: text only), else its
+        drawing, started if it is not on its way (as ``hand_now``)."""
         if style == OFF or not self.ready() or not table.is_open or \
                 table.status is TableStatus.LOBBY:
             return None
@@ -304,7 +340,7 @@ class Pictures:
             return None
         if found is None:
             return None
-        return await self._picture(found[0], found[1], TABLE_FILE, urgent)
+        return self._drawn_or_drawing(found[0], found[1], TABLE_FILE, urgent)
 
     def answer_wait_for(self, interaction: discord.Interaction[Any]) -> float:
         """How long the answer to ``interaction`` may wait for its picture: ``answer_wait``,
@@ -318,12 +354,16 @@ class Pictures:
         ``BEHIND`` for each."""
         return self.turns.waiting > BEHIND * self.turns.slots
 
-    async def within(self, drawing: Coroutine[Any, Any, Picture | None],
+    async def within(self, drawing: Coroutine[Any, Any, Picture | None]
+                     | asyncio.Future[Picture | None] | Picture | None,
                      wait: float | None = None, *, then: Callable[[], None] | None = None
                      ) -> Picture | Late | None:
         """``drawing``'s picture if it is ready within ``wait`` seconds (default:
         ``answer_wait``), else ``LATE``: the drawing goes on and lands in the cache, for the
-        redraw that follows (``then`` is called once it has landed)."""
+        redraw that follows (``then`` is called once it has landed). A picture (or None)
+        found already (``hand_now``) is given back as it is."""
+        if drawing is None or isinstance(drawing, Picture):
+            return drawing
         task = asyncio.ensure_future(drawing)
         if not task.done():
             await asyncio.wait((task,), timeout=self.answer_wait if wait is None else wait)

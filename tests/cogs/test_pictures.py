@@ -34,10 +34,11 @@ from cogs.pictures.draw import (
     draw_hand,
 )
 from cogs.pictures.turns import Turns
-from rules import Card
+from rules import Card, Game, Variant, shuffled_deck
+from rules.i18n import Lang
 from tests.cogs.test_convergence_random import moves_on
 from tests.fakediscord.models import Perm
-from tests.helpers import HeldWrite
+from tests.helpers import HeldWrite, table_for
 from tests.nlk_driver import Driver, actor, running_bot, title
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -110,6 +111,42 @@ def test_a_forty_card_hand_is_small():
     drawn = draw_hand(HandScene(rows, True))
     assert len(drawn.png) < 50_000
     assert max(drawn.width / FRAME.width, drawn.height / FRAME.height) == FRAME.ratio
+
+
+async def test_a_kept_picture_is_taken_at_once_however_short_the_wait():
+    """A hand's picture drawn before (the hand just redrawn, then **My hand**) is taken at
+    once, with no wait left at all (the first answer's deadline is near); one not drawn yet
+    is late, and lands in the cache for the redraw after."""
+    pictures = Pictures()
+    scene = HandScene(((Shown(Card.parse("9D"), "9", PLAIN),),), False)
+    found = (scene, "9 of diamonds")
+    late = await pictures.within(pictures.hand_now(found, urgent=True), 0.0)
+    assert isinstance(late, cogs.pictures.Late)
+    drawn = await pictures.hand_picture(found)  # the drawing left behind, landed
+    assert drawn is not None and drawn.description == "9 of diamonds"
+    others = []  # what else the event loop has to do: it does not wait for that
+    asyncio.get_running_loop().call_soon(others.append, "another table's work")
+    assert await pictures.within(pictures.hand_now(found, urgent=True), 0.0) is drawn
+    assert not others  # taken without a turn of the loop
+    assert await pictures.within(pictures.hand_now(None), 0.0) is None  # text only
+
+
+async def test_a_kept_table_picture_is_taken_at_once_however_short_the_wait():
+    """The table message's picture, as for a hand: one drawn before (the answer's picture,
+    started as the move was written) is taken at once, with no wait left; one still being
+    drawn is late."""
+    pictures = Pictures()
+    table = table_for(Game.from_deck(shuffled_deck(3, "7"), 0, names=PLAYERS,
+                                     variant=Variant("free", True)))
+    late = await pictures.within(pictures.public_now(table, Lang.EN, urgent=True), 0.0)
+    assert isinstance(late, cogs.pictures.Late)
+    drawn = await pictures.public(table, Lang.EN)  # the drawing left behind, landed
+    assert drawn is not None and drawn.filename == "table.png"
+    others = []
+    asyncio.get_running_loop().call_soon(others.append, "another table's work")
+    assert await pictures.within(pictures.public_now(table, Lang.EN, urgent=True), 0.0) \
+        is drawn
+    assert not others  # taken without a turn of the loop
 
 
 async def test_a_drawing_that_fails_gives_no_picture_and_one_warning(monkeypatch, caplog):
