@@ -291,9 +291,7 @@ class Pictures:
     async def hand_picture(self, found: tuple[HandScene, str] | None, *, urgent: bool = False
                            ) -> Picture | None:
         """The picture of a scene from ``hand_scene`` (None: text only)."""
-        if found is None or not self.ready():
-            return None
-        return await self._picture(found[0], found[1], HAND_FILE, urgent)
+        return await self._landed(self.hand_now(found, urgent=urgent))
 
     def hand_now(self, found: tuple[HandScene, str] | None, *, urgent: bool = False
                  ) -> Picture | asyncio.Future[Picture | None] | None:
@@ -318,10 +316,7 @@ class Pictures:
     async def table(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
                     ) -> Picture | None:
         """The table's public cards as a picture (None: text only)."""
-        found = self.table_now(table, lang, style, urgent=urgent)
-        if found is None or isinstance(found, Picture):
-            return found
-        return await asyncio.shield(found)  # (see ``_picture``)
+        return await self._landed(self.table_now(table, lang, style, urgent=urgent))
 
     def table_now(self, table: Table, lang: Lang, style: str, *, urgent: bool = False
                   ) -> Picture | asyncio.Future[Picture | None] | None:
@@ -424,11 +419,17 @@ class Pictures:
     async def _picture(self, scene: HandScene | TableScene | ReplayScene, alt: str,
                        filename: str,
                        urgent: bool = False) -> Picture | None:
-        found = self._drawn_or_drawing(scene, alt, filename, urgent)
-        if isinstance(found, Picture):
+        return await self._landed(self._drawn_or_drawing(scene, alt, filename, urgent))
+
+    @staticmethod
+    async def _landed(found: Picture | asyncio.Future[Picture | None] | None
+                      ) -> Picture | None:
+        """The picture ``_drawn_or_drawing`` (or ``hand_now``, ``table_now``) found, once
+        drawn if it is on its way. Shielded: a caller that gives up (an answer that had to
+        go) leaves the drawing to finish and land in the cache, for the others waiting for it
+        and the redraw after."""
+        if found is None or isinstance(found, Picture):
             return found
-        # Shielded: a caller that gives up (an answer that had to go) leaves the drawing to
-        # finish and land in the cache, for the others waiting for it and the redraw after.
         return await asyncio.shield(found)
 
     def _drawn_or_drawing(self, scene: HandScene | TableScene | ReplayScene, alt: str,
