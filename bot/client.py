@@ -333,12 +333,17 @@ DRAIN_SECONDS = 5.0
 WARM_SECONDS = 30.0  # the longest a start waits for the pictures before it connects
 
 
+# discord.py's names for the tasks that answer interactions: a slash command's, and the
+# ``on_interaction`` event's, where the cog answers a tap on a button or select
+# (``cogs.routes.taps``); a view's own (``discord-ui-…``) answers any other component.
+ANSWERING = ("CommandTree-invoker", "discord.py: on_interaction")
+
+
 def _interaction_tasks() -> list[asyncio.Task[Any]]:
     """discord.py's tasks that answer interactions: slash commands, buttons and selects."""
     current = asyncio.current_task()
     return [task for task in asyncio.all_tasks() if task is not current and not task.done()
-            and (task.get_name() == "CommandTree-invoker"
-                 or task.get_name().startswith("discord-ui-"))]
+            and (task.get_name() in ANSWERING or task.get_name().startswith("discord-ui-"))]
 
 
 async def _finish_or_cancel(tasks: list[asyncio.Task[Any]], seconds: float) -> None:

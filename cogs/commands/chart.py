@@ -5,7 +5,6 @@ reader who chose text only, the sentence that sums it up. Only the reader sees i
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 
 import discord
@@ -16,6 +15,7 @@ from cogs.i18n.translator import lang_of
 from cogs.pictures import OFF, Pictures
 from cogs.pictures.chart import CHART_FILE, draw_chart, summary
 from cogs.render import stats
+from cogs.transport.files import MemoryFile
 from rules.i18n import translator
 
 log = logging.getLogger(__name__)
@@ -61,8 +61,7 @@ async def send_player(interaction: Interaction, servers: GuildService,
             embed.add_field(name=label, value=sentence, inline=False)
             if png is not None:
                 embed.set_image(url=f"attachment://{CHART_FILE}")
-                files.append(discord.File(io.BytesIO(png), filename=CHART_FILE,
-                                          description=sentence))
+                files.append(MemoryFile(png, CHART_FILE, description=sentence))
     if files:
         await interaction.response.send_message(embed=embed, files=files, ephemeral=True)
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import logging
 
@@ -39,6 +38,8 @@ from cogs.practice.handler import LEVEL_CHOICES
 from cogs.render import stats
 from cogs.replay.handler import hand_choices
 from cogs.routes.clicks import seated
+from cogs.routes.taps import Taps
+from cogs.transport.files import MemoryFile
 from rules import Variant
 from rules.i18n import Lang, translator
 
@@ -73,7 +74,7 @@ class NLK(commands.Cog):
         self.clicks = parts.clicks
         self.replays = parts.replays
         self.boards = parts.boards
-        self.families = parts.families
+        self.taps = Taps(parts.families)  # every tap on a button or select of the bot
         self.lessons = parts.lessons
         self.practices = parts.practices
         self.warmed = asyncio.Event()  # the pictures' font is loaded (or could not be)
@@ -84,7 +85,7 @@ class NLK(commands.Cog):
 
     async def cog_load(self) -> None:
         """Register the buttons and the error replies, and warm the pictures."""
-        self.bot.add_dynamic_items(*self.families)
+        self.bot.add_listener(self.taps.on_interaction, "on_interaction")
         self.bot.tree.error(self.reply_error)
         self.client.lifetime.start(self._warm())
 
@@ -113,7 +114,7 @@ class NLK(commands.Cog):
     async def cog_unload(self) -> None:
         """Unregister the buttons (the tables' work lives in the bot's lifetime, and ends
         with it)."""
-        self.bot.remove_dynamic_items(*self.families)
+        self.bot.remove_listener(self.taps.on_interaction, "on_interaction")
 
     async def load(self, tables: list[Table]) -> None:
         """At start-up, before the clocks run: the tables' owners load what Discord shows."""
@@ -396,7 +397,7 @@ class NLK(commands.Cog):
                      option=translator(lang).pgettext("command", "file"))
         await interaction.response.send_message(
             linked(interaction, text, lang),
-            file=discord.File(io.BytesIO(data), filename=filename), ephemeral=True)
+            file=MemoryFile(data, filename), ephemeral=True)
 
     @export.autocomplete("hand")
     async def export_choices(self, interaction: Interaction, current: str

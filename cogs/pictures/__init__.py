@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import io
 import logging
 import struct
 import time
@@ -139,10 +138,10 @@ class Picture:
         return len(self.png) + 2 * len(self.description) + len(self.layout) + 200
 
     def file(self) -> discord.File:
-        import discord  # here, not above: the drawing processes import this module, not Discord
+        # Here, not above: the drawing processes import this module, not Discord.
+        from cogs.transport.files import MemoryFile
 
-        return discord.File(io.BytesIO(self.png), filename=self.filename,
-                            description=self.description)
+        return MemoryFile(self.png, self.filename, description=self.description)
 
 
 class Late:

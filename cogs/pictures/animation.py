@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import discord
 from discord import app_commands
 from PIL import Image
 
@@ -27,6 +26,7 @@ from cogs.pictures.draw import FONTS, Frame
 from cogs.pictures.replay import draw_replay, replay_scene
 from cogs.render import safe_name
 from cogs.render.history import Turn, turn_text
+from cogs.transport.files import MemoryFile
 from rules import Game
 from rules.i18n import Lang, number, translator
 from rules.replay import Replay
@@ -186,6 +186,5 @@ async def send_animation(interaction: Interaction, replay: Replay, pictures: Pic
         number=number_, table=table_id)
     if animation.note:
         said += " " + animation.note
-    await interaction.followup.send(said, file=discord.File(
-        io.BytesIO(animation.data), filename=animation.filename, description=said[:1024]),
-        ephemeral=True)
+    await interaction.followup.send(said, file=MemoryFile(
+        animation.data, animation.filename, description=said[:1024]), ephemeral=True)

@@ -8,7 +8,6 @@ that is the smaller for it (``FORMATS``; a test checks the choice).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from cogs.pictures.draw import (
 )
 from cogs.pictures.scenes import ALT_LIMIT, card_words, cut, sorted_hand
 from cogs.replay.ids import Act, replay_id
+from cogs.transport.files import MemoryFile
 from rules import Card
 from rules.i18n import Lang, is_ai_name, number, ordinal, rank_text, translator
 
@@ -57,8 +57,7 @@ class EndingPicture:
     height: int
 
     def file(self) -> discord.File:
-        return discord.File(io.BytesIO(self.data), filename=self.filename,
-                            description=self.alt)
+        return MemoryFile(self.data, self.filename, description=self.alt)
 
 
 def signed(change: float, lang: Lang) -> str:

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import cogs.live.pings
+from bot.client import ANSWERING
 from cogs.live.owner import RECORDS
 from cogs.live.pings import Pings
 from tests.cogs.test_reliability import ping_after_a_turn, play_a_turn, remembered_pings
@@ -26,7 +27,7 @@ DELETES = ("DELETE", r"/messages/\d+$")
 def answering(task: asyncio.Task) -> bool:
     """discord.py's task answering an interaction (a stop drains those first)."""
     name = task.get_name()
-    return name == "CommandTree-invoker" or name.startswith("discord-ui-")
+    return name in ANSWERING or name.startswith("discord-ui-")
 
 
 def work_of_the_bot() -> list[str]:
