@@ -5,8 +5,8 @@ tapped message: every button and select on it made an object, in a view that hol
 that they hold back, before the family's item is swapped in. The bot never reads that view
 (each family is answered by its custom id alone), and with up to 25 components a message it
 was about 3 % of the event loop's time and most of the bot's cyclic garbage (a view and its
-items keep each other alive): flat out, Python's collector ran every few seconds, each time
-with the event loop stopped for 15–28 ms, which every tap arriving meanwhile waited out.
+items keep each other alive): at 50 tables, Python's collector ran every few seconds, each
+time with the event loop stopped for 15–28 ms, which every tap arriving meanwhile waited out.
 
 ``Taps`` does what the view store does for a dynamic item, with the one component tapped:
 each family whose template matches the custom id makes its item from a plain button or
