@@ -339,11 +339,18 @@ WARM_SECONDS = 30.0  # the longest a start waits for the pictures before it conn
 ANSWERING = ("CommandTree-invoker", "discord.py: on_interaction")
 
 
+def answering(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task`` is discord.py's, answering an interaction (a stop drains those
+    first)."""
+    name = task.get_name()
+    return name in ANSWERING or name.startswith("discord-ui-")
+
+
 def _interaction_tasks() -> list[asyncio.Task[Any]]:
     """discord.py's tasks that answer interactions: slash commands, buttons and selects."""
     current = asyncio.current_task()
     return [task for task in asyncio.all_tasks() if task is not current and not task.done()
-            and (task.get_name() in ANSWERING or task.get_name().startswith("discord-ui-"))]
+            and answering(task)]
 
 
 async def _finish_or_cancel(tasks: list[asyncio.Task[Any]], seconds: float) -> None:

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import cogs.live.pings
-from bot.client import ANSWERING
+from bot.client import answering
 from cogs.live.owner import RECORDS
 from cogs.live.pings import Pings
 from tests.cogs.test_reliability import ping_after_a_turn, play_a_turn, remembered_pings
@@ -22,12 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # A message posted (in the channel, or as a follow-up through a tap's token), or deleted.
 POSTS = ("POST", r"/channels/\d+/messages$|/webhooks/\d+/[^/]+$")
 DELETES = ("DELETE", r"/messages/\d+$")
-
-
-def answering(task: asyncio.Task) -> bool:
-    """discord.py's task answering an interaction (a stop drains those first)."""
-    name = task.get_name()
-    return name in ANSWERING or name.startswith("discord-ui-")
 
 
 def work_of_the_bot() -> list[str]:

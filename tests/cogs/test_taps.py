@@ -2,9 +2,11 @@
 sent leaves cyclic garbage behind: with it, Python's collector stopped the event loop every
 few seconds under load (``cogs.transport.files``)."""
 
+import contextlib
 import gc
 import io
 import random
+from collections.abc import Iterator
 
 import discord
 
@@ -16,16 +18,16 @@ from tests.nlk_driver import Driver, is_over, running_bot
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-async def garbage_of(work) -> list:
-    """Every object made unreachable in cycles while ``work`` ran."""
+@contextlib.contextmanager
+def collector_keeping() -> Iterator[list]:
+    """The cyclic collector off, and what it finds when run (``gc.collect()``) kept in the
+    list given (``gc.garbage``) instead of freed."""
     gc.collect()
     gc.garbage.clear()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        await work()
-        gc.collect()
-        return list(gc.garbage)
+        yield gc.garbage
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
@@ -62,10 +64,12 @@ async def test_taps_and_the_pictures_they_send_leave_no_cycles(fake_discord, tmp
                 await play_until(driver, hands, lambda t=tapped: bool(t) or is_over(table),
                                  tapped=tapped)
 
-        garbage = await garbage_of(collect_and_shed)
-        assert driver.actions > 3 and driver.hands_opened >= len(PLAYERS)
-        assert views_in(garbage) == []
-        assert buffers_in(garbage) == []
+        with collector_keeping() as garbage:
+            await collect_and_shed()
+            gc.collect()
+            assert driver.actions > 3 and driver.hands_opened >= len(PLAYERS)
+            assert views_in(garbage) == []
+            assert buffers_in(garbage) == []
 
 
 def test_a_picture_file_sent_and_closed_leaves_no_cycle():
@@ -75,23 +79,16 @@ def test_a_picture_file_sent_and_closed_leaves_no_cycle():
         file.fp.close()  # what a form may do while the request can still retry: nothing
         file.close()  # the request is done
 
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with collector_keeping() as garbage:
         file = MemoryFile(PNG + b"ours", "a.png", description="the picture")
         send(file)
         assert not file.fp.closed and file.fp.getvalue() == PNG + b"ours"
         del file
         gc.collect()
-        assert buffers_in(gc.garbage) == []
+        assert buffers_in(garbage) == []
         send(discord.File(io.BytesIO(PNG + b"py"), filename="a.png"))
         gc.collect()
-        assert len(buffers_in(gc.garbage)) == 1  # discord.py's own File: the cycle
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
+        assert len(buffers_in(garbage)) == 1  # discord.py's own File: the cycle
 
 
 def test_a_tap_is_made_as_the_component_it_is():
