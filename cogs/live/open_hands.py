@@ -35,7 +35,7 @@ from bot.tables.service import Table
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import Flight, Flights, LiveTable, LiveTables
+from cogs.live.owner import HOLD_SECONDS, Flight, Flights, LiveTable, LiveTables
 from cogs.live.records import Notes
 from cogs.live.tokens import TOKEN_SECONDS
 from cogs.pictures import (
@@ -133,8 +133,8 @@ class OpenHand:
 
 class HandsShown:
     """A table's open hands by user id, and the requests on their way to each: a redraw
-    and a tap's answer go out without waiting for each other, and when they cross, what the
-    hand shows is not known and it is redrawn."""
+    and a tap's answer each wait for the other on its way to land (a second at most), and
+    if they cross all the same, what the hand shows is not known and it is redrawn."""
 
     def __init__(self, driver: OpenHands, live: LiveTable) -> None:
         self.driver = driver
@@ -234,6 +234,12 @@ class HandsShown:
         finally:
             if not flights:
                 del self.flights[user_id]
+
+    async def clear(self, user_id: int, until: float, now: Callable[[], object],
+                    drawn: object) -> bool:
+        """Wait until no request to ``user_id``'s hand is on its way (``Flights.clear``)."""
+        flights = self.flights.get(user_id)
+        return flights is None or await flights.clear(until, now, drawn)
 
     def forget(self) -> None:
         """Stop following the open hands."""
@@ -340,14 +346,23 @@ class OpenHands:
                      letters: Lang, note: str | None = None) -> None:
         """Answer a tap on ``interaction.user``'s own hand by drawing it again in place, from
         the owner's newest snapshot, its cards in the ``letters`` of its reader (with ``note``: as
-        it is, with the note, and not followed anew). It is sent at once, whatever redraw
-        of the hand is on its way."""
+        it is, with the note, and not followed anew). It is sent once a redraw of the hand
+        on its way has landed (``HOLD_SECONDS`` at most)."""
         user_id = interaction.user.id
         live = self.tables.of(table)
         shown = self.of(live)
-        if note is None:
-            table = live.newest
-        drawn, picture, key = await self._drawn(interaction, table, letters, note)
+        until = asyncio.get_running_loop().time() + HOLD_SECONDS
+        while True:
+            if note is None:
+                table = live.newest
+            drawn, picture, key = await self._drawn(interaction, table, letters, note)
+            # Sent once a redraw of the hand on its way has landed, so that Discord applies
+            # it after that: a redraw of an older move landing after it would show cards
+            # already played. (A refusal's note is drawn from the table as it was given.)
+            if await shown.clear(user_id, until,
+                                 lambda: None if note is not None else live.newest.revision,
+                                 None if note is not None else table.revision):
+                break
         if isinstance(picture, Late):
             files = kept_files(drawn[0], interaction.message, HAND_FILE)
         else:
@@ -450,6 +465,10 @@ class OpenHands:
         else:
             picture = await self.pictures.hand_picture(found)  # the scene once: a hot path
             files = edit_files(embed, picture)
+        until = asyncio.get_running_loop().time() + HOLD_SECONDS
+        if not await shown.clear(user_id, until,
+                                 lambda: id(shown.hands.get(user_id)), id(hand)):
+            return  # a tap's answer followed it anew meanwhile (and knows what it shows)
         try:
             with shown.flying(user_id, table.revision) as flight:
                 await hand.token.edit_original(self.client, embed=embed, view=view, **files)

@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 
 CLOSED_TRIES = 3  # a closed table's kind is tried this often after an error, then given up
 MAX_STEPS = 50  # steps towards one snapshot, at most, before a loop waits for the next
+# A request to a message waits this long at most for the others on their way to it to land
+# (``Flights.clear``): well within the 3 s a tap's answer has.
+HOLD_SECONDS = 1.0
 
 
 class Shown(Protocol):
@@ -99,13 +102,16 @@ class Flight(Generic[T]):
     def __init__(self, shows: T) -> None:
         self.shows = shows
         self.crossed: set[Any] = set()  # what other requests to the message drew meanwhile
+        self.landing: asyncio.Future[None] | None = None  # made for whoever waits for it
 
 
 class Flights(Generic[T]):
     """The requests on their way to one message. Discord applies two requests in flight at
     once in either order, so a request that crossed another drawing something else leaves
     the message showing one of the two: not known (``outcome`` answers None), and the kind
-    draws it again. One that flew alone, or beside requests drawing the same, is exact."""
+    draws it again. One that flew alone, or beside requests drawing the same, is exact. A
+    request that waits until those on their way have landed (``clear``) applies after
+    them."""
 
     def __init__(self) -> None:
         self._flying: list[Flight[T]] = []
@@ -126,6 +132,23 @@ class Flights(Generic[T]):
             yield flight
         finally:
             self._flying.remove(flight)
+            if flight.landing is not None and not flight.landing.done():
+                flight.landing.set_result(None)
+
+    async def clear(self, until: float, now: Callable[[], object], drawn: object) -> bool:
+        """Wait until no request is on its way (until the event loop's time ``until`` at
+        most): one sent next then applies after them all. False as soon as, after a wait,
+        what it would draw ``now()`` is no longer what it ``drawn``: draw it again first."""
+        loop = asyncio.get_running_loop()
+        while self._flying and (left := until - loop.time()) > 0:
+            for flight in self._flying:
+                if flight.landing is None:
+                    flight.landing = loop.create_future()
+            await asyncio.wait([f.landing for f in self._flying if f.landing is not None],
+                               timeout=left)
+            if now() != drawn:
+                return False
+        return True
 
     @staticmethod
     def outcome(flight: Flight[T]) -> T | None:

@@ -4,10 +4,13 @@ each message shows written down so that a restart edits only what is out of date
 Every request to the table message goes out from here, drawn from the owner's newest
 snapshot at the moment it is sent: a tap's answer (``reply``, sent at once), the answer of a
 command that posts it, and the owner's loop (``edit``): at most a few edits per channel in
-any five seconds, so a burst of moves becomes one or two edits. Nothing waits for another
-request: two that cross leave the message showing either (``Flights``), and the loop draws it
-again. Nothing waits for a picture either: a request carries the picture if it is ready, the
-one the message has if not, and the loop edits the new one in once it is drawn.
+any five seconds, so a burst of moves becomes one or two edits. Discord applies two requests
+in flight at once in either order, so each waits until the one on its way to the message has
+landed (``Flights.clear``, a second at most; a paced edit does not wait for the channel's
+turn meanwhile, only for its answer): a move's answer never lands before an edit of the move
+before it. Two that cross all the same (after that second) leave the message showing either,
+and the loop draws it again. Nothing waits for a picture: a request carries the picture if it
+is ready, the one the message has if not, and the loop edits the new one in once it is drawn.
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ import discord
 from bot.tables.service import Table, TableService
 from cogs.client import Interaction
 from cogs.i18n.translator import Languages
-from cogs.live.owner import Drawing, Flight, Flights, LiveTable, LiveTables, token_way
+from cogs.live.owner import (
+    HOLD_SECONDS,
+    Drawing,
+    Flight,
+    Flights,
+    LiveTable,
+    LiveTables,
+    token_way,
+)
 from cogs.live.records import Notes
 from cogs.live.shown import MessageRecord, ShownRecord, carries, draw, fingerprint
 from cogs.live.ways import Gone, Refused, Spec, Wait, Way
@@ -247,10 +258,10 @@ class TableMessages:
 
     async def reply(self, live: LiveTable, interaction: Interaction) -> None:
         """Answer a tap on the table message by drawing the newest snapshot into it. It is
-        sent at once, whatever else of the table's is on its way (a paced edit may be
-        waiting for the channel's turn): if two requests to the message cross, what it shows
-        is not known, and the loop draws it again. A tap on an older copy in a group DM
-        makes that copy the table message (the other one goes)."""
+        sent as soon as no other request to the message is on its way (a paced edit waiting
+        for the channel's turn is not on its way yet); if two cross all the same, what the
+        message shows is not known, and the loop draws it again. A tap on an older copy in a
+        group DM makes that copy the table message (the other one goes)."""
         shown = self.of(live)
         message = interaction.message
         table = live.newest
@@ -263,9 +274,17 @@ class TableMessages:
         elif old is None and tapped is not None:
             shown.moved(tapped)  # a tap beat ``/nlk new``'s answer to storing its message
         lang = await self.languages.public(live.newest.place, interaction)
-        table, style = live.newest, shown.style
-        drawing = draw(table, lang, self.languages.ai_allowed(table.place))
-        picture, painting = await self._paint(table, lang, answering=interaction)
+        until = asyncio.get_running_loop().time() + HOLD_SECONDS
+        while True:
+            table, style = live.newest, shown.style
+            drawing = draw(table, lang, self.languages.ai_allowed(table.place))
+            picture, painting = await self._paint(table, lang, answering=interaction)
+            # Sent once the other requests to the message on their way have landed, so
+            # that Discord applies it after them: an edit of an older move landing after
+            # this answer would leave the next player the buttons of a move already made.
+            if await shown.flights.clear(
+                    until, lambda: (live.newest.revision, shown.style), (table.revision, style)):
+                break
         if isinstance(picture, Late):
             # The answer goes now with the picture the message has; the loop brings the new
             # one once it is drawn.
@@ -523,6 +542,11 @@ class TableMessages:
             if drawn is None:
                 return
             table, wants, drawing, digest, picture, painting = drawn
+            until = asyncio.get_running_loop().time() + HOLD_SECONDS
+            if not await shown.flights.clear(until, lambda: live.newest.revision,
+                                             table.revision) or \
+                    not shown.behind(live.newest):
+                return  # a tap's answer meanwhile drew it, or the table moved on: again
             if old is None or repost:
                 new = None if isinstance(picture, Late) else picture
                 replies = shown.replies

@@ -454,3 +454,44 @@ async def test_a_tap_that_crossed_a_paced_edit_puts_the_table_message_right_thro
                               timeout=10)
         assert "channel_edit" not in [v.via for v in table.versions[versions:]]
     fake.assert_clean()
+
+
+async def test_a_tap_on_the_table_message_is_answered_after_a_paced_edit_on_its_way_lands(
+        fake_discord, tmp_path):
+    """A paced edit of the table message carried out by Discord, its answer not yet back,
+    when the next player taps the table message: the tap's answer waits for that answer, so
+    Discord applies the two in the order sent, and nothing has to put the message right
+    afterwards (an edit of the older move landing last would leave the next player the
+    buttons of a move already made)."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(11))
+    async with running_bot(fake, path, seed=3) as bot:
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        for _ in range(60):  # a turn pinged, whose ping can end it
+            ping = await current_ping(fake, table)
+            if ending_button(ping) is not None:
+                break
+            await driver._collect_step(table)
+        else:
+            raise AssertionError("no ping that ends a turn")
+        who = actor(table)
+        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$", answer=True)
+        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
+        assert (await ix.wait_response()).type == 7
+        await asyncio.wait_for(held.reached.wait(), 10)
+        versions = len(table.versions)
+        button = next(b for b in table.buttons()
+                      if b.label not in ("My stack", "Moves", "Fair deal"))
+        tap = await fake.click(actor(table), table, custom_id=button.custom_id)
+        answer = asyncio.ensure_future(tap.wait_response())
+        await asyncio.sleep(0.3)
+        assert not answer.done(), "answered while an edit of the message was on its way"
+        held.release()
+        assert (await answer).type == 7
+        await fake.wait_until(lambda: version_of(table) == stored_version(bot, table),
+                              timeout=10)
+        await asyncio.sleep(0.3)  # anything still on its way lands
+        vias = [v.via for v in table.versions[versions:]]
+        assert vias[0] == "interaction_update", vias
+        assert "webhook_edit" not in vias, vias  # nothing crossed: nothing to put right
+    fake.assert_clean()

@@ -393,3 +393,40 @@ async def test_a_shed_move_s_picture_is_drawn_while_the_move_is_written(fake_dis
         early = [pictures.cache.get(key) for key in held.early(HAND_FILE)]
         assert [a.data for a in hand.current.attachments] in [[p.png] for p in early if p]
     fake.assert_clean()
+
+
+async def test_a_tap_on_a_hand_is_answered_after_a_redraw_of_it_on_its_way_lands(
+        fake_discord, tmp_path):
+    """The turn comes to a player, and the redraw that gives their hand its controls is on
+    its way (not yet carried out) when they tap **Refresh** on it: the answer waits for the
+    redraw to land, so Discord applies the two in the order sent and the hand never goes
+    back to the move before."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    async with running_bot(fake, path) as bot:
+        driver, table, hands = await shed_with_every_hand_open(fake)
+        leader = actor(table)
+        await fake.wait_until(lambda: my_turn(hands[leader]), timeout=5)
+        # Discord holds the redraws of the other two hands, through the tokens that made them.
+        others = [name for name in PLAYERS if name != leader]
+        tokens = [ix.token for ix in fake.state.interactions.values()
+                  if ix.original in [hands[name] for name in others]]
+        held = fake.hold("PATCH", rf"/webhooks/\d+/({'|'.join(map(re.escape, tokens))})"
+                                  r"/messages/@original$")
+        await tap_once(driver, leader, hands[leader])
+        await fake.wait_until(lambda: actor(table) not in (None, leader), timeout=5)
+        second = actor(table)
+        live = hands_of(bot).tables.get(table_id_of(table))
+        flights = hands_of(bot).of(live).flights
+        await fake.wait_until(lambda: flights.get(fake.user(second).id), timeout=5)
+        versions = len(hands[second].versions)
+        refresh = await fake.click(second, hands[second], label="Refresh")
+        answer = asyncio.ensure_future(refresh.wait_response())
+        await asyncio.sleep(0.3)
+        assert not answer.done(), "answered while a redraw of the hand was on its way"
+        held.release()
+        assert (await answer).type == 7
+        await asyncio.sleep(0.3)  # anything still on its way lands
+        vias = [v.via for v in hands[second].versions[versions:]]
+        assert vias[:2] == ["webhook_edit", "interaction_update"], vias
+        assert my_turn(hands[second])
+    fake.assert_clean()
