@@ -53,6 +53,17 @@ MOVES = {"give", "draw", "keep", "play", "take"}
 SHED_MOVES = {"play", "take"}
 HAND_NUMBER = re.compile(r"hand (\d+)")
 MOVE_NUMBER = re.compile(r"move (\d+)")
+FOLLOW_UP = 0.2  # how long a person reads below an answer for a private refusal
+
+
+async def told_out_of_date(ix: Any) -> bool:
+    """Whether a tap on the table message answered by bringing it up to date (it showed a
+    move already made) was refused: the refusal follows privately, at once."""
+    try:
+        await ix.wait_followups(timeout=FOLLOW_UP)
+    except AssertionError:
+        return False
+    return any("out of date" in m.text() for m in ix.followups)
 
 
 def action_of(custom_id: str | None) -> tuple[int | None, str]:
@@ -247,7 +258,8 @@ class Person:
         flow.last_move = flow.now()
         ix = await self._tap(message, custom_id=control.custom_id, value=value)
         response = ix.response
-        refused = response.type != 7 or (is_hand(message) and "Note" in message.text())
+        refused = response.type != 7 or (is_hand(message) and "Note" in message.text()) or \
+            (not is_hand(message) and await told_out_of_date(ix))
         taps = self.spent + 1
         if refused:
             self.spent = taps  # the tap bought nothing; the move is still to make

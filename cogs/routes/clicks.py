@@ -11,6 +11,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from typing import Any
 
 import discord
@@ -83,7 +84,7 @@ class Clicks:
                 foresee=self.publisher.foresee(interaction))
             await self.publisher.publish(change, interaction)
             await tell_forced(interaction, change.table)
-        await self._handle(interaction, target, work, on_table=True)
+        await self._handle(interaction, target, work, on_table=True, moves=True)
 
     async def seat(self, interaction: Interaction, target: Target,
                    act: Seating) -> None:
@@ -194,9 +195,10 @@ class Clicks:
 
     async def _handle(self, interaction: Interaction, target: Target,
                       work: Callable[[], Awaitable[None]], *, on_hand: bool = True,
-                      on_table: bool = False) -> None:
+                      on_table: bool = False, moves: bool = False) -> None:
         """Run a click's work; refuse politely whatever goes wrong (``on_table``: a button
-        of the table message's families)."""
+        of the table message's families; ``moves``: a move, drawn at ``target.version``)."""
+        drawn_at = target.version if moves else None
         table_id = target.table_id if target.valid else None
         elsewhere: PlayedElsewhere | None = None
         try:
@@ -210,7 +212,7 @@ class Clicks:
                     elsewhere = error  # refused below, after the other process's answer
                 except Exception as error:
                     await self._refuse(interaction, table_id, error, on_hand=on_hand,
-                                       on_table=on_table)
+                                       on_table=on_table, drawn_at=drawn_at)
             if elsewhere is not None:
                 await self._refuse_after_the_other(interaction, table_id, elsewhere,
                                                    on_hand=on_hand, on_table=on_table)
@@ -341,9 +343,19 @@ class Clicks:
 
     async def _refuse(self, interaction: Interaction, table_id: int | None,
                       error: Exception, *, on_hand: bool = True,
-                      on_table: bool = False) -> None:
-        """Refuse politely; on a player's own hand message, redraw it as it is now."""
+                      on_table: bool = False, drawn_at: int | None = None) -> None:
+        """Refuse politely; on a player's own hand message, redraw it as it is now; on the
+        table message, if it showed a move already made (a move's controls are ``drawn_at``
+        a game version), bring it up to date."""
         lang = lang_of(interaction)
+        if drawn_at is not None and table_id is not None and isinstance(error, Refusal) \
+                and not isinstance(error, Stale):
+            # A move refused (someone else's turn, say) from controls drawn before a move
+            # the table has made since: said as what it is, out of date.
+            with suppress(Refusal):
+                now = await self.service.get(table_id, channel_id=interaction.channel_id)
+                if now.game is not None and now.game.version != drawn_at:
+                    error = Stale()
         text, expected = describe(error, lang)
         # Its buttons: the lesson's, where not everyone can run /nlk, and a "📖 R3.3" for
         # each rule the refusal cites, which opens that rule's text (issue 45).
@@ -370,18 +382,23 @@ class Clicks:
                 return
             except Refusal:
                 pass
-        if on_table and expected and table_id is not None and interaction.guild_id is None \
-                and not is_ephemeral(interaction) and interaction.message is not None and \
-                interaction.message.embeds and not interaction.response.is_done():
+        if on_table and expected and table_id is not None and not is_ephemeral(interaction) \
+                and interaction.message is not None and interaction.message.embeds and \
+                not interaction.response.is_done():
             # A group DM's copy of the table message, out of date (its token lapsed before
-            # it could be edited): the tap brings that copy up to date in place, and the
-            # refusal is said privately below it.
+            # it could be edited), or a server's table message tapped while it showed a move
+            # already made (its paced edit still to come): the tap brings that message up to
+            # date in place, for everyone, and the refusal is said privately below it.
             try:
                 table = await self.service.get(table_id, channel_id=interaction.channel_id)
-                await self.publisher.refresh(table, interaction)
-                await interaction.followup.send(text, ephemeral=True,
-                                                view=buttons or discord.utils.MISSING)
-                return
+                # (Not a move another process played: its own answer shows the move.)
+                if interaction.guild_id is None or (
+                        interaction.message.id == table.message_id and
+                        isinstance(error, Stale) and not isinstance(error, PlayedElsewhere)):
+                    await self.publisher.refresh(table, interaction)
+                    await interaction.followup.send(text, ephemeral=True,
+                                                    view=buttons or discord.utils.MISSING)
+                    return
             except Refusal:
                 pass
         await say(interaction, text, buttons)

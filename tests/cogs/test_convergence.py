@@ -495,3 +495,41 @@ async def test_a_tap_on_the_table_message_is_answered_after_a_paced_edit_on_its_
         assert vias[0] == "interaction_update", vias
         assert "webhook_edit" not in vias, vias  # nothing crossed: nothing to put right
     fake.assert_clean()
+
+
+async def test_a_tap_on_a_table_message_still_showing_a_move_made_brings_it_up_to_date(
+        fake_discord, tmp_path):
+    """A move made from a ping, its paced edit of the table message not yet carried out by
+    Discord: the next tap on the table message is on buttons of a move already made. It is
+    answered by bringing the table message up to date in place (for everyone, with no
+    channel edit to wait for), and its refusal is said privately; nothing is played."""
+    fake, path = fake_discord, tmp_path / "nlk.sqlite3"
+    driver = Driver(fake, random.Random(11))
+    async with running_bot(fake, path, seed=3) as bot:
+        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+        for _ in range(60):  # a turn pinged, whose ping can end it
+            ping = await current_ping(fake, table)
+            if ending_button(ping) is not None:
+                break
+            await driver._collect_step(table)
+        else:
+            raise AssertionError("no ping that ends a turn")
+        who = actor(table)
+        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$")
+        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
+        assert (await ix.wait_response()).type == 7
+        await asyncio.wait_for(held.reached.wait(), 10)
+        stored = stored_version(bot, table)
+        assert version_of(table) != stored  # the table message still shows the move before
+        button = next(b for b in table.buttons()
+                      if b.label not in ("My stack", "Moves", "Fair deal"))
+        tap = await fake.click(actor(table), table, custom_id=button.custom_id)
+        assert (await tap.wait_response()).type == 7
+        assert version_of(table) == stored  # up to date, before the paced edit lands
+        [refusal] = await tap.wait_followups()
+        assert refusal.ephemeral and "out of date" in refusal.text()
+        assert stored_version(bot, table) == stored  # nothing was played
+        held.release()
+        await fake.wait_until(lambda: version_of(table) == stored_version(bot, table),
+                              timeout=10)
+    fake.assert_clean()
