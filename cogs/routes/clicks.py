@@ -16,7 +16,15 @@ from typing import Any
 
 import discord
 
-from bot.errors import InputError, NotPlaying, NotSeated, PlayedElsewhere, Refusal, Stale
+from bot.errors import (
+    InputError,
+    NotPlaying,
+    NotSeated,
+    PlayedElsewhere,
+    Refusal,
+    Stale,
+    WaitYourTurn,
+)
 from bot.guilds.service import GuildService
 from bot.ops.workers import off_loop
 from bot.tables.service import Change, Table, TableService, check_end
@@ -348,10 +356,10 @@ class Clicks:
         table message, if it showed a move already made (a move's controls are ``drawn_at``
         a game version), bring it up to date."""
         lang = lang_of(interaction)
-        if drawn_at is not None and table_id is not None and isinstance(error, Refusal) \
-                and not isinstance(error, Stale):
-            # A move refused (someone else's turn, say) from controls drawn before a move
-            # the table has made since: said as what it is, out of date.
+        if drawn_at is not None and table_id is not None and isinstance(error, WaitYourTurn):
+            # A move refused as someone else's turn from controls drawn before a move the
+            # table has made since (it was the tapper's turn there): said as what it is,
+            # out of date.
             with suppress(Refusal):
                 now = await self.service.get(table_id, channel_id=interaction.channel_id)
                 if now.game is not None and now.game.version != drawn_at:
