@@ -64,6 +64,25 @@ async def current_ping(fake, table):
         ping_version(p) == version_of(table) and p, timeout=10)
 
 
+async def a_paced_edit_held(fake, driver, *, answer: bool):
+    """A new table played on until a turn was pinged whose ping can end it, and ended from
+    the ping: the paced edit of the table message this brings is held at Discord (with
+    ``answer``: carried out, only its answer held). Returns the table message and the hold."""
+    table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
+    for _ in range(60):
+        ping = await current_ping(fake, table)
+        if ending_button(ping) is not None:
+            break
+        await driver._collect_step(table)
+    else:
+        raise AssertionError("no ping that ends a turn")
+    held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$", answer=answer)
+    ix = await fake.click(actor(table), ping, custom_id=ending_button(ping).custom_id)
+    assert (await ix.wait_response()).type == 7
+    await asyncio.wait_for(held.reached.wait(), 10)
+    return table, held
+
+
 def ending_button(message):
     """The ping's Draw (or, after a draw that played itself, its Keep)."""
     ids = {(b.custom_id or "").rsplit(":", 1)[-1]: b for b in message.buttons()}
@@ -429,20 +448,8 @@ async def test_a_tap_that_crossed_a_paced_edit_puts_the_table_message_right_thro
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(11))
     async with running_bot(fake, path, seed=3) as bot:
-        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        for _ in range(60):  # a turn pinged, whose ping can end it
-            ping = await current_ping(fake, table)
-            if ending_button(ping) is not None:
-                break
-            await driver._collect_step(table)
-        else:
-            raise AssertionError("no ping that ends a turn")
-        who = actor(table)
         # Discord carries out the paced edit the ping's move brings; its answer is late.
-        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$", answer=True)
-        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
-        assert (await ix.wait_response()).type == 7
-        await asyncio.wait_for(held.reached.wait(), 10)
+        table, held = await a_paced_edit_held(fake, driver, answer=True)
         bot.get_cog("NLK").publisher.pacer.spend([table.channel_id])
         versions = len(table.versions)
         await driver._collect_step(table)  # answered while that edit is on its way
@@ -466,19 +473,7 @@ async def test_a_tap_on_the_table_message_is_answered_after_a_paced_edit_on_its_
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(11))
     async with running_bot(fake, path, seed=3) as bot:
-        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        for _ in range(60):  # a turn pinged, whose ping can end it
-            ping = await current_ping(fake, table)
-            if ending_button(ping) is not None:
-                break
-            await driver._collect_step(table)
-        else:
-            raise AssertionError("no ping that ends a turn")
-        who = actor(table)
-        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$", answer=True)
-        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
-        assert (await ix.wait_response()).type == 7
-        await asyncio.wait_for(held.reached.wait(), 10)
+        table, held = await a_paced_edit_held(fake, driver, answer=True)
         versions = len(table.versions)
         button = next(b for b in table.buttons()
                       if b.label not in ("My stack", "Moves", "Fair deal"))
@@ -506,19 +501,7 @@ async def test_a_tap_on_a_table_message_still_showing_a_move_made_brings_it_up_t
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(11))
     async with running_bot(fake, path, seed=3) as bot:
-        table = await driver.seat_and_start("ann", ["bob", "cy"], turn_timer=0)
-        for _ in range(60):  # a turn pinged, whose ping can end it
-            ping = await current_ping(fake, table)
-            if ending_button(ping) is not None:
-                break
-            await driver._collect_step(table)
-        else:
-            raise AssertionError("no ping that ends a turn")
-        who = actor(table)
-        held = fake.hold("PATCH", r"/channels/\d+/messages/\d+$")
-        ix = await fake.click(who, ping, custom_id=ending_button(ping).custom_id)
-        assert (await ix.wait_response()).type == 7
-        await asyncio.wait_for(held.reached.wait(), 10)
+        table, held = await a_paced_edit_held(fake, driver, answer=False)
         stored = stored_version(bot, table)
         assert version_of(table) != stored  # the table message still shows the move before
         button = next(b for b in table.buttons()
