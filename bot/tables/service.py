@@ -402,6 +402,10 @@ class TableService:
         if seat is None:
             raise NotSeated(turn_of=table.seats[game.to_act].name)
         if seat != game.to_act:
+            if version != game.version:
+                # Controls drawn before a move made since (the tapper's turn there): out
+                # of date, not someone else's turn.
+                raise Stale()
             raise WaitYourTurn(name=table.seats[game.to_act].name)
         if by is By.PLAYER and seat in table.away:
             raise NotAllowed("away")

@@ -11,20 +11,11 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
 from typing import Any
 
 import discord
 
-from bot.errors import (
-    InputError,
-    NotPlaying,
-    NotSeated,
-    PlayedElsewhere,
-    Refusal,
-    Stale,
-    WaitYourTurn,
-)
+from bot.errors import InputError, NotPlaying, NotSeated, PlayedElsewhere, Refusal, Stale
 from bot.guilds.service import GuildService
 from bot.ops.workers import off_loop
 from bot.tables.service import Change, Table, TableService, check_end
@@ -92,7 +83,7 @@ class Clicks:
                 foresee=self.publisher.foresee(interaction))
             await self.publisher.publish(change, interaction)
             await tell_forced(interaction, change.table)
-        await self._handle(interaction, target, work, on_table=True, moves=True)
+        await self._handle(interaction, target, work, on_table=True)
 
     async def seat(self, interaction: Interaction, target: Target,
                    act: Seating) -> None:
@@ -203,10 +194,9 @@ class Clicks:
 
     async def _handle(self, interaction: Interaction, target: Target,
                       work: Callable[[], Awaitable[None]], *, on_hand: bool = True,
-                      on_table: bool = False, moves: bool = False) -> None:
+                      on_table: bool = False) -> None:
         """Run a click's work; refuse politely whatever goes wrong (``on_table``: a button
-        of the table message's families; ``moves``: a move, drawn at ``target.version``)."""
-        drawn_at = target.version if moves else None
+        of the table message's families)."""
         table_id = target.table_id if target.valid else None
         elsewhere: PlayedElsewhere | None = None
         try:
@@ -220,7 +210,7 @@ class Clicks:
                     elsewhere = error  # refused below, after the other process's answer
                 except Exception as error:
                     await self._refuse(interaction, table_id, error, on_hand=on_hand,
-                                       on_table=on_table, drawn_at=drawn_at)
+                                       on_table=on_table)
             if elsewhere is not None:
                 await self._refuse_after_the_other(interaction, table_id, elsewhere,
                                                    on_hand=on_hand, on_table=on_table)
@@ -351,19 +341,10 @@ class Clicks:
 
     async def _refuse(self, interaction: Interaction, table_id: int | None,
                       error: Exception, *, on_hand: bool = True,
-                      on_table: bool = False, drawn_at: int | None = None) -> None:
+                      on_table: bool = False) -> None:
         """Refuse politely; on a player's own hand message, redraw it as it is now; on the
-        table message, if it showed a move already made (a move's controls are ``drawn_at``
-        a game version), bring it up to date."""
+        table message, if it showed a move already made (``Stale``), bring it up to date."""
         lang = lang_of(interaction)
-        if drawn_at is not None and table_id is not None and isinstance(error, WaitYourTurn):
-            # A move refused as someone else's turn from controls drawn before a move the
-            # table has made since (it was the tapper's turn there): said as what it is,
-            # out of date.
-            with suppress(Refusal):
-                now = await self.service.get(table_id, channel_id=interaction.channel_id)
-                if now.game is not None and now.game.version != drawn_at:
-                    error = Stale()
         text, expected = describe(error, lang)
         # Its buttons: the lesson's, where not everyone can run /nlk, and a "📖 R3.3" for
         # each rule the refusal cites, which opens that rule's text (issue 45).
