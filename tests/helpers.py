@@ -260,6 +260,41 @@ class StateStore:
 
 # --- a change held while it is being written ---------------------------------------------
 
+class SentBeforeWrite:
+    """Which pictures had been sent to be drawn (in the drawing thread) when the
+    repository's ``method`` (a write: ``record_action``, ``start_hand``) was called: the
+    write runs as it does (on the loop's thread, without letting the loop turn), and
+    ``at_write`` lists, for each call, the scenes sent before it, by kind (``TableScene``,
+    ``HandScene``)."""
+
+    def __init__(self, repo, method: str, monkeypatch) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        import cogs.pictures
+
+        self.sent: list[str] = []
+        self.at_write: list[list[str]] = []
+        write = getattr(repo, method)
+        sent = self.sent
+
+        class Drawer(ThreadPoolExecutor):
+            def submit(self, fn, /, *args, **kwargs):
+                scene = getattr(fn, "args", (None, None))[1]
+                sent.append(type(scene).__name__)
+                return super().submit(fn, *args, **kwargs)
+
+        def held(*args, **kwargs):
+            self.at_write.append(list(self.sent))
+            return write(*args, **kwargs)
+
+        monkeypatch.setattr(repo, method, held)
+        monkeypatch.setattr(cogs.pictures, "DRAWER", Drawer(max_workers=1))
+
+    def clear(self) -> None:
+        self.sent.clear()
+        self.at_write.clear()
+
+
 class HeldWrite:
     """The repository's ``method`` (a write: ``record_action``, ``start_hand``) held until
     ``release``, and every picture drawing started meanwhile: what starts before the write
@@ -280,9 +315,9 @@ class HeldWrite:
             await self.written.wait()
             return await write(*args, **kwargs)
 
-        async def drawing(pictures, scene, key, alt, filename, urgent):
+        async def drawing(pictures, scene, key, alt, filename, urgent, *rest):
             self.drawn.append((filename, self.written.is_set(), key))
-            return await draw(pictures, scene, key, alt, filename, urgent)
+            return await draw(pictures, scene, key, alt, filename, urgent, *rest)
 
         monkeypatch.setattr(repo, method, held)
         monkeypatch.setattr(Pictures, "_draw", drawing)

@@ -168,17 +168,32 @@ class LoopWorkers:
             except BaseException:
                 self._give_back(worker)  # dead: the next job tries again
                 raise
-        owed = self._send(loop, worker, job)
-        # Free again once it has answered, even if this stops waiting for the answer.
-        owed.add_done_callback(lambda _owed: self._give_back(worker))
-        try:
-            outcome, value = await asyncio.shield(owed)
-        except (OSError, EOFError, ValueError) as error:
-            raise BrokenProcessPool(f"a worker process died: {error!r}") from error
-        if outcome != "ok":
-            raise value
-        result: T = value
+        result: T = await answer(self._sent(loop, worker, job))
         return result
+
+    def send_now(self, fn: Callable[[], T]) -> asyncio.Future[tuple[str, Any]] | None:
+        """Send ``fn`` to a process now, without a turn of the event loop, if one is idle
+        and alive: its answer to come, for ``answer``; None if none is (``run`` it)."""
+        if self._closed:
+            return None
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if not self._idle or self._waiting:
+                return None
+            worker = self._idle[0]
+            if worker.gone or worker.process.poll() is not None:
+                return None  # ``run`` starts another in its place
+            self._idle.popleft()
+            self._loop = loop
+        return self._sent(loop, worker, pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _sent(self, loop: asyncio.AbstractEventLoop, worker: _Worker, job: bytes
+              ) -> asyncio.Future[tuple[str, Any]]:
+        """``job`` sent to ``worker``, which is free again once it has answered, even if
+        nobody waits for the answer any more."""
+        owed = self._send(loop, worker, job)
+        owed.add_done_callback(lambda _owed: self._give_back(worker))
+        return owed
 
     def shutdown(self, wait: bool = True) -> None:
         """Take no more jobs; each process stops once the jobs asked for before are done
@@ -267,6 +282,18 @@ class LoopWorkers:
             worker.lost(error)
             worker.process.kill()
         return owed
+
+
+async def answer(owed: asyncio.Future[tuple[str, Any]]) -> Any:
+    """What a job sent (``LoopWorkers.send_now``) gave back: its value, or what it raised
+    raised here (``BrokenProcessPool`` if its process died meanwhile)."""
+    try:
+        outcome, value = await asyncio.shield(owed)
+    except (OSError, EOFError, ValueError) as error:
+        raise BrokenProcessPool(f"a worker process died: {error!r}") from error
+    if outcome != "ok":
+        raise value
+    return value
 
 
 def _close(worker: _Worker) -> None:

@@ -184,14 +184,25 @@ class Languages:
     async def public(self, guild_id: int | None,
                      interaction: Interaction | None = None) -> Lang:
         """The language everyone in the server's channels reads."""
+        if guild_id is not None and guild_id not in self._settings and \
+                self.servers is not None:
+            settings = await self.servers.settings(guild_id)
+            self._settings[guild_id] = settings.language
+            self._ai[guild_id] = settings.allow_ai
+        lang = self.public_now(guild_id, interaction)
+        assert lang is not None
+        return lang
+
+    def public_now(self, guild_id: int | None,
+                   interaction: Interaction | None = None) -> Lang | None:
+        """As ``public``, if known without reading the server's settings (None: ``public``
+        reads them)."""
         if interaction is not None:
             self.seen(interaction)
         if guild_id is None:
             return DEFAULT
         if guild_id not in self._settings and self.servers is not None:
-            settings = await self.servers.settings(guild_id)
-            self._settings[guild_id] = settings.language
-            self._ai[guild_id] = settings.allow_ai
+            return None
         setting = self._settings.get(guild_id)
         if setting:
             return normalise(setting)

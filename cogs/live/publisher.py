@@ -145,7 +145,9 @@ class Publisher:
                 if kind == OWN_HAND:
                     self.hands.foresee(table, interaction, letters=lang_of(interaction))
                 elif kind == TABLE_MESSAGE and live is not None:
-                    live.background(self.messages.foresee(table, interaction))
+                    later = self.messages.foresee(table, interaction)
+                    if later is not None:
+                        live.background(later)
             except Exception:
                 log.warning("table %s: could not start drawing an answer's picture early",
                             table.id, exc_info=True)

@@ -19,6 +19,7 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections.abc import Coroutine
 from contextlib import nullcontext, suppress
 from typing import Any
 
@@ -448,9 +449,20 @@ class TableMessages:
         ``urgent``: an answer is to carry it)."""
         return await self.pictures.public(table, lang, urgent=urgent)
 
-    async def foresee(self, table: Table, interaction: Interaction) -> None:
-        """Draw the picture of ``table`` (a tap's change, being written) for the answer to
-        come (``reply``), which finds it drawn or on its way."""
+    def foresee(self, table: Table, interaction: Interaction
+                ) -> Coroutine[Any, Any, None] | None:
+        """Start drawing the picture of ``table`` (a tap's change, being written) for the
+        answer to come (``reply``), which finds it drawn or on its way: at once if the
+        server's language and picture style are known, else the work that reads them first
+        (to run in the table's scope)."""
+        lang = self.languages.public_now(table.place, interaction)
+        style = self.pictures.styles.known_public(table.place)
+        if lang is None or style is None:
+            return self._foresee(table, interaction)
+        self.pictures.table_now(table, lang, style, urgent=True)
+        return None
+
+    async def _foresee(self, table: Table, interaction: Interaction) -> None:
         lang = await self.languages.public(table.place, interaction)
         await self.picture(table, lang, urgent=True)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.db.records import TableStatus
-from bot.ops.loop_workers import LoopWorkers
+from bot.ops.loop_workers import LoopWorkers, answer
 from bot.tables.service import Table
 from bot.tasks import Tasks
 from cogs.pictures.cache import ByteLRU
@@ -442,7 +442,9 @@ class Pictures:
             return cached
         drawing = self._drawing.get(key)
         if drawing is None:
-            drawing = asyncio.ensure_future(self._draw(scene, key, alt, filename, urgent))
+            sent = self._send_now(scene, alt) if urgent else None
+            drawing = asyncio.ensure_future(self._draw(scene, key, alt, filename, urgent,
+                                                       sent))
             self._drawing[key] = drawing
             drawing.add_done_callback(lambda _done: self._forget(key))
         elif urgent and key not in self._hurried:  # on its way, waiting in the background
@@ -454,25 +456,61 @@ class Pictures:
         self._drawing.pop(key, None)
         self._hurried.discard(key)
 
+    def _send_now(self, scene: HandScene | TableScene | ReplayScene, alt: str
+                  ) -> asyncio.Future[Any] | None:
+        """An answer's picture sent to be drawn at once, if a turn and a drawer are free:
+        its drawing to come (the pool's answer, or the thread's parts); None: it waits its
+        turn (``_draw``). At once, not in a task: a task starts only once the event loop
+        turns, and the tap's move is written first without one (``TableService``), so the
+        picture foreseen while it is written would be drawn after it, not meanwhile."""
+        if not self.turns.take_now():
+            return None
+        sent: asyncio.Future[Any] | None
+        try:
+            if self.pool is not None:
+                sent = self.pool.send_now(self._job(scene, alt))
+            else:
+                sent = asyncio.get_running_loop().run_in_executor(DRAWER,
+                                                                  self._job(scene, alt))
+        except Exception as error:
+            self._failed_once(error)
+            sent = None
+        if sent is None:
+            self.turns.done()
+        else:
+            sent.add_done_callback(lambda _sent: self.turns.done())
+        return sent
+
+    def _job(self, scene: HandScene | TableScene | ReplayScene, alt: str
+             ) -> Callable[[], Any]:
+        """Drawing ``scene``, as a job for a drawing process or thread."""
+        return functools.partial(drawn_parts, draw_picture, scene, alt,
+                                 None if self.fonts == FONTS else self.fonts,
+                                 None if self.frame == FRAME else self.frame)
+
     async def _draw(self, scene: HandScene | TableScene | ReplayScene, key: PictureKey,
-                    alt: str, filename: str, urgent: bool) -> Picture | None:
-        """Draw the picture ``key`` names in its turn, into the cache (None: text only)."""
-        async with self.turns.turn(urgent, lambda: key in self._hurried):
-            cached = self.cache.get(key)  # drawn while this waited its turn
-            if cached is not None:
-                return cached
-            job = functools.partial(drawn_parts, draw_picture, scene, alt,
-                                    None if self.fonts == FONTS else self.fonts,
-                                    None if self.frame == FRAME else self.frame)
-            try:
-                if self.pool is not None:
-                    png, width, height, layout = await self.pool.run(job)
-                else:
-                    png, width, height, layout = \
-                        await asyncio.get_running_loop().run_in_executor(DRAWER, job)
-            except Exception as error:
-                self._failed_once(error)
-                return None
+                    alt: str, filename: str, urgent: bool,
+                    sent: asyncio.Future[Any] | None = None) -> Picture | None:
+        """Draw the picture ``key`` names in its turn (or ``sent`` already: ``_send_now``),
+        into the cache (None: text only)."""
+        try:
+            if sent is not None:
+                png, width, height, layout = \
+                    await (answer(sent) if self.pool is not None else asyncio.shield(sent))
+            else:
+                async with self.turns.turn(urgent, lambda: key in self._hurried):
+                    cached = self.cache.get(key)  # drawn while this waited its turn
+                    if cached is not None:
+                        return cached
+                    job = self._job(scene, alt)
+                    if self.pool is not None:
+                        png, width, height, layout = await self.pool.run(job)
+                    else:
+                        png, width, height, layout = \
+                            await asyncio.get_running_loop().run_in_executor(DRAWER, job)
+        except Exception as error:
+            self._failed_once(error)
+            return None
         picture = Picture(key, png, filename, alt, width, height, layout)
         self.cache.put(key, picture)
         return picture

@@ -78,6 +78,18 @@ class Turns:
         finally:
             self._pass_on(background)
 
+    def take_now(self) -> bool:
+        """Take a turn for a picture an answer waits for, if one is free now (as ``turn``
+        would, without waiting): True if taken; ``done`` hands it on."""
+        if self._busy >= self.slots:
+            return False
+        self._busy += 1
+        return True
+
+    def done(self) -> None:
+        """A turn taken with ``take_now`` is over."""
+        self._pass_on(False)
+
     def hurry(self) -> None:
         """An answer has come to wait for a picture in the background's line: the ones
         whose ``hurried`` says so move to the answers' line, keeping their place (and draw

@@ -13,7 +13,7 @@ from functools import partial
 
 import pytest
 
-from bot.ops.loop_workers import LoopWorkers
+from bot.ops.loop_workers import LoopWorkers, answer
 
 
 @pytest.fixture
@@ -63,6 +63,25 @@ async def test_a_job_given_up_on_never_hands_its_answer_to_the_next():
         assert await pool.run(partial(operator.add, 2, 2)) == 4
     finally:
         pool.shutdown()
+
+
+async def test_a_job_sent_now_reaches_an_idle_process_before_the_loop_turns(pool):
+    await asyncio.gather(pool.run(int), pool.run(int))  # both started and idle
+    # The job runs in its process while this coroutine, which never awaits, goes on: it
+    # was written to the process at once, not by a task waiting for the loop to turn.
+    sent = pool.send_now(partial(time.monotonic))
+    assert sent is not None
+    time.sleep(0.3)  # blocks the loop: a task could not have started meanwhile
+    sent_by = time.monotonic()
+    assert await answer(sent) < sent_by - 0.2
+    second, third = pool.send_now(partial(operator.add, 1, 1)), pool.send_now(int)
+    assert second is not None and third is not None
+    assert pool.send_now(int) is None  # both processes busy: it waits its turn (``run``)
+    assert await answer(second) == 2 and await answer(third) == 0
+    with pytest.raises(ZeroDivisionError):  # an error in a job sent now is raised too
+        await answer(pool.send_now(partial(operator.truediv, 1, 0)))
+    pool.shutdown(wait=True)
+    assert pool.send_now(int) is None
 
 
 async def test_shutdown_stops_every_process_and_refuses_new_jobs(pool):

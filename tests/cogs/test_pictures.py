@@ -1006,3 +1006,28 @@ async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_dis
         early = [pictures.cache.get(key) for key in held.early(TABLE_FILE)]
         assert [a.data for a in table.current.attachments] in [[p.png] for p in early if p]
     fake.assert_clean()
+
+
+async def test_a_tap_s_picture_is_sent_to_be_drawn_before_its_change_is_written(fake_discord,
+                                                                               tmp_path,
+                                                                               monkeypatch):
+    """**Start** and a move on the table message send the picture their answer will carry
+    to be drawn before the change is written, though the write never lets the event loop
+    turn: a drawing begun in a task would wait for the write and only then start."""
+    from tests.helpers import SentBeforeWrite
+
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        driver = Driver(fake, random.Random(3))
+        table = await driver.new_table(PLAYERS[0], seats=3)
+        for name in PLAYERS[1:]:
+            await driver.click(name, table, "Join")
+        repo = bot.get_cog("NLK").service.repo
+        deal = SentBeforeWrite(repo, "start_hand", monkeypatch)
+        await driver.click(PLAYERS[0], table, "Start (host)")
+        assert deal.at_write == [["TableScene"]]
+        assert " · collect" in title(table) and table.current.attachments
+        move = SentBeforeWrite(repo, "record_action", monkeypatch)
+        await driver._collect_step(table)
+        assert move.at_write and move.at_write[0] == ["TableScene"], move.at_write
+    fake.assert_clean()
