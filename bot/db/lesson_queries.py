@@ -33,7 +33,7 @@ class LessonQueries(Queries):
     async def progress(self, user_id: int) -> Progress | None:
         """Where ``user_id`` is in their lesson, or None if they never started one."""
         row = await self._one("SELECT lesson, step, finished FROM lessons WHERE user_id = ?",
-                              (user_id,))
+                              (user_id,), keyed=True)
         if row is None:
             return None
         return Progress(str(row["lesson"]), int(row["step"]), bool(row["finished"]))
@@ -67,7 +67,8 @@ class PracticeQueries(Queries):
     async def practice(self, user_id: int) -> StoredPractice | None:
         """``user_id``'s practice hand, or None if they never started one."""
         row = await self._one("SELECT number, players, level, seed, moves, hints "
-                              "FROM practice_hands WHERE user_id = ?", (user_id,))
+                              "FROM practice_hands WHERE user_id = ?", (user_id,),
+                              keyed=True)
         if row is None:
             return None
         return StoredPractice(int(row["number"]), int(row["players"]), str(row["level"]),

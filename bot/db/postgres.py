@@ -181,12 +181,14 @@ class PostgresDatabase:
                     f"use its tables ({refused}): grant it SELECT, INSERT, UPDATE and DELETE "
                     "on them")
 
-    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+    async def one(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                  ) -> Row | None:
         async with self._reading():
             row: Row | None = await self.pool.fetchrow(numbered(sql), *params)
         return row
 
-    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+    async def all(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                  ) -> list[Row]:
         async with self._reading():
             return list(await self.pool.fetch(numbered(sql), *params))
 

@@ -18,11 +18,14 @@ class Queries:
         """All or nothing: see ``Database.transaction``."""
         return self.db.transaction()
 
-    async def _one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        return await self.db.one(sql, params)
+    async def _one(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                   ) -> Row | None:
+        """A committed read's first row (``keyed``: see ``Database.one``)."""
+        return await self.db.one(sql, params, keyed=keyed)
 
-    async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return await self.db.all(sql, params)
+    async def _all(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                   ) -> list[Row]:
+        return await self.db.all(sql, params, keyed=keyed)
 
     async def _lock(self, db: Transaction, sql: str, params: Sequence[Any]) -> None:
         """Take a row or advisory lock on PostgreSQL, where transactions run side by side;

@@ -130,14 +130,14 @@ class Repository(Queries):
 
     async def table(self, table_id: int) -> TableRecord | None:
         """One table by id."""
-        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,), keyed=True)
         return _table(row) if row else None
 
     async def open_table_in(self, channel_id: int) -> TableRecord | None:
         """The channel's open table (lobby, playing or over), if any."""
         row = await self._one(
             "SELECT * FROM tables WHERE channel_id = ? AND status IN (?, ?, ?)",
-            (channel_id, *OPEN))
+            (channel_id, *OPEN), keyed=True)
         return _table(row) if row else None
 
     async def open_tables(self) -> list[TableRecord]:
@@ -170,7 +170,7 @@ class Repository(Queries):
     async def seats(self, table_id: int) -> list[SeatRecord]:
         """The seats of the next hand (the lobby's, before the first), in join order."""
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY joined",
-                               (table_id,))
+                               (table_id,), keyed=True)
         return [SeatRecord(row["user_id"], row["name"], row["ai"]) for row in rows]
 
     async def add_seat(self, table_id: int, user_id: int, name: str, ai: str | None,
@@ -228,7 +228,8 @@ class Repository(Queries):
     async def last_hand(self, table_id: int) -> StoredHand | None:
         """The table's most recent hand, with its action log."""
         row = await self._one(
-            "SELECT * FROM hands WHERE table_id = ? ORDER BY number DESC LIMIT 1", (table_id,))
+            "SELECT * FROM hands WHERE table_id = ? ORDER BY number DESC LIMIT 1", (table_id,),
+            keyed=True)
         return await self._stored(row) if row else None
 
     async def last_finished_hand_in(self, channel_id: int) -> StoredHand | None:
@@ -265,12 +266,12 @@ class Repository(Queries):
 
     async def replay(self, hand_id: int) -> StoredHand | None:
         """One hand and its action log: ``.game()`` rebuilds it, ``.replay()`` exports it."""
-        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,))
+        row = await self._one("SELECT * FROM hands WHERE id = ?", (hand_id,), keyed=True)
         return await self._stored(row) if row else None
 
     async def _stored(self, row: Row) -> StoredHand:
         actions = await self._all("SELECT * FROM actions WHERE hand_id = ? ORDER BY idx",
-                                  (row["id"],))
+                                  (row["id"],), keyed=True)
         return StoredHand(hand_record(row), [action_record(a) for a in actions])
 
     async def set_hand_state(self, table_id: int, hand_id: int, state: HandState,

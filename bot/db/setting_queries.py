@@ -24,7 +24,8 @@ class SettingQueries(Queries):
         """The server's defaults for new tables."""
         if guild_id in self._guilds:
             return self._guilds[guild_id]
-        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,),
+                              keyed=True)
         settings = GuildSettings() if row is None else GuildSettings(
             row["seats"], row["last_card"], bool(row["must_beat_in_suit"]), row["turn_seconds"],
             bool(row["allow_ai"]), row["language"], row["pictures"], row["seasons"],
@@ -54,7 +55,7 @@ class SettingQueries(Queries):
     async def card_style(self, user_id: int) -> str | None:
         """How a player chose to see their own cards (None: as the server shows them)."""
         row = await self._one("SELECT cards FROM player_settings WHERE user_id = ?",
-                              (user_id,))
+                              (user_id,), keyed=True)
         return str(row["cards"]) if row and row["cards"] is not None else None
 
     async def save_card_style(self, user_id: int, style: str | None) -> None:
@@ -68,7 +69,7 @@ class SettingQueries(Queries):
 
     async def state_value(self, key: str) -> str | None:
         """A value the bot kept between starts, or None."""
-        row = await self._one("SELECT value FROM bot_state WHERE key = ?", (key,))
+        row = await self._one("SELECT value FROM bot_state WHERE key = ?", (key,), keyed=True)
         return str(row["value"]) if row else None
 
     async def set_state_value(self, key: str, value: str) -> None:

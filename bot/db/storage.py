@@ -5,8 +5,8 @@ checked, and returns a ``Database``. The repository speaks to nothing else: read
 committed data, and every write happens inside ``transaction()``, all or nothing.
 
 On SQLite the writes go through one connection, one transaction at a time, and the reads
-through a second connection: in WAL mode a reader sees the last commit, never a transaction
-still open on the writer (which may yet be rolled back).
+through others: in WAL mode a reader sees the last commit, never a transaction still open
+on the writer (which may yet be rolled back).
 """
 
 from __future__ import annotations
@@ -53,9 +53,15 @@ class Database(Protocol):
     dialect: str  # "sqlite" or "postgresql"
     name: str  # the path or URL, without a password: for logs and error lines
 
-    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+    async def one(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                  ) -> Row | None:
+        """The first row of a committed read. ``keyed``: a few rows found through a key
+        (a table by id, its seats, a setting), which SQLite answers at once on the event
+        loop's thread rather than in a trip to its reader's thread."""
 
-    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+    async def all(self, sql: str, params: Sequence[Any] = (), *, keyed: bool = False
+                  ) -> list[Row]:
+        """Every row of a committed read (``keyed``: as for ``one``)."""
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
 

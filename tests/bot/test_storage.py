@@ -136,6 +136,57 @@ async def test_a_transaction_runs_on_the_loops_thread_in_as_few_calls_as_it_read
     assert await moves(repo) == ["a", "c", "d"]
 
 
+async def test_a_keyed_read_is_answered_on_the_loops_thread_and_sees_only_commits(
+        repo, monkeypatch):
+    """A keyed read (a table by id, its seats, a setting) is one call into SQLite on the
+    event loop's thread, with no trip to the reader's thread; like every read it sees the
+    last commit, not a transaction still open. A read that is not keyed goes to the
+    reader's thread as before."""
+    await play(repo, "a")
+    reader_trips = []
+    queue = type(repo.db.reader)._execute
+
+    async def counted(self, fn, *args, **kwargs):
+        if self is repo.db.reader:
+            reader_trips.append(fn)
+        return await queue(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(type(repo.db.reader), "_execute", counted)
+    calls = count_calls(monkeypatch)
+    row = await repo.db.one("SELECT what FROM moves WHERE n = ?", (1,), keyed=True)
+    rows = await repo.db.all("SELECT what FROM moves WHERE n >= ?", (1,), keyed=True)
+    assert row[0] == "a" and [r["what"] for r in rows] == ["a"]
+    assert calls == [threading.get_ident()] * 2 and reader_trips == []
+    async with repo.transaction() as db:
+        await db.execute("INSERT INTO moves (what) VALUES (?)", ("b",))
+        await db.one("SELECT 1")  # the insert is made, not yet committed
+        assert tuple(await repo.db.one("SELECT COUNT(*) FROM moves", keyed=True)) == (1,)
+    assert tuple(await repo.db.one("SELECT COUNT(*) FROM moves", keyed=True)) == (2,)
+    assert await moves(repo) == ["a", "b"] and len(reader_trips) == 1
+
+
+async def test_a_keyed_read_the_file_keeps_busy_is_read_in_the_readers_thread(
+        repo, monkeypatch):
+    """Should SQLite say the file is busy to a keyed read (it never waits on the loop's
+    thread), the reader's thread reads it instead, waiting as SQLite waits."""
+    await play(repo, "a")
+    run = sqlite_backend._run
+
+    def busy_on_the_loop(connection, statements, commit):
+        if threading.current_thread() is threading.main_thread():
+            error = sqlite3.OperationalError("database is locked")
+            error.sqlite_errorcode = 5  # SQLITE_BUSY
+            raise error
+        return run(connection, statements, commit)
+
+    monkeypatch.setattr(sqlite_backend, "_run", busy_on_the_loop)
+    row = await repo.db.one("SELECT what FROM moves WHERE n = ?", (1,), keyed=True)
+    assert row[0] == "a"
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        monkeypatch.setattr(sqlite_backend, "_run", run)
+        await repo.db.one("SELECT * FROM nothing_here", keyed=True)
+
+
 async def test_another_process_writing_makes_a_write_wait_without_stopping_the_bot(repo):
     """While another process holds the file's write lock (``python -m bot sync``, or
     someone's sqlite3 shell), a transaction waits for it, and the event loop goes on
