@@ -88,17 +88,19 @@ async def test_mistakes_in_the_sql_are_not_mistaken_for_the_disk(repo):
     assert await moves(repo) == ["a"]
 
 
-def count_trips(repo: Repository, monkeypatch) -> list:
-    """Each trip to the writer connection's thread, from now on."""
+def count_trips(repo: Repository, monkeypatch, connection=None) -> list:
+    """Each trip to a connection's thread (the writer's, unless ``connection``), from now
+    on."""
+    target = repo.db.writer if connection is None else connection
     trips = []
-    queue = type(repo.db.writer)._execute
+    queue = type(target)._execute
 
     async def counted(self, fn, *args, **kwargs):
-        if self is repo.db.writer:
+        if self is target:
             trips.append(fn)
         return await queue(self, fn, *args, **kwargs)
 
-    monkeypatch.setattr(type(repo.db.writer), "_execute", counted)
+    monkeypatch.setattr(type(target), "_execute", counted)
     return trips
 
 
@@ -143,15 +145,7 @@ async def test_a_keyed_read_is_answered_on_the_loops_thread_and_sees_only_commit
     last commit, not a transaction still open. A read that is not keyed goes to the
     reader's thread as before."""
     await play(repo, "a")
-    reader_trips = []
-    queue = type(repo.db.reader)._execute
-
-    async def counted(self, fn, *args, **kwargs):
-        if self is repo.db.reader:
-            reader_trips.append(fn)
-        return await queue(self, fn, *args, **kwargs)
-
-    monkeypatch.setattr(type(repo.db.reader), "_execute", counted)
+    reader_trips = count_trips(repo, monkeypatch, repo.db.reader)
     calls = count_calls(monkeypatch)
     row = await repo.db.one("SELECT what FROM moves WHERE n = ?", (1,), keyed=True)
     rows = await repo.db.all("SELECT what FROM moves WHERE n >= ?", (1,), keyed=True)

@@ -977,6 +977,15 @@ async def test_handing_a_turn_on_costs_the_same_however_many_pictures_wait():
     assert turns.waiting == 0
 
 
+async def lobby_of_three(fake):
+    """A driver, and a lobby where the three players are seated, ready to start."""
+    driver = Driver(fake, random.Random(3))
+    table = await driver.new_table(PLAYERS[0], seats=3)
+    for name in PLAYERS[1:]:
+        await driver.click(name, table, "Join")
+    return driver, table
+
+
 async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_discord, tmp_path,
                                                                        monkeypatch):
     """**Start** starts drawing the table's picture while the deal is being written (the
@@ -987,10 +996,7 @@ async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_dis
 
     fake = fake_discord
     async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
-        driver = Driver(fake, random.Random(3))
-        table = await driver.new_table(PLAYERS[0], seats=3)
-        for name in PLAYERS[1:]:
-            await driver.click(name, table, "Join")
+        driver, table = await lobby_of_three(fake)
         cog = bot.get_cog("NLK")
         held = HeldWrite(cog.service.repo, "start_hand", monkeypatch)
         shown = len(table.versions)
@@ -1018,10 +1024,7 @@ async def test_a_tap_s_picture_is_sent_to_be_drawn_before_its_change_is_written(
 
     fake = fake_discord
     async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
-        driver = Driver(fake, random.Random(3))
-        table = await driver.new_table(PLAYERS[0], seats=3)
-        for name in PLAYERS[1:]:
-            await driver.click(name, table, "Join")
+        driver, table = await lobby_of_three(fake)
         repo = bot.get_cog("NLK").service.repo
         deal = SentBeforeWrite(repo, "start_hand", monkeypatch)
         await driver.click(PLAYERS[0], table, "Start (host)")
