@@ -290,10 +290,6 @@ class SentBeforeWrite:
         monkeypatch.setattr(repo, method, held)
         monkeypatch.setattr(cogs.pictures, "DRAWER", Drawer(max_workers=1))
 
-    def clear(self) -> None:
-        self.sent.clear()
-        self.at_write.clear()
-
 
 class HeldWrite:
     """The repository's ``method`` (a write: ``record_action``, ``start_hand``) held until

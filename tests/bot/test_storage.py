@@ -176,8 +176,8 @@ async def test_a_keyed_read_the_file_keeps_busy_is_read_in_the_readers_thread(
     monkeypatch.setattr(sqlite_backend, "_run", busy_on_the_loop)
     row = await repo.db.one("SELECT what FROM moves WHERE n = ?", (1,), keyed=True)
     assert row[0] == "a"
+    monkeypatch.setattr(sqlite_backend, "_run", run)
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
-        monkeypatch.setattr(sqlite_backend, "_run", run)
         await repo.db.one("SELECT * FROM nothing_here", keyed=True)
 
 
