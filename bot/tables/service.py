@@ -48,6 +48,7 @@ from bot.tables.table import (
     STAND_IN_LEVEL,
     AITurn,
     Change,
+    Deal,
     Moment,
     Seat,
     Table,
@@ -190,18 +191,21 @@ class TableService:
             return Change(table.snapshot(), None, None, replaced=replaced)
 
     async def join(self, table_id: int, user_id: int, name: str, *,
-                   channel_id: int | None = None) -> Change:
-        """Take a seat: in the lobby, or between hands for the next hand (after the others)."""
+                   channel_id: int | None = None, ahead: Foresee | None = None) -> Change:
+        """Take a seat: in the lobby, or between hands for the next hand (after the others).
+        ``ahead``: told the first hand as the Start would deal it, once the lobby is full
+        (``_deal_ahead``)."""
         async def apply(table: Table) -> None:
             _between_hands(table, "join")
             if table.in_next_hand(user_id):
                 raise AlreadySeated()
-            await self._seat(table, Seat(user_id, name))
+            await self._seat(table, Seat(user_id, name), ahead)
         return await self.store.change(table_id, channel_id, apply)
 
     async def add_ai(self, table_id: int, user_id: int, level: str, *, allowed: bool,
-                     channel_id: int | None = None) -> Change:
-        """The host fills a seat with an AI player, in the lobby or between hands."""
+                     channel_id: int | None = None, ahead: Foresee | None = None) -> Change:
+        """The host fills a seat with an AI player, in the lobby or between hands
+        (``ahead``: as for ``join``)."""
         async def apply(table: Table) -> None:
             _between_hands(table, "ai")
             host_only(table, user_id, "add_ai")
@@ -213,7 +217,7 @@ class TableService:
             # Never an id the last hand used: the next dealer is found by id (R5.1).
             ai_id = -min([0, *(s.user_id for s in [*table.next_seats, *table.seats])]) + 1
             # Stored in no language: each reader sees it named in theirs (shown_name).
-            await self._seat(table, Seat(-ai_id, stored_ai_name(number, level), level))
+            await self._seat(table, Seat(-ai_id, stored_ai_name(number, level), level), ahead)
         return await self.store.change(table_id, channel_id, apply)
 
     async def remove_ai(self, table_id: int, user_id: int, *,
@@ -230,12 +234,27 @@ class TableService:
             table.revision = next_revision()
         return await self.store.change(table_id, channel_id, apply)
 
-    async def _seat(self, table: Table, seat: Seat) -> None:
+    async def _seat(self, table: Table, seat: Seat, ahead: Foresee | None = None) -> None:
         if len(table.next_seats) >= table.max_seats:
             raise TableFull(seats=table.max_seats)
         await self.repo.add_seat(table.id, seat.user_id, seat.name, seat.ai, self.clock())
         table.next_seats = [*table.next_seats, seat]
         table.revision = next_revision()
+        self._deal_ahead(table, ahead)
+
+    def _deal_ahead(self, table: Table, ahead: Foresee | None) -> None:
+        """Once the lobby is full (the Start can only deal to these seats, unless someone
+        leaves), choose the first hand's dealer, seed and deck now, as the Start would, and
+        tell ``ahead`` the table as dealt: its picture is drawn before the host taps Start,
+        whose answer then waits for no drawing. Nothing is written and nothing is shown; the
+        Start deals it (``start``) if the seats are still these, else deals afresh."""
+        if table.status is not TableStatus.LOBBY or len(table.next_seats) < table.max_seats:
+            return
+        seats = list(table.next_seats)
+        deal = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
+        table.dealt = deal
+        if ahead is not None:
+            ahead(self._ahead(self._dealt(table, deal, table.hand_number + 1)))
 
     async def leave(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:
@@ -298,9 +317,11 @@ class TableService:
             host_only(table, user_id, "start")
             if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers()
-            await self._deal(table, list(table.next_seats),
-                             first_dealer(len(table.next_seats), self.choose_dealer),
-                             foresee)
+            seats = list(table.next_seats)
+            dealt = table.dealt
+            if dealt is None or list(dealt.seats) != seats:
+                dealt = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
+            await self._deal(table, dealt, foresee)
         return await self.store.change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,
@@ -322,7 +343,7 @@ class TableService:
             dealer = table.next_dealer()
             if dealer is None:
                 dealer = first_dealer(len(seats), self.choose_dealer)
-            await self._deal(table, seats, dealer, foresee)
+            await self._deal(table, self._new_deal(seats, dealer), foresee)
         return await self.store.change(table_id, channel_id, apply)
 
     async def cancel(self, table_id: int, user_id: int, *,
@@ -506,27 +527,38 @@ class TableService:
             table.status = TableStatus.OVER
         table.revision = next_revision()
 
-    async def _deal(self, table: Table, seats: list[Seat], dealer: int,
-                    foresee: Foresee | None = None) -> None:
+    def _new_deal(self, seats: list[Seat], dealer: int) -> Deal:
         seed = self.new_seed()
+        return Deal(tuple(seats), dealer, seed, tuple(self.shuffle(len(seats), seed)))
+
+    @staticmethod
+    def _dealt(table: Table, deal: Deal, number: int) -> Table:
+        """``table`` as ``deal`` leaves it as its hand ``number``, written nowhere."""
+        seats = list(deal.seats)
+        game = Game.from_deck(list(deal.deck), deal.dealer, variant=table.variant,
+                              names=[s.name for s in seats])
+        return dataclasses.replace(
+            table, status=TableStatus.PLAYING, game=game, seats=seats, hand_number=number,
+            marks={}, away=frozenset(), missed=(0,) * len(seats), stand_in=False, dealt=None)
+
+    async def _deal(self, table: Table, deal: Deal, foresee: Foresee | None = None) -> None:
         number = table.hand_number + 1
-        names = [s.name for s in seats]
-        deck = self.shuffle(len(seats), seed)
-        game = Game.from_deck(deck, dealer, variant=table.variant, names=names)
+        dealt = self._dealt(table, deal, number)
+        seats, game = dealt.seats, dealt.game
+        assert game is not None
         now = self.clock()
         # The server's hints setting as the hand is dealt: changing it acts from the next hand.
         hints = (await self.repo.settings.guild_settings(table.guild_id)).hints
         if foresee is not None:
-            foresee(self._ahead(dataclasses.replace(
-                table, status=TableStatus.PLAYING, game=game, seats=seats,
-                hand_number=number, marks={}, away=frozenset(), missed=(0,) * len(seats),
-                stand_in=False)))
+            foresee(self._ahead(dealt))
         hand_id = await self.repo.start_hand(
-            table.id, number, seed, [str(c) for c in deck], dealer,
-            [s.user_id for s in seats], names, [s.ai for s in seats], table.variant, now,
-            hints=hints)
+            table.id, number, deal.seed, [str(c) for c in deal.deck], deal.dealer,
+            [s.user_id for s in seats], [s.name for s in seats], [s.ai for s in seats],
+            table.variant, now, hints=hints)
         table.status = TableStatus.PLAYING
-        table.hand_id, table.hand_number, table.seed, table.seats = hand_id, number, seed, seats
+        table.hand_id, table.hand_number, table.seed, table.seats = \
+            hand_id, number, deal.seed, seats
+        table.dealt = None
         table.game = game
         table.away, table.missed, table.stand_in = frozenset(), (0,) * len(seats), False
         table.turn_started = now

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.db.records import By, Mark, SeatRecord, TableRecord, TableStatus
 from bot.errors import BadSetting, NotAllowed, NotPlaying
-from rules import Game, SeatView, Variant, observe
+from rules import Card, Game, SeatView, Variant, observe
 from rules.ai.levels import AILevel
 from rules.session import dealer_after_reseat
 
@@ -67,6 +67,18 @@ class Moment:
     version: int | None
 
 
+@dataclass(frozen=True)
+class Deal:
+    """A first hand dealt ahead, once the lobby is full, for the Start to come: its seats,
+    dealer, seed and deck. Shown to nobody and written nowhere until the Start deals it (its
+    picture is drawn meanwhile); any other seats at the Start are dealt afresh."""
+
+    seats: tuple[Seat, ...]
+    dealer: int
+    seed: str
+    deck: tuple[Card, ...]
+
+
 @dataclass(eq=False)
 class Table:
     """One table's state; the database is the truth, and this is rebuilt from it."""
@@ -105,6 +117,7 @@ class Table:
     replaced_by: int | None = None
     hints: bool = False  # the server allowed hints when this hand was dealt
     assisted: bool = False  # someone used a hint in this hand
+    dealt: Deal | None = field(default=None, repr=False)  # kept for this run only
     # Views already drawn from ``game``, by seat (None: the public one): one change is drawn
     # for the table message, each open hand and the pings, all from the same snapshot.
     _views: dict[int | None, tuple[Game, int, SeatView]] = field(
@@ -118,9 +131,10 @@ class Table:
                    turn_seconds=record.turn_seconds)
 
     def snapshot(self) -> Table:
-        """A copy that later changes leave alone (the game is never changed in place)."""
+        """A copy that later changes leave alone (the game is never changed in place),
+        without a deal made ahead (``Deal``: nobody is shown it before the Start)."""
         return dataclasses.replace(self, next_seats=list(self.next_seats), seats=list(self.seats),
-                                   marks=dict(self.marks))
+                                   marks=dict(self.marks), dealt=None)
 
     @property
     def place(self) -> int:

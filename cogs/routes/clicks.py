@@ -256,7 +256,8 @@ class Clicks:
         match act:
             case Seating.JOIN:
                 return await service.join(table_id, user.id, display_name(user),
-                                          channel_id=where)
+                                          channel_id=where,
+                                          ahead=self.publisher.foresee(interaction))
             case Seating.LEAVE:
                 return await service.leave(table_id, user.id, channel_id=where)
             case Seating.START:
@@ -270,7 +271,8 @@ class Clicks:
             case Seating.ADD_AI:
                 allowed = (await self.servers.settings(place_of(interaction))).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),
-                                            allowed=allowed, channel_id=where)
+                                            allowed=allowed, channel_id=where,
+                                            ahead=self.publisher.foresee(interaction))
             case Seating.REMOVE_AI:
                 return await service.remove_ai(table_id, user.id, channel_id=where)
             case Seating.BACK:

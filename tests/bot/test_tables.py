@@ -55,6 +55,32 @@ async def test_lobby_rules_join_leave_full_host(service):
         await service.start(table.id, 11)
 
 
+async def test_a_full_lobby_is_dealt_ahead_and_the_start_deals_just_that(service):
+    """Once the lobby is full, the first hand is dealt ahead (its picture can be drawn
+    before Start): ``ahead`` is told the table as the Start then deals it, after the moves
+    that play themselves, and nothing is written; other seats at the Start are dealt
+    afresh."""
+    told = []
+    table = (await service.create(1, 100, 10, "Ann", 3, Variant())).table
+    await service.join(table.id, 11, "Bob", ahead=told.append)
+    assert told == []  # a seat still free: Start could deal to other seats
+    await service.join(table.id, 12, "Cy", ahead=told.append)
+    assert [t.status for t in told] == [TableStatus.PLAYING]
+    assert await service.repo.last_hand(table.id) is None  # written nowhere yet
+    started = (await service.start(table.id, 10)).table
+    assert state_json(started.game) == state_json(told[0].game)
+    assert [s.user_id for s in started.seats] == [10, 11, 12]
+
+    told.clear()
+    again = (await service.create(1, 101, 20, "Dee", 3, Variant())).table
+    await service.join(again.id, 21, "Eve")
+    await service.join(again.id, 22, "Fay", ahead=told.append)
+    await service.leave(again.id, 22)  # the deal ahead was for three
+    started = (await service.start(again.id, 20)).table
+    assert [s.user_id for s in started.seats] == [20, 21]
+    assert started.game.n == 2
+
+
 async def test_actions_are_checked_in_order_turn_version_rules(service):
     table_id = await lobby(service)
     table = (await service.start(table_id, 10)).table

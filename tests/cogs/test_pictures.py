@@ -977,10 +977,11 @@ async def test_handing_a_turn_on_costs_the_same_however_many_pictures_wait():
     assert turns.waiting == 0
 
 
-async def lobby_of_three(fake):
-    """A driver, and a lobby where the three players are seated, ready to start."""
+async def lobby_of_three(fake, seats: int = 4):
+    """A driver, and a lobby where the three players are seated, ready to start: by
+    default with a seat still free, so that Start deals (a full lobby is dealt ahead)."""
     driver = Driver(fake, random.Random(3))
-    table = await driver.new_table(PLAYERS[0], seats=3)
+    table = await driver.new_table(PLAYERS[0], seats=seats)
     for name in PLAYERS[1:]:
         await driver.click(name, table, "Join")
     return driver, table
@@ -1011,6 +1012,26 @@ async def test_start_s_table_picture_is_drawn_while_the_deal_is_written(fake_dis
         pictures = cog.publisher.pictures
         early = [pictures.cache.get(key) for key in held.early(TABLE_FILE)]
         assert [a.data for a in table.current.attachments] in [[p.png] for p in early if p]
+    fake.assert_clean()
+
+
+async def test_a_full_lobby_s_deal_is_drawn_before_start_is_tapped(fake_discord, tmp_path,
+                                                                   monkeypatch):
+    """The Join that fills the lobby has the first hand dealt ahead and its table picture
+    sent to be drawn: **Start** then deals that hand, and its answer carries that picture,
+    drawn once, with no drawing left to wait for."""
+    from tests.helpers import SentBeforeWrite
+
+    fake = fake_discord
+    async with running_bot(fake, tmp_path / "nlk.sqlite3") as bot:
+        cog = bot.get_cog("NLK")
+        deal = SentBeforeWrite(cog.service.repo, "start_hand", monkeypatch)
+        driver, table = await lobby_of_three(fake, seats=3)
+        assert deal.sent == ["TableScene"] and " · collect" not in title(table)
+        await driver.click(PLAYERS[0], table, "Start (host)")
+        assert deal.at_write == [["TableScene"]] and deal.sent == ["TableScene"]
+        assert " · collect" in title(table)
+        assert [a.filename for a in table.current.attachments] == ["table.png"]
     fake.assert_clean()
 
 
