@@ -19,6 +19,7 @@ tables' owners), and owns the registry of live tables.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -152,6 +153,13 @@ class Publisher:
                 log.warning("table %s: could not start drawing an answer's picture early",
                             table.id, exc_info=True)
         return start
+
+    def ahead(self, interaction: Interaction) -> Foresee:
+        """As ``foresee``, for a table the tap's change may lead to but does not show (the
+        first hand dealt ahead as a Join fills the lobby): its picture starts once the tap's
+        answer is on its way (the next turn of the event loop), not before it."""
+        start = self.foresee(interaction)
+        return lambda table: asyncio.get_running_loop().call_soon(start, table)
 
     async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:
         """The tap is answered by the kind of message it is on (``answered_by``), drawing

@@ -257,7 +257,7 @@ class Clicks:
             case Seating.JOIN:
                 return await service.join(table_id, user.id, display_name(user),
                                           channel_id=where,
-                                          ahead=self.publisher.foresee(interaction))
+                                          ahead=self.publisher.ahead(interaction))
             case Seating.LEAVE:
                 return await service.leave(table_id, user.id, channel_id=where)
             case Seating.START:
@@ -272,7 +272,7 @@ class Clicks:
                 allowed = (await self.servers.settings(place_of(interaction))).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),
                                             allowed=allowed, channel_id=where,
-                                            ahead=self.publisher.foresee(interaction))
+                                            ahead=self.publisher.ahead(interaction))
             case Seating.REMOVE_AI:
                 return await service.remove_ai(table_id, user.id, channel_id=where)
             case Seating.BACK:
