@@ -129,13 +129,13 @@ class Publisher:
         live.saw(table)  # every kind of message catches up from here
         self.clocks.poke(table)
 
-    def foresee(self, interaction: Interaction) -> Foresee:
+    def foresee(self, interaction: Interaction, *, urgent: bool = True) -> Foresee:
         """What to start before a tap's change is written (``TableService.act``,
         ``start``, ``next_hand``): the picture its answer will carry, when the tap is on
         the player's own hand or on the table message. The write and the drawing then
         overlap, and the answer waits for the longer of the two, not for both; nothing is
         shown before the write. Never raises: a picture not foreseen is drawn for the
-        answer as before."""
+        answer as before. Not ``urgent``: the picture is for a later answer (``ahead``)."""
         def start(table: Table) -> None:
             message = interaction.message
             if message is None:
@@ -146,7 +146,7 @@ class Publisher:
                 if kind == OWN_HAND:
                     self.hands.foresee(table, interaction, letters=lang_of(interaction))
                 elif kind == TABLE_MESSAGE and live is not None:
-                    later = self.messages.foresee(table, interaction)
+                    later = self.messages.foresee(table, interaction, urgent=urgent)
                     if later is not None:
                         live.background(later)
             except Exception:
@@ -157,8 +157,10 @@ class Publisher:
     def ahead(self, interaction: Interaction) -> Foresee:
         """As ``foresee``, for a table the tap's change may lead to but does not show (the
         first hand dealt ahead as a Join fills the lobby): its picture starts once the tap's
-        answer is on its way (the next turn of the event loop), not before it."""
-        start = self.foresee(interaction)
+        answer is on its way (the next turn of the event loop), not before it, and waits
+        in the background's line: it never holds up another answer's picture, and the
+        Start's own answer hurries it if it is not drawn by then."""
+        start = self.foresee(interaction, urgent=False)
         return lambda table: asyncio.get_running_loop().call_soon(start, table)
 
     async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:

@@ -449,22 +449,23 @@ class TableMessages:
         ``urgent``: an answer is to carry it)."""
         return await self.pictures.public(table, lang, urgent=urgent)
 
-    def foresee(self, table: Table, interaction: Interaction
+    def foresee(self, table: Table, interaction: Interaction, *, urgent: bool = True
                 ) -> Coroutine[Any, Any, None] | None:
         """Start drawing the picture of ``table`` (a tap's change, being written) for the
         answer to come (``reply``), which finds it drawn or on its way: at once if the
         server's language and picture style are known, else the work that reads them first
-        (to run in the table's scope)."""
+        (to run in the table's scope). Not ``urgent``: for a later answer (a deal made
+        ahead), in the background's line, which that answer hurries if it comes first."""
         lang = self.languages.public_now(table.place, interaction)
         style = self.pictures.styles.known_public(table.place)
         if lang is None or style is None:
-            return self._foresee(table, interaction)
-        self.pictures.table_now(table, lang, style, urgent=True)
+            return self._foresee(table, interaction, urgent)
+        self.pictures.table_now(table, lang, style, urgent=urgent)
         return None
 
-    async def _foresee(self, table: Table, interaction: Interaction) -> None:
+    async def _foresee(self, table: Table, interaction: Interaction, urgent: bool) -> None:
         lang = await self.languages.public(table.place, interaction)
-        await self.picture(table, lang, urgent=True)
+        await self.picture(table, lang, urgent=urgent)
 
     async def _paint(self, table: Table, lang: Lang, *,
                      answering: Interaction | None = None

@@ -1027,7 +1027,13 @@ async def test_a_full_lobby_s_deal_is_drawn_before_start_is_tapped(fake_discord,
         cog = bot.get_cog("NLK")
         deal = SentBeforeWrite(cog.service.repo, "start_hand", monkeypatch)
         driver, table = await lobby_of_three(fake, seats=3)
-        assert deal.sent == ["TableScene"] and " · collect" not in title(table)
+        # Started once the last Join's answer is on its way, in the background's line.
+        for _ in range(1000):
+            if deal.sent:
+                break
+            await asyncio.sleep(0.01)
+        assert deal.sent == ["TableScene"]
+        assert " · collect" not in title(table)
         await driver.click(PLAYERS[0], table, "Start (host)")
         assert deal.at_write == [["TableScene"]] and deal.sent == ["TableScene"]
         assert " · collect" in title(table)
