@@ -191,21 +191,18 @@ class TableService:
             return Change(table.snapshot(), None, None, replaced=replaced)
 
     async def join(self, table_id: int, user_id: int, name: str, *,
-                   channel_id: int | None = None, ahead: Foresee | None = None) -> Change:
-        """Take a seat: in the lobby, or between hands for the next hand (after the others).
-        ``ahead``: told the first hand as the Start would deal it, once the lobby is full
-        (``_deal_ahead``)."""
+                   channel_id: int | None = None) -> Change:
+        """Take a seat: in the lobby, or between hands for the next hand (after the others)."""
         async def apply(table: Table) -> None:
             _between_hands(table, "join")
             if table.in_next_hand(user_id):
                 raise AlreadySeated()
-            await self._seat(table, Seat(user_id, name), ahead)
+            await self._seat(table, Seat(user_id, name))
         return await self.store.change(table_id, channel_id, apply)
 
     async def add_ai(self, table_id: int, user_id: int, level: str, *, allowed: bool,
-                     channel_id: int | None = None, ahead: Foresee | None = None) -> Change:
-        """The host fills a seat with an AI player, in the lobby or between hands
-        (``ahead``: as for ``join``)."""
+                     channel_id: int | None = None) -> Change:
+        """The host fills a seat with an AI player, in the lobby or between hands."""
         async def apply(table: Table) -> None:
             _between_hands(table, "ai")
             host_only(table, user_id, "add_ai")
@@ -217,7 +214,7 @@ class TableService:
             # Never an id the last hand used: the next dealer is found by id (R5.1).
             ai_id = -min([0, *(s.user_id for s in [*table.next_seats, *table.seats])]) + 1
             # Stored in no language: each reader sees it named in theirs (shown_name).
-            await self._seat(table, Seat(-ai_id, stored_ai_name(number, level), level), ahead)
+            await self._seat(table, Seat(-ai_id, stored_ai_name(number, level), level))
         return await self.store.change(table_id, channel_id, apply)
 
     async def remove_ai(self, table_id: int, user_id: int, *,
@@ -234,27 +231,30 @@ class TableService:
             table.revision = next_revision()
         return await self.store.change(table_id, channel_id, apply)
 
-    async def _seat(self, table: Table, seat: Seat, ahead: Foresee | None = None) -> None:
+    async def _seat(self, table: Table, seat: Seat) -> None:
         if len(table.next_seats) >= table.max_seats:
             raise TableFull(seats=table.max_seats)
         await self.repo.add_seat(table.id, seat.user_id, seat.name, seat.ai, self.clock())
         table.next_seats = [*table.next_seats, seat]
         table.revision = next_revision()
-        self._deal_ahead(table, ahead)
 
-    def _deal_ahead(self, table: Table, ahead: Foresee | None) -> None:
+    async def deal_ahead(self, table_id: int, ahead: Foresee | None = None) -> None:
         """Once the lobby is full (the Start can only deal to these seats, unless someone
         leaves), choose the first hand's dealer, seed and deck now, as the Start would, and
         tell ``ahead`` the table as dealt: its picture is drawn before the host taps Start,
         whose answer then waits for no drawing. Nothing is written and nothing is shown; the
-        Start deals it (``start``) if the seats are still these, else deals afresh."""
-        if table.status is not TableStatus.LOBBY or len(table.next_seats) < table.max_seats:
-            return
-        seats = list(table.next_seats)
-        deal = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
-        table.dealt = deal
-        if ahead is not None:
-            ahead(self._ahead(self._dealt(table, deal, table.hand_number + 1)))
+        Start deals it (``start``) if the seats are still these, else deals afresh. Asked
+        once the tap that filled the lobby is answered: its answer waits for none of this.
+        """
+        async with self.store.locked(table_id, None) as table:
+            seats = list(table.next_seats)
+            if table.status is not TableStatus.LOBBY or len(seats) < table.max_seats or \
+                    (table.dealt is not None and list(table.dealt.seats) == seats):
+                return
+            deal = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
+            table.dealt = deal
+            if ahead is not None:
+                ahead(self._ahead(self._dealt(table, deal, table.hand_number + 1)))
 
     async def leave(self, table_id: int, user_id: int, *,
                     channel_id: int | None = None) -> Change:

@@ -19,7 +19,6 @@ tables' owners), and owns the registry of live tables.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
@@ -135,7 +134,9 @@ class Publisher:
         the player's own hand or on the table message. The write and the drawing then
         overlap, and the answer waits for the longer of the two, not for both; nothing is
         shown before the write. Never raises: a picture not foreseen is drawn for the
-        answer as before. Not ``urgent``: the picture is for a later answer (``ahead``)."""
+        answer as before. Not ``urgent``: the picture is for a later answer (a deal made
+        ahead, ``TableService.deal_ahead``), drawn in the background's line: it never holds
+        up another answer's picture, and that answer hurries it if it is not drawn yet."""
         def start(table: Table) -> None:
             message = interaction.message
             if message is None:
@@ -153,15 +154,6 @@ class Publisher:
                 log.warning("table %s: could not start drawing an answer's picture early",
                             table.id, exc_info=True)
         return start
-
-    def ahead(self, interaction: Interaction) -> Foresee:
-        """As ``foresee``, for a table the tap's change may lead to but does not show (the
-        first hand dealt ahead as a Join fills the lobby): its picture starts once the tap's
-        answer is on its way (the next turn of the event loop), not before it, and waits
-        in the background's line: it never holds up another answer's picture, and the
-        Start's own answer hurries it if it is not drawn by then."""
-        start = self.foresee(interaction, urgent=False)
-        return lambda table: asyncio.get_running_loop().call_soon(start, table)
 
     async def _answer_tap(self, live: LiveTable, interaction: Interaction) -> None:
         """The tap is answered by the kind of message it is on (``answered_by``), drawing

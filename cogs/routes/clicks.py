@@ -8,6 +8,7 @@ everything that follows; a refusal is worded by ``cogs/answers/replies.py``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -100,6 +101,13 @@ class Clicks:
             else:
                 change = await self._seating(interaction, target, act)
                 await self.publisher.publish(change, interaction)
+                if act in (Seating.JOIN, Seating.ADD_AI):
+                    # Answered: a lobby this seat filled has its first hand dealt ahead,
+                    # and that deal's picture drawn before the host taps Start (the table
+                    # gone meanwhile: nothing to deal).
+                    with contextlib.suppress(Refusal):
+                        await self.service.deal_ahead(
+                            target.table_id, self.publisher.foresee(interaction, urgent=False))
         # A refusal on a private hand redraws the hand; the End table question is no hand.
         await self._handle(interaction, target, work,
                            on_hand=act not in (Seating.END_YES, Seating.END_NO),
@@ -256,8 +264,7 @@ class Clicks:
         match act:
             case Seating.JOIN:
                 return await service.join(table_id, user.id, display_name(user),
-                                          channel_id=where,
-                                          ahead=self.publisher.ahead(interaction))
+                                          channel_id=where)
             case Seating.LEAVE:
                 return await service.leave(table_id, user.id, channel_id=where)
             case Seating.START:
@@ -271,8 +278,7 @@ class Clicks:
             case Seating.ADD_AI:
                 allowed = (await self.servers.settings(place_of(interaction))).allow_ai
                 return await service.add_ai(table_id, user.id, target.arg.lower(),
-                                            allowed=allowed, channel_id=where,
-                                            ahead=self.publisher.ahead(interaction))
+                                            allowed=allowed, channel_id=where)
             case Seating.REMOVE_AI:
                 return await service.remove_ai(table_id, user.id, channel_id=where)
             case Seating.BACK:

@@ -62,9 +62,12 @@ async def test_a_full_lobby_is_dealt_ahead_and_the_start_deals_just_that(service
     afresh."""
     told = []
     table = (await service.create(1, 100, 10, "Ann", 3, Variant())).table
-    await service.join(table.id, 11, "Bob", ahead=told.append)
+    await service.join(table.id, 11, "Bob")
+    await service.deal_ahead(table.id, told.append)
     assert told == []  # a seat still free: Start could deal to other seats
-    await service.join(table.id, 12, "Cy", ahead=told.append)
+    await service.join(table.id, 12, "Cy")
+    await service.deal_ahead(table.id, told.append)
+    await service.deal_ahead(table.id, told.append)  # dealt already: not again
     assert [t.status for t in told] == [TableStatus.PLAYING]
     assert await service.repo.last_hand(table.id) is None  # written nowhere yet
     started = (await service.start(table.id, 10)).table
@@ -74,7 +77,8 @@ async def test_a_full_lobby_is_dealt_ahead_and_the_start_deals_just_that(service
     told.clear()
     again = (await service.create(1, 101, 20, "Dee", 3, Variant())).table
     await service.join(again.id, 21, "Eve")
-    await service.join(again.id, 22, "Fay", ahead=told.append)
+    await service.join(again.id, 22, "Fay")
+    await service.deal_ahead(again.id, told.append)
     await service.leave(again.id, 22)  # the deal ahead was for three
     started = (await service.start(again.id, 20)).table
     assert [s.user_id for s in started.seats] == [20, 21]
