@@ -244,8 +244,7 @@ class TableService:
         tell ``ahead`` the table as dealt: its picture is drawn before the host taps Start,
         whose answer then waits for no drawing. Nothing is written and nothing is shown; the
         Start deals it (``start``) if the seats are still these, else deals afresh. Asked
-        once the tap that filled the lobby is answered: its answer waits for none of this.
-        """
+        once the tap that filled the lobby is answered: that answer waits for none of it."""
         async with self.store.locked(table_id, None) as table:
             seats = list(table.next_seats)
             if table.status is not TableStatus.LOBBY or len(seats) < table.max_seats or \

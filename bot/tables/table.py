@@ -69,9 +69,10 @@ class Moment:
 
 @dataclass(frozen=True)
 class Deal:
-    """A first hand dealt ahead, once the lobby is full, for the Start to come: its seats,
-    dealer, seed and deck. Shown to nobody and written nowhere until the Start deals it (its
-    picture is drawn meanwhile); any other seats at the Start are dealt afresh."""
+    """A hand's deal: its seats, dealer, seed and deck. A full lobby's first hand is dealt
+    ahead (``Table.dealt``) for the Start to come: shown to nobody and written nowhere until
+    the Start deals it (its picture is drawn meanwhile); other seats at the Start are dealt
+    afresh."""
 
     seats: tuple[Seat, ...]
     dealer: int
