@@ -248,7 +248,7 @@ class TableService:
         async with self.store.locked(table_id, None) as table:
             seats = list(table.next_seats)
             if table.status is not TableStatus.LOBBY or len(seats) < table.max_seats or \
-                    (table.dealt is not None and list(table.dealt.seats) == seats):
+                    table.ready_deal is not None:
                 return
             deal = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
             table.dealt = deal
@@ -317,10 +317,9 @@ class TableService:
             if len(table.next_seats) < MIN_PLAYERS:
                 raise TooFewPlayers()
             seats = list(table.next_seats)
-            dealt = table.dealt
-            if dealt is None or list(dealt.seats) != seats:
-                dealt = self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
-            await self._deal(table, dealt, foresee)
+            deal = table.ready_deal or \
+                self._new_deal(seats, first_dealer(len(seats), self.choose_dealer))
+            await self._deal(table, deal, foresee)
         return await self.store.change(table_id, channel_id, apply)
 
     async def next_hand(self, table_id: int, user_id: int, *,

@@ -138,6 +138,13 @@ class Table:
                                    marks=dict(self.marks), dealt=None)
 
     @property
+    def ready_deal(self) -> Deal | None:
+        """The first hand dealt ahead (``dealt``), while the lobby's seats are still the
+        ones it was dealt to; None: the Start deals afresh."""
+        dealt = self.dealt
+        return dealt if dealt is not None and list(dealt.seats) == self.next_seats else None
+
+    @property
     def place(self) -> int:
         """Where the table is played, for its settings, language and boards: its server, or
         for a group DM or a DM (no server), the conversation itself."""
