@@ -113,15 +113,36 @@ def test_a_forty_card_hand_is_small():
     assert max(drawn.width / FRAME.width, drawn.height / FRAME.height) == FRAME.ratio
 
 
-async def test_a_kept_picture_is_taken_at_once_however_short_the_wait():
+def held_drawing(monkeypatch) -> threading.Event:
+    """The drawing thread holds every picture until the event is set: a picture sent to
+    be drawn is then surely not drawn yet, however fast the thread (an urgent one is sent
+    at once, and a one-card hand can be drawn before the loop turns)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    go = threading.Event()
+
+    class Held(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            def held():
+                go.wait(30)
+                return fn(*args, **kwargs)
+            return super().submit(held)
+
+    monkeypatch.setattr(cogs.pictures, "DRAWER", Held(max_workers=1))
+    return go
+
+
+async def test_a_kept_picture_is_taken_at_once_however_short_the_wait(monkeypatch):
     """A hand's picture drawn before (the hand just redrawn, then **My hand**) is taken at
     once, with no wait left at all (the first answer's deadline is near); one not drawn yet
     is late, and lands in the cache for the redraw after."""
     pictures = Pictures()
     scene = HandScene(((Shown(Card.parse("9D"), "9", PLAIN),),), False)
     found = (scene, "9 of diamonds")
+    go = held_drawing(monkeypatch)
     late = await pictures.within(pictures.hand_now(found, urgent=True), 0.0)
     assert isinstance(late, cogs.pictures.Late)
+    go.set()
     drawn = await pictures.hand_picture(found)  # the drawing left behind, landed
     assert drawn is not None and drawn.description == "9 of diamonds"
     others = []  # what else the event loop has to do: it does not wait for that
@@ -131,15 +152,17 @@ async def test_a_kept_picture_is_taken_at_once_however_short_the_wait():
     assert await pictures.within(pictures.hand_now(None), 0.0) is None  # text only
 
 
-async def test_a_kept_table_picture_is_taken_at_once_however_short_the_wait():
+async def test_a_kept_table_picture_is_taken_at_once_however_short_the_wait(monkeypatch):
     """The table message's picture, as for a hand: one drawn before (the answer's picture,
     started as the move was written) is taken at once, with no wait left; one still being
     drawn is late."""
     pictures = Pictures()
     table = table_for(Game.from_deck(shuffled_deck(3, "7"), 0, names=PLAYERS,
                                      variant=Variant("free", True)))
+    go = held_drawing(monkeypatch)
     late = await pictures.within(pictures.public_now(table, Lang.EN, urgent=True), 0.0)
     assert isinstance(late, cogs.pictures.Late)
+    go.set()
     drawn = await pictures.public(table, Lang.EN)  # the drawing left behind, landed
     assert drawn is not None and drawn.filename == "table.png"
     others = []
