@@ -54,7 +54,7 @@ from cogs.pictures import (
 )
 from cogs.transport.pacer import Pacer
 from cogs.transport.posts import ChannelPosts
-from cogs.transport.raw import answer_by_editing
+from cogs.transport.raw import answer_by_editing, post_as_answer
 from rules.i18n import Lang
 
 log = logging.getLogger(__name__)
@@ -317,9 +317,10 @@ class TableMessages:
         picture, painting = await self._paint(table, lang, answering=interaction)
         new = None if isinstance(picture, Late) else picture
         with shown.flights.fly((table.revision, style, False)) as flight:
-            callback = await interaction.response.send_message(
-                embed=drawing.embed, view=drawing.view, **send_files(drawing.embed, new))
-        message_id = callback.message_id or (await interaction.original_response()).id
+            message_id = await post_as_answer(interaction, embed=drawing.embed,
+                                              view=drawing.view,
+                                              **send_files(drawing.embed, new))
+        message_id = message_id or (await interaction.original_response()).id
         live.heard(interaction, message_id)
         old = await self.service.set_message(table.id, message_id)
         shown.moved(message_id)

@@ -96,6 +96,17 @@ async def answer_with_message(interaction: discord.Interaction[Any], *,
                   view=view, flags=flags if ephemeral else MISSING, files=files or MISSING)
 
 
+async def post_as_answer(interaction: discord.Interaction[Any], *, embed: discord.Embed,
+                         view: discord.ui.View,
+                         files: list[discord.File] | None = None) -> int | None:
+    """Answer ``interaction`` with a new public message, as ``answer_with_message`` does,
+    and read only the new message's id from Discord's answer (None if it names none)."""
+    data = await _answer(interaction, discord.InteractionResponseType.channel_message,
+                         embed=embed, view=view, files=files or MISSING, with_id=True)
+    message = (data.get("resource") or {}).get("message") if isinstance(data, dict) else None
+    return int(message["id"]) if message else None
+
+
 async def answer_by_editing(interaction: discord.Interaction[Any], *,
                             content: str = MISSING, embed: discord.Embed = MISSING,
                             view: discord.ui.View, attachments: list[discord.File] = MISSING,
@@ -109,9 +120,11 @@ async def answer_by_editing(interaction: discord.Interaction[Any], *,
 
 
 async def _answer(interaction: discord.Interaction[Any],
-                  kind: discord.InteractionResponseType, **fields: Any) -> None:
+                  kind: discord.InteractionResponseType, *, with_id: bool = False,
+                  **fields: Any) -> Any:
     """Send ``interaction``'s one answer (a callback of ``kind``), and mark it answered, as
-    discord.py's ``InteractionResponse`` does (its views are not kept: see above)."""
+    discord.py's ``InteractionResponse`` does (its views are not kept: see above). Discord
+    answers with the new message only if asked (``with_id``): returns what it sent."""
     response = interaction.response
     if response.is_done():
         raise discord.InteractionResponded(interaction)
@@ -121,10 +134,16 @@ async def _answer(interaction: discord.Interaction[Any],
     with params:
         session, params = _with_body(interaction._session, params)
         adapter: Any = async_context.get()
-        await adapter.create_interaction_response(
-            interaction.id, interaction.token, session=session, proxy=state.http.proxy,
-            proxy_auth=state.http.proxy_auth, params=params)
+        # Without ``with_response`` Discord answers 204, with no message to send and parse
+        # (discord.py always asks for it).
+        data = await adapter.request(
+            Route("POST", "/interactions/{webhook_id}/{webhook_token}/callback",
+                  webhook_id=interaction.id, webhook_token=interaction.token),
+            session=session, proxy=state.http.proxy, proxy_auth=state.http.proxy_auth,
+            payload=params.payload, multipart=params.multipart, files=params.files,
+            params={"with_response": "1"} if with_id else None)
     response._response_type = kind
+    return data
 
 
 async def edit_through_token(client: discord.Client, application_id: int, token: str,

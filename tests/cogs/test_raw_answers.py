@@ -3,6 +3,7 @@ the message tapped shows the answer all the same."""
 
 import discord
 
+from tests.helpers import table_id_of, to_the_shed_phase
 from tests.nlk_driver import actor
 
 
@@ -38,3 +39,38 @@ async def test_taps_on_the_table_message_and_on_a_ping_are_answered_without_read
         await driver.click(name, tapped, custom_id=moves[0].custom_id)
         assert len(tapped.versions) == before + 1  # the answer edited it
     assert used == []
+
+
+async def test_answers_ask_discord_for_no_message_back_but_the_table_message_s_id(
+        nlk, monkeypatch):
+    """An answer to a tap (a move on the table message, **My hand**, a move on the hand)
+    asks Discord for nothing back (no ``with_response``: Discord answers 204, with nothing to
+    parse); only ``/nlk new``'s answer, the table message whose id the bot keeps, asks for
+    it, and the bot reads that message's id from it."""
+    from discord.webhook.async_ import AsyncWebhookAdapter
+
+    fake, bot, driver, path = nlk
+    asked: list[tuple[str, bool]] = []
+    real = AsyncWebhookAdapter.request
+
+    async def spied(self, route, session, **fields):
+        if route.path.endswith("/callback"):
+            asked.append((route.url, bool((fields.get("params") or {}).get("with_response"))))
+        return await real(self, route, session, **fields)
+
+    monkeypatch.setattr(AsyncWebhookAdapter, "request", spied)
+    table = await driver.new_table("ann", seats=2)
+    assert asked == [(asked[0][0], True)]
+    cog = bot.get_cog("NLK")
+    stored = await cog.service.get(table_id_of(table))
+    assert stored.message_id == table.id  # read from Discord's answer
+    await driver.click("bob", table, "Join")
+    await driver.click("ann", table, "Start (host)")
+    await to_the_shed_phase(driver, table)
+    name = actor(table)
+    hand = await driver.open_hand(name, table)
+    moves = [b for b in hand.buttons() if ":play." in (b.custom_id or "")
+             or ":take" in (b.custom_id or "")]
+    await driver.click(name, hand, custom_id=moves[0].custom_id)
+    assert len(asked) > 5
+    assert [with_response for _url, with_response in asked[1:]] == [False] * (len(asked) - 1)
