@@ -45,6 +45,7 @@ from cogs.commands.nlk import NLK
 from cogs.compose import compose
 from cogs.i18n.translator import NLKTranslator
 from cogs.live.publisher import Publisher
+from cogs.transport.answered import tracing
 
 COMMAND_GROUP = "nlk"  # the bot's one top-level command; sentences mention its subcommands
 
@@ -83,7 +84,10 @@ class NLKBot(commands.Bot):
                          help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
                          chunk_guilds_at_startup=False,
-                         member_cache_flags=discord.MemberCacheFlags.none(), **options)
+                         member_cache_flags=discord.MemberCacheFlags.none(),
+                         # A request is known to have landed when Discord answered it, not
+                         # when discord.py, waiting out a rate limit, returns it.
+                         http_trace=tracing(), **options)
         self.settings = settings
         self.sync_only = sync_only
         self.ai_delay = ai_delay  # AI moves are paced so people can follow them

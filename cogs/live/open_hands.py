@@ -471,7 +471,8 @@ class OpenHands:
             return  # a tap's answer followed it anew meanwhile (and knows what it shows)
         try:
             with shown.flying(user_id, table.revision) as flight:
-                await hand.token.edit_original(self.client, embed=embed, view=view, **files)
+                await hand.token.edit_original(self.client, embed=embed, view=view,
+                                               answered=flight.answered, **files)
         except discord.NotFound:
             shown.drop(user_id, hand)  # dismissed, or the token has lapsed
             return

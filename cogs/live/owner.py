@@ -99,10 +99,17 @@ T = TypeVar("T")
 class Flight(Generic[T]):
     """One request on its way to a message, carrying what it draws (``shows``)."""
 
-    def __init__(self, shows: T) -> None:
+    def __init__(self, shows: T, flights: Flights[T]) -> None:
         self.shows = shows
         self.crossed: set[Any] = set()  # what other requests to the message drew meanwhile
         self.landing: asyncio.Future[None] | None = None  # made for whoever waits for it
+        self.order: int | None = None  # the how-manieth to land on the message (once landed)
+        self._flights = flights
+
+    def answered(self) -> None:
+        """Discord answered the request: it has landed, though discord.py may still be
+        waiting out a rate limit before it returns (``cogs.transport.answered``)."""
+        self._flights.land(self)
 
 
 class Flights(Generic[T]):
@@ -115,6 +122,7 @@ class Flights(Generic[T]):
 
     def __init__(self) -> None:
         self._flying: list[Flight[T]] = []
+        self._landed = 0  # how many requests have landed
 
     def __len__(self) -> int:
         return len(self._flying)
@@ -123,7 +131,7 @@ class Flights(Generic[T]):
     def fly(self, shows: T) -> Iterator[Flight[T]]:
         """Hold while a request that draws ``shows`` is on its way; once it landed,
         ``outcome`` says what the message shows."""
-        flight = Flight(shows)
+        flight = Flight(shows, self)
         for other in self._flying:
             other.crossed.add(shows)
             flight.crossed.add(other.shows)
@@ -131,9 +139,17 @@ class Flights(Generic[T]):
         try:
             yield flight
         finally:
+            self.land(flight)
+
+    def land(self, flight: Flight[T]) -> None:
+        """``flight`` has landed (once: it may be told so before its request returns)."""
+        if flight.order is None:
+            self._landed += 1
+            flight.order = self._landed
+        if flight in self._flying:
             self._flying.remove(flight)
-            if flight.landing is not None and not flight.landing.done():
-                flight.landing.set_result(None)
+        if flight.landing is not None and not flight.landing.done():
+            flight.landing.set_result(None)
 
     async def clear(self, until: float, now: Callable[[], object], drawn: object) -> bool:
         """Wait until no request is on its way (until the event loop's time ``until`` at

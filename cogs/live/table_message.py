@@ -98,6 +98,7 @@ class MessageShown:
         self.flights: Flights[Drawn] = Flights()
         self.checked_at = -float("inf")  # when the message was last looked for
         self.replies = 0  # taps' answers that landed on it: each proves a token reaches it
+        self.order = 0  # the ``Flight.order`` of the request it shows
 
     def wants(self, table: Table) -> Drawn:
         """What the message should be drawn from now."""
@@ -135,9 +136,12 @@ class MessageShown:
         """A request to ``message_id`` that drew ``flight.shows`` (fingerprint ``digest``,
         carrying ``picture``, or the one it had with ``KEPT``; ``painting``: its own picture,
         still being drawn) was accepted. Returns whether it is what the message shows (a
-        request to a message that is no longer the table message changes nothing)."""
-        if message_id != self.message_id:
+        request to a message that is no longer the table message changes nothing, and
+        neither does one that returned after a later one landed: an edit whose answer came
+        before it returned, while discord.py waited out the channel's rate limit)."""
+        if message_id != self.message_id or (flight.order or 0) < self.order:
             return False
+        self.order = flight.order or self.order
         self.drawn = Flights.outcome(flight)
         self.digest = digest if self.drawn is not None else None
         if picture is not KEPT:
@@ -584,12 +588,15 @@ class TableMessages:
                 return
             # An unchanged picture sends no file: the message keeps the one it has.
             carried, files = shown.files_for(drawing.embed, picture)
-            spec = Spec(embed=drawing.embed, view=drawing.view,
-                        files=files.get("attachments", []),
-                        keep_files="attachments" not in files)
             try:
                 with shown.flights.fly(wants) as flight:
-                    await (mender or way).edit(old, spec)
+                    # Landed once Discord answered: an edit that spent the channel's last
+                    # place returns only when its budget is back (up to 5 s later), and a
+                    # tap's answer need not wait for that.
+                    await (mender or way).edit(old, Spec(
+                        embed=drawing.embed, view=drawing.view,
+                        files=files.get("attachments", []),
+                        keep_files="attachments" not in files, answered=flight.answered))
             except Gone:
                 # Someone deleted the table message: the loop posts a fresh one so the table
                 # stays playable.

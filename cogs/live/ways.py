@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import discord
 
 from cogs.live.tokens import FOLLOWUP_LIMIT, FOLLOWUPS, TOKEN_SECONDS, Held, Tokens
+from cogs.transport.answered import Answered
 from cogs.transport.mentions import only_user
 from cogs.transport.pacer import Kind, Pacer
 from cogs.transport.posts import ChannelPosts
@@ -78,6 +79,9 @@ class Spec:
     files: list[discord.File] = field(default_factory=list)
     keep_files: bool = False
     mention: int | None = None  # the one user it may notify
+    # Told as soon as Discord answered the request that sends it: discord.py may then still
+    # wait out a rate limit before returning it (``cogs.transport.answered``).
+    answered: Answered | None = None
 
     def sent(self) -> dict[str, Any]:
         """Keyword arguments for posting it."""
@@ -102,6 +106,8 @@ class Spec:
             fields["allowed_mentions"] = only_user(self.mention)
         if not self.keep_files:
             fields["attachments"] = self.files
+        if self.answered is not None:
+            fields["answered"] = self.answered
         return fields
 
 

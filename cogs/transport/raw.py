@@ -31,6 +31,7 @@ from discord.http import MultipartParameters, Route, handle_message_parameters
 from discord.utils import MISSING
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
+from cogs.transport.answered import Answered
 from cogs.transport.multipart import multipart_body
 
 
@@ -151,19 +152,20 @@ async def edit_through_token(client: discord.Client, application_id: int, token:
                              embed: discord.Embed | None = MISSING,
                              view: discord.ui.View | None = MISSING,
                              attachments: list[discord.File] = MISSING,
-                             allowed_mentions: discord.AllowedMentions | None = None) -> None:
+                             allowed_mentions: discord.AllowedMentions | None = None,
+                             answered: Answered | None = None) -> None:
     """Edit ``message`` (an id, or ``"@original"``: the interaction's answer) through
     the interaction's ``token``, as ``Webhook.edit_message`` does, without building the
     message Discord answers with (``allowed_mentions``: who its text still mentions; an
-    edit notifies nobody). Raises ``discord.NotFound`` and the other ``HTTPException``s as
-    that does."""
+    edit notifies nobody; ``answered``: told as soon as Discord answered it). Raises
+    ``discord.NotFound`` and the other ``HTTPException``s as that does."""
     webhook = discord.Webhook.partial(application_id, token, client=client)
     with handle_message_parameters(content=content, embed=embed, view=view,
                                    attachments=attachments, allowed_mentions=allowed_mentions,
                                    previous_allowed_mentions=client.allowed_mentions
                                    ) as params:
         adapter: Any = async_context.get()
-        session, params = _with_body(webhook.session, params)
+        session, params = _with_body(webhook.session, params, answered)
         await adapter.edit_webhook_message(
             application_id, token, message, session=session, proxy=webhook.proxy,
             proxy_auth=webhook.proxy_auth, payload=params.payload,
@@ -174,47 +176,53 @@ async def edit_in_channel(client: discord.Client, channel_id: int, message_id: i
                           content: str | None = MISSING, embed: discord.Embed | None = MISSING,
                           view: discord.ui.View | None = MISSING,
                           attachments: list[discord.File] = MISSING,
-                          allowed_mentions: discord.AllowedMentions | None = None) -> None:
+                          allowed_mentions: discord.AllowedMentions | None = None,
+                          answered: Answered | None = None) -> None:
     """Edit a channel message as ``PartialMessage.edit`` does, without building the message
     Discord answers with (``allowed_mentions``: who its text still mentions; an edit
-    notifies nobody). Raises ``discord.NotFound``, ``discord.Forbidden`` and the other
-    ``HTTPException``s as that does."""
+    notifies nobody; ``answered``: told as soon as Discord answered it, while discord.py
+    may still wait out the channel's rate limit before returning). Raises
+    ``discord.NotFound``, ``discord.Forbidden`` and the other ``HTTPException``s as that
+    does."""
     previous = client.allowed_mentions if content is not MISSING else None
     with handle_message_parameters(content=content, embed=embed, view=view,
                                    attachments=attachments, allowed_mentions=allowed_mentions,
                                    previous_allowed_mentions=previous) as params:
         body = _body(params)
-        if body is None:
-            await client.http.edit_message(channel_id, message_id, params=params)
-            return
+        sent = {"json": params.payload} if body is None else {"data": body}
         await client.http.request(Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
                                         channel_id=channel_id, message_id=message_id),
-                                  data=body)
+                                  trace_request_ctx=answered, **sent)
 
 
 class _Sending:
-    """A session that sends ``body`` as the data of each request discord.py's webhook
-    adapter makes through it (every attempt of one request): the adapter keeps its rate
-    limits, retries and errors, and builds no form of its own."""
+    """A session that sends ``body`` (if any) as the data of each request discord.py's
+    webhook adapter makes through it (every attempt of one request), and tells ``answered``
+    (if any) once Discord answered one: the adapter keeps its rate limits, retries and
+    errors, and builds no form of its own."""
 
-    def __init__(self, session: Any, body: Any) -> None:
+    def __init__(self, session: Any, body: Any, answered: Answered | None = None) -> None:
         self.session = session
         self.body = body
+        self.answered = answered
 
     def request(self, method: str, url: str, **fields: Any) -> Any:
-        fields["data"] = self.body
-        return self.session.request(method, url, **fields)
+        if self.body is not None:
+            fields["data"] = self.body
+        return self.session.request(method, url, trace_request_ctx=self.answered, **fields)
 
 
-def _with_body(session: Any, params: MultipartParameters
+def _with_body(session: Any, params: MultipartParameters, answered: Answered | None = None
                ) -> tuple[Any, MultipartParameters]:
     """The session and parameters to hand the webhook adapter: a request with files goes
-    as one body built once (``multipart_body``), one without as it is."""
+    as one body built once (``multipart_body``), one without as it is; one that tells
+    ``answered`` goes through a session that asks for it."""
     body = _body(params)
     if body is None:
-        return session, params
-    return _Sending(session, body), MultipartParameters(payload=None, multipart=None,
-                                                        files=None)
+        return (session, params) if answered is None else \
+            (_Sending(session, None, answered), params)
+    return _Sending(session, body, answered), MultipartParameters(payload=None,
+                                                                  multipart=None, files=None)
 
 
 def _body(params: MultipartParameters) -> Any:

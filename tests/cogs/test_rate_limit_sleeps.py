@@ -1,0 +1,51 @@
+"""A request that spends the last place in a rate-limit bucket: Discord says so
+(``X-RateLimit-Remaining: 0``), and discord.py waits out the bucket's reset before it returns
+that request. It has landed all the same: what waited for it goes on once Discord answered."""
+
+import asyncio
+
+from cogs.live import table_message
+from tests.nlk_driver import actor, move_of
+
+COLLECT_MOVES = ("give", "draw", "keep")
+
+
+def moves(message):
+    return [b for b in message.buttons()
+            if b.custom_id and b.custom_id.split(":")[3].split(".")[0] in COLLECT_MOVES]
+
+
+def channel_edits(fake):
+    return fake.request_counts["PATCH /channels/{channel_id}/messages/{message_id}"]
+
+
+async def test_an_answer_does_not_wait_for_an_edit_discord_py_holds_for_its_rate_limit(
+        nlk, monkeypatch):
+    """A move tapped on a turn ping leaves the table message to a paced edit in the
+    channel. Discord answers it saying the channel's budget is spent for the next 30 s
+    (advertised as Discord does), and discord.py holds that edit until then. The next move,
+    tapped on the table message, is answered at once (it need not wait behind the edit,
+    which Discord has applied), and the table message shows it."""
+    fake, bot, driver, path = nlk
+    # However long an answer may wait for a request to the message to land: the edit's.
+    monkeypatch.setattr(table_message, "HOLD_SECONDS", 120.0)
+    table = await driver.seat_and_start("ann", ["bob"])
+    fake.set_channel_rate_limit(limit=1, per=30.0, advertise=True)
+    edits = channel_edits(fake)
+    name = actor(table)
+    user = fake.user(name).id
+    await fake.wait_until(lambda: any(
+        not m.deleted and user in m.pinged_user_ids and moves(m)
+        for m in fake.public_messages()), timeout=10)
+    ping = [m for m in fake.public_messages()
+            if not m.deleted and user in m.pinged_user_ids and moves(m)][-1]
+    await driver.click(name, ping, custom_id=moves(ping)[0].custom_id)
+    # The table message is brought up to the move by an edit in the channel, which spends
+    # the channel's budget: discord.py now sleeps inside it for 30 s.
+    await fake.wait_until(lambda: channel_edits(fake) > edits, timeout=10)
+    shown = move_of(table)
+    name = actor(table)
+    assert moves(table), "no move on the table message"
+    await asyncio.wait_for(
+        driver.click(name, table, custom_id=moves(table)[0].custom_id), 10)
+    assert move_of(table) > shown
