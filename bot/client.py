@@ -86,8 +86,9 @@ class NLKBot(commands.Bot):
                          chunk_guilds_at_startup=False,
                          member_cache_flags=discord.MemberCacheFlags.none(),
                          # A request is known to have landed when Discord answered it, not
-                         # when discord.py, waiting out a rate limit, returns it.
-                         http_trace=tracing(), **options)
+                         # when discord.py, waiting out a rate limit, returns it (the trace
+                         # of the metrics, if any, tells that too).
+                         http_trace=tracing(options.pop("http_trace", None)), **options)
         self.settings = settings
         self.sync_only = sync_only
         self.ai_delay = ai_delay  # AI moves are paced so people can follow them

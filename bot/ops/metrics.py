@@ -161,7 +161,8 @@ class Metrics:
 
     def trace(self) -> aiohttp.TraceConfig:
         """For discord.py's ``http_trace``: every request to Discord, the interaction
-        callbacks (sent through the same session) included."""
+        callbacks (sent through the same session) included. Not frozen: the bot adds to it
+        (``cogs.transport.answered.tracing``)."""
         trace = aiohttp.TraceConfig()
 
         async def start(_session: aiohttp.ClientSession, _context: SimpleNamespace,
@@ -185,7 +186,6 @@ class Metrics:
         trace.on_request_start.append(start)
         trace.on_request_end.append(end)
         trace.on_request_exception.append(failed)
-        trace.freeze()
         return trace
 
     def time_transactions(self, db: Database) -> None:

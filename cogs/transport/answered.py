@@ -26,10 +26,10 @@ log = logging.getLogger(__name__)
 Answered = Callable[[], None]
 
 
-def tracing() -> aiohttp.TraceConfig:
-    """The trace that tells a request's ``Answered`` (its ``trace_request_ctx``) that
-    Discord answered it with a success."""
-    trace = aiohttp.TraceConfig()
+def tracing(trace: aiohttp.TraceConfig | None = None) -> aiohttp.TraceConfig:
+    """``trace`` (discord.py takes one; a new one if None), made to also tell a request's
+    ``Answered`` (its ``trace_request_ctx``) that Discord answered it with a success; frozen."""
+    trace = aiohttp.TraceConfig() if trace is None else trace
     trace.on_request_end.append(_ended)
     trace.freeze()
     return trace
