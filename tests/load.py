@@ -913,7 +913,8 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
                    processes: int = 1, pictures: str = "on",
                    profile: Path | None = None, metrics: bool = False,
                    learners: int = 0, naive: bool = False,
-                   restart_mid_hand: bool = False) -> dict[str, Any]:
+                   restart_mid_hand: bool = False, rate_headers: bool = False
+                   ) -> dict[str, Any]:
     """Run the benchmark; returns the report (keys starting with ``_`` are not printed).
 
     ``database``: a PostgreSQL server's URL to run on (in a new schema of its own, dropped
@@ -922,7 +923,9 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
     ``metrics``: the bot serves ``/metrics``, scraped every 5 seconds; ``learners``: that
     many people take the lesson, as many play practice hands and as many sit at tables whose
     server allows hints, beside the tables; ``naive``: the naive bot (``tests.naive_bot``)
-    plays instead of ours, in memory (no database, metrics, learners or several processes)."""
+    plays instead of ours, in memory (no database, metrics, learners or several processes);
+    ``rate_headers``: the fake answers a channel's message requests with the rate-limit
+    headers Discord sends (by default it sends none, and discord.py never waits on its own)."""
     if naive and (database or processes > 1 or metrics or learners):
         raise ValueError("the naive bot runs alone, in memory: no --database, --processes, "
                          "--metrics or --learners")
@@ -942,20 +945,23 @@ async def run_load(tables: int = 100, players: int = 4, seed: int = 0, hands: in
             url, _ = await stack.enter_async_context(postgres_schema(database))
         return await _run_load(folder, tables, players, seed, hands, think, timeout, url,
                                processes, pictures, profile, metrics, database, learners,
-                               naive, restart_mid_hand)
+                               naive, restart_mid_hand, rate_headers)
 
 
 async def _run_load(folder: Path, tables: int, players: int, seed: int, hands: int,
                     think: float, timeout: float, database: str | None, processes: int,
                     pictures: str, profile: Path | None, metrics: bool = False,
                     server: str | None = None, learners: int = 0, naive: bool = False,
-                    restart_mid_hand: bool = False) -> dict[str, Any]:
+                    restart_mid_hand: bool = False, rate_headers: bool = False
+                    ) -> dict[str, Any]:
     sharded = processes > 1
     port = _free_port(processes) if metrics else None
     async with FakeDiscord(shards=processes if sharded else None) as fake, \
             bot_process(fake, folder, database, processes, profile, port,
                         NAIVE_BOT if naive else "bot") as pids, \
             asyncio.timeout(timeout):
+        if rate_headers:
+            fake.set_channel_rate_limit(advertise=True)
         scraper = asyncio.create_task(scrape_every(port, processes, 5.0)) if port else None
         try:
             with no_full_collections():
@@ -1302,6 +1308,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="stop and start the bot while every table waits mid-hand, "
                              "then play on: the answers after it are reported apart "
                              "(after_restart); no CPU figure")
+    parser.add_argument("--rate-headers", action="store_true",
+                        help="the fake answers a channel's message requests with Discord's "
+                             "rate-limit headers, as Discord does (default: none, so "
+                             "discord.py never waits out a spent bucket on its own)")
     against = parser.add_mutually_exclusive_group()
     against.add_argument("--naive", action="store_true",
                          help="run the naive bot (python -m tests.naive_bot) instead of ours: "
@@ -1328,7 +1338,7 @@ def main(argv: list[str] | None = None) -> int:
             reports[name] = asyncio.run(run_load(
                 args.tables, args.players, args.seed, args.hands, think_ms=args.think,
                 timeout=args.timeout, pictures=args.pictures, naive=naive,
-                profile=None if naive else args.profile))
+                profile=None if naive else args.profile, rate_headers=args.rate_headers))
         return print_against(reports["ours"], reports["naive"], as_json=args.json)
     else:
         report = asyncio.run(run_load(args.tables, args.players, args.seed, args.hands,
@@ -1337,7 +1347,8 @@ def main(argv: list[str] | None = None) -> int:
                                       pictures=args.pictures, profile=args.profile,
                                       metrics=args.metrics, learners=args.learners,
                                       naive=args.naive,
-                                      restart_mid_hand=args.restart_mid_hand))
+                                      restart_mid_hand=args.restart_mid_hand,
+                                      rate_headers=args.rate_headers))
     for failure in report["_failures"][:5]:
         print(f"table failed: {failure!r}", file=sys.stderr)
     print_report(report, as_json=args.json)
