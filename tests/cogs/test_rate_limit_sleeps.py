@@ -4,8 +4,9 @@ that request. It has landed all the same: what waited for it goes on once Discor
 
 import asyncio
 
-from cogs.live import table_message
-from tests.nlk_driver import actor, move_of
+from cogs.live import open_hands, table_message
+from tests.helpers import tap_once, to_the_shed_phase
+from tests.nlk_driver import actor, is_over, move_of, my_turn
 
 COLLECT_MOVES = ("give", "draw", "keep")
 
@@ -49,3 +50,28 @@ async def test_an_answer_does_not_wait_for_an_edit_discord_py_holds_for_its_rate
     await asyncio.wait_for(
         driver.click(name, table, custom_id=moves(table)[0].custom_id), 10)
     assert move_of(table) > shown
+
+
+async def test_a_play_does_not_wait_for_a_redraw_discord_py_holds_for_its_rate_limit(
+        nlk, monkeypatch):
+    """In the shed phase a player's open hand is redrawn, through its token, when their
+    turn comes. Discord answers that the token's bucket is spent for the next 30 s (the
+    fake's webhook bucket, advertised as Discord does), and discord.py holds the redraw
+    until then. The move the player taps on the redrawn hand is answered at once."""
+    fake, bot, driver, path = nlk
+    monkeypatch.setattr(open_hands, "HOLD_SECONDS", 120.0)
+    table = await driver.seat_and_start("ann", ["bob"])
+    await to_the_shed_phase(driver, table)
+    first = actor(table)
+    other = "bob" if first == "ann" else "ann"
+    waiting = await driver.open_hand(other, table)
+    assert "Not your turn yet" in waiting.text()
+    mine = await driver.open_hand(first, table)
+    fake.set_webhook_rate_limit(1, 30.0)
+    await tap_once(driver, first, mine)
+    # The waiting hand is redrawn for its turn, through its token, which that spends.
+    await fake.wait_until(lambda: my_turn(waiting), timeout=10)
+    await asyncio.wait_for(tap_once(driver, other, waiting), 10)
+    assert "Not your turn yet" in waiting.text() or is_over(table)
+    # The bot stops with the redraw still held: what waited behind it then goes.
+    fake.set_webhook_rate_limit(None)

@@ -36,6 +36,7 @@ from tests.fakediscord.ratelimit import (
     MESSAGE_PER,
     ChannelRateLimiter,
     GlobalRateLimiter,
+    WebhookRateLimiter,
 )
 from tests.fakediscord.server import API, Failure, Hold, RestAPI
 from tests.fakediscord.state import CommandSync, State
@@ -214,6 +215,13 @@ class FakeDiscord:
         """
         self.limiter.configure(limit, per)
         self.rest.advertise_ratelimits = advertise
+
+    def set_webhook_rate_limit(self, limit: int | None, per: float = 5.0) -> None:
+        """A bucket of ``limit`` requests per ``per`` seconds for each interaction token's
+        follow-ups, edits and deletes, advertised in every answer as Discord does (None:
+        none, as by default: Discord publishes no figure for it)."""
+        self.rest.webhook_limiter = None if limit is None else \
+            WebhookRateLimiter(self.clock, limit, per)
 
     def set_delete_rate_limit(self, limit: int = DELETE_LIMIT, per: float = DELETE_PER) -> None:
         """Tune the per-channel message delete bucket (default 5 per 5 s)."""

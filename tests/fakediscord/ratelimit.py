@@ -8,6 +8,9 @@ Three limits are modelled, each a sliding window on the fake's clock:
 * the **per-channel message** bucket: 5 creates or edits per 5 seconds per channel
   (Discord splits creates and edits into separate buckets; the fake keeps one
   shared, stricter budget so bursts show up early);
+* optionally, a **per-token webhook** bucket (off unless set): an interaction token's
+  follow-ups, edits and deletes, each answer carrying the bucket's headers as Discord's do
+  (Discord publishes no figure for it);
 * the **per-channel delete** bucket: 5 message deletes per 5 seconds per channel.
   Discord gives ``DELETE /channels/{id}/messages/{id}`` its own bucket (discord.py
   keys buckets by method and route too), separate from creates and edits, and it
@@ -97,6 +100,24 @@ class ChannelRateLimiter(SlidingWindow):
         headers = self.headers(hit.channel_id, hit.retry_after)
         headers.update(_retry_headers(hit.retry_after, "shared"))
         return json_response(_body(hit.retry_after, is_global=False), status=429, headers=headers)
+
+
+class WebhookRateLimiter(SlidingWindow):
+    """A bucket per interaction token, for its webhook requests (advertised, always)."""
+
+    def headers(self, token: str, reset_after: float) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining(token)),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": "webhook-token",
+        }
+
+    def too_many(self, token: str, retry_after: float) -> web.Response:
+        headers = self.headers(token, retry_after)
+        headers.update(_retry_headers(retry_after, "shared"))
+        return json_response(_body(retry_after, is_global=False), status=429, headers=headers)
 
 
 class GlobalRateLimiter(SlidingWindow):

@@ -35,7 +35,7 @@ from tests.fakediscord.models import (
     Perm,
 )
 from tests.fakediscord.payloads import guild_create
-from tests.fakediscord.ratelimit import ChannelRateLimiter, GlobalRateLimiter
+from tests.fakediscord.ratelimit import ChannelRateLimiter, GlobalRateLimiter, WebhookRateLimiter
 from tests.fakediscord.state import State
 from tests.fakediscord.wire import Body, json_response, no_content, read_body
 
@@ -114,6 +114,7 @@ class RestAPI:
         )
         self.token = token
         self.advertise_ratelimits = False
+        self.webhook_limiter: WebhookRateLimiter | None = None  # off unless set
         self.holds: list[Hold] = []
         self.failures: list[Failure] = []
         # Each request is carried out after the first delay and answered after the second
@@ -470,13 +471,32 @@ class RestAPI:
         request[INTERACTION] = ix
         return ix
 
+    def _token_limited(self, request: web.Request) -> web.Response | None:
+        """A 429 if the token's webhook bucket (when one is set) is spent."""
+        if self.webhook_limiter is None:
+            return None
+        token = request.match_info["token"]
+        retry_after = self.webhook_limiter.take(token)
+        if retry_after is None:
+            return None
+        self._hit(request, None, retry_after, "shared")
+        return self.webhook_limiter.too_many(token, retry_after)
+
+    def _token_headers(self, request: web.Request) -> dict[str, str] | None:
+        if self.webhook_limiter is None:
+            return None
+        return self.webhook_limiter.headers(request.match_info["token"],
+                                            self.webhook_limiter.per)
+
     async def webhook_execute(self, request: web.Request) -> web.Response:
         ix = self._hook(request)
+        if (limited := self._token_limited(request)) is not None:
+            return limited
         body = await self._body(request)
         message = interactions.followup(self.state, ix, body.payload, body.files)
         if request.query.get("wait") in ("1", "true", "True"):
-            return json_response(message.to_dict())
-        return no_content()
+            return json_response(message.to_dict(), headers=self._token_headers(request))
+        return web.Response(status=204, headers=self._token_headers(request))
 
     async def webhook_get(self, request: web.Request) -> web.Response:
         ix = self._hook(request)
@@ -486,16 +506,20 @@ class RestAPI:
 
     async def webhook_edit(self, request: web.Request) -> web.Response:
         ix = self._hook(request)
+        if (limited := self._token_limited(request)) is not None:
+            return limited
         body = await self._body(request)
         message = interactions.edit(
             self.state, ix, request.match_info["ref"], body.payload, body.files
         )
-        return json_response(message.to_dict())
+        return json_response(message.to_dict(), headers=self._token_headers(request))
 
     async def webhook_delete(self, request: web.Request) -> web.Response:
         ix = self._hook(request)
+        if (limited := self._token_limited(request)) is not None:
+            return limited
         interactions.delete(self.state, ix, request.match_info["ref"])
-        return no_content()
+        return web.Response(status=204, headers=self._token_headers(request))
 
     # -- channels and messages ----------------------------------------------------
     def _message(self, request: web.Request) -> Message:
