@@ -8,7 +8,9 @@ bot never reads that message: after an edit it only needs to know that the edit 
 through, or why not (an ``HTTPException``, raised as before), and after a post the new
 message's id. On the hottest paths (every open hand redrawn after a change, a turn ping
 after each move, the table message) building it was a fair share of the bot's CPU, so these
-stop at Discord's answer.
+stop at Discord's answer. An interaction's answer goes without ``with_response`` (which
+discord.py always sets), so Discord sends no message back at all (a 204), except where the
+new message's id is needed (``post_as_answer``).
 
 This module is the one place that uses discord.py's request layer directly (its message
 parameters, its webhook adapter and its HTTP client's routes): the public calls parse the
