@@ -85,7 +85,7 @@ class ChannelRateLimiter(SlidingWindow):
     def retry_after(self, channel_id: int) -> float | None:
         return self.take(channel_id)
 
-    def headers(self, channel_id: int, reset_after: float) -> dict[str, str]:
+    def headers(self, channel_id: int | str, reset_after: float) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
             "X-RateLimit-Remaining": str(self.remaining(channel_id)),
@@ -102,19 +102,15 @@ class ChannelRateLimiter(SlidingWindow):
         return json_response(_body(hit.retry_after, is_global=False), status=429, headers=headers)
 
 
-class WebhookRateLimiter(SlidingWindow):
-    """A bucket per interaction token, for its webhook requests (advertised, always)."""
+class WebhookRateLimiter(ChannelRateLimiter):
+    """A bucket per interaction token, for its webhook requests (advertised, always): the
+    channel bucket's window and headers, keyed by the token."""
 
-    def headers(self, token: str, reset_after: float) -> dict[str, str]:
-        return {
-            "X-RateLimit-Limit": str(self.limit),
-            "X-RateLimit-Remaining": str(self.remaining(token)),
-            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
-            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
-            "X-RateLimit-Bucket": "webhook-token",
-        }
+    def __init__(self, clock: Callable[[], float], limit: int, per: float) -> None:
+        super().__init__(clock, limit, per, bucket="webhook-token")
 
-    def too_many(self, token: str, retry_after: float) -> web.Response:
+    def refused(self, token: str, retry_after: float) -> web.Response:
+        """A 429 for ``token``'s spent bucket, as ``too_many`` answers a channel's."""
         headers = self.headers(token, retry_after)
         headers.update(_retry_headers(retry_after, "shared"))
         return json_response(_body(retry_after, is_global=False), status=429, headers=headers)

@@ -480,7 +480,7 @@ class RestAPI:
         if retry_after is None:
             return None
         self._hit(request, None, retry_after, "shared")
-        return self.webhook_limiter.too_many(token, retry_after)
+        return self.webhook_limiter.refused(token, retry_after)
 
     def _token_headers(self, request: web.Request) -> dict[str, str] | None:
         if self.webhook_limiter is None:
