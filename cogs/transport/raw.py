@@ -191,9 +191,13 @@ async def edit_in_channel(client: discord.Client, channel_id: int, message_id: i
                                    attachments=attachments, allowed_mentions=allowed_mentions,
                                    previous_allowed_mentions=previous) as params:
         body = _body(params)
-        sent: dict[str, Any] = {"data": body} if body is not None else \
-            {"files": params.files, "form": params.multipart} if params.files else \
-            {"json": params.payload}
+        sent: dict[str, Any]
+        if body is not None:
+            sent = {"data": body}
+        elif params.files:  # parts it can't write plainly: discord.py's form
+            sent = {"files": params.files, "form": params.multipart}
+        else:
+            sent = {"json": params.payload}
         await client.http.request(Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
                                         channel_id=channel_id, message_id=message_id),
                                   trace_request_ctx=answered, **sent)
