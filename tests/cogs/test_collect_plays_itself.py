@@ -8,7 +8,8 @@ from tests.nlk_driver import actor, database_rows, description, is_over, title
 
 # Two players, the first dealer seat 0: no card drawn is ever one rank above a stack's top.
 DECK = tuple(Card.parse(c) for c in (
-    "9C JH AD JS JD KD TC TH KC JC AS TS QC 9S KH 9D KS 9H QH TD QS AC AH QD").split())
+    "9C", "JH", "AD", "JS", "JD", "KD", "TC", "TH", "KC", "JC", "AS", "TS",
+    "QC", "9S", "KH", "9D", "KS", "9H", "QH", "TD", "QS", "AC", "AH", "QD"))
 
 
 def collect_moves() -> int:
