@@ -36,7 +36,6 @@ from tests.fakediscord.ratelimit import (
     MESSAGE_PER,
     ChannelRateLimiter,
     GlobalRateLimiter,
-    WebhookRateLimiter,
 )
 from tests.fakediscord.server import API, Failure, Hold, RestAPI
 from tests.fakediscord.state import CommandSync, State
@@ -221,7 +220,7 @@ class FakeDiscord:
         follow-ups, edits and deletes, advertised in every answer as Discord does (None:
         none, as by default: Discord publishes no figure for it)."""
         self.rest.webhook_limiter = None if limit is None else \
-            WebhookRateLimiter(self.clock, limit, per)
+            ChannelRateLimiter(self.clock, limit, per, bucket="webhook-token")
 
     def set_delete_rate_limit(self, limit: int = DELETE_LIMIT, per: float = DELETE_PER) -> None:
         """Tune the per-channel message delete bucket (default 5 per 5 s)."""

@@ -94,26 +94,14 @@ class ChannelRateLimiter(SlidingWindow):
             "X-RateLimit-Bucket": f"{self.bucket}-{channel_id}",
         }
 
-    def too_many(self, hit: RateLimitHit) -> web.Response:
-        """A 429 that discord.py recognises as a normal, retryable rate limit."""
-        assert hit.channel_id is not None
-        headers = self.headers(hit.channel_id, hit.retry_after)
+    def too_many(self, hit: RateLimitHit, key: int | str | None = None) -> web.Response:
+        """A 429 that discord.py recognises as a normal, retryable rate limit, for the
+        bucket of ``key`` (default: the hit's channel)."""
+        key = hit.channel_id if key is None else key
+        assert key is not None
+        headers = self.headers(key, hit.retry_after)
         headers.update(_retry_headers(hit.retry_after, "shared"))
         return json_response(_body(hit.retry_after, is_global=False), status=429, headers=headers)
-
-
-class WebhookRateLimiter(ChannelRateLimiter):
-    """A bucket per interaction token, for its webhook requests (advertised, always): the
-    channel bucket's window and headers, keyed by the token."""
-
-    def __init__(self, clock: Callable[[], float], limit: int, per: float) -> None:
-        super().__init__(clock, limit, per, bucket="webhook-token")
-
-    def refused(self, token: str, retry_after: float) -> web.Response:
-        """A 429 for ``token``'s spent bucket, as ``too_many`` answers a channel's."""
-        headers = self.headers(token, retry_after)
-        headers.update(_retry_headers(retry_after, "shared"))
-        return json_response(_body(retry_after, is_global=False), status=429, headers=headers)
 
 
 class GlobalRateLimiter(SlidingWindow):

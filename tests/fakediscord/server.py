@@ -35,7 +35,7 @@ from tests.fakediscord.models import (
     Perm,
 )
 from tests.fakediscord.payloads import guild_create
-from tests.fakediscord.ratelimit import ChannelRateLimiter, GlobalRateLimiter, WebhookRateLimiter
+from tests.fakediscord.ratelimit import ChannelRateLimiter, GlobalRateLimiter
 from tests.fakediscord.state import State
 from tests.fakediscord.wire import Body, json_response, no_content, read_body
 
@@ -114,7 +114,8 @@ class RestAPI:
         )
         self.token = token
         self.advertise_ratelimits = False
-        self.webhook_limiter: WebhookRateLimiter | None = None  # off unless set
+        # A bucket per interaction token (keyed by it), off unless set.
+        self.webhook_limiter: ChannelRateLimiter | None = None
         self.holds: list[Hold] = []
         self.failures: list[Failure] = []
         # Each request is carried out after the first delay and answered after the second
@@ -479,8 +480,8 @@ class RestAPI:
         retry_after = self.webhook_limiter.take(token)
         if retry_after is None:
             return None
-        self._hit(request, None, retry_after, "shared")
-        return self.webhook_limiter.refused(token, retry_after)
+        return self.webhook_limiter.too_many(self._hit(request, None, retry_after, "shared"),
+                                             token)
 
     def _token_headers(self, request: web.Request) -> dict[str, str] | None:
         if self.webhook_limiter is None:
@@ -496,7 +497,7 @@ class RestAPI:
         message = interactions.followup(self.state, ix, body.payload, body.files)
         if request.query.get("wait") in ("1", "true", "True"):
             return json_response(message.to_dict(), headers=self._token_headers(request))
-        return web.Response(status=204, headers=self._token_headers(request))
+        return no_content(self._token_headers(request))
 
     async def webhook_get(self, request: web.Request) -> web.Response:
         ix = self._hook(request)
@@ -519,7 +520,7 @@ class RestAPI:
         if (limited := self._token_limited(request)) is not None:
             return limited
         interactions.delete(self.state, ix, request.match_info["ref"])
-        return web.Response(status=204, headers=self._token_headers(request))
+        return no_content(self._token_headers(request))
 
     # -- channels and messages ----------------------------------------------------
     def _message(self, request: web.Request) -> Message:

@@ -22,8 +22,8 @@ def json_response(
     return web.Response(body=body, status=status, headers=all_headers)
 
 
-def no_content() -> web.Response:
-    return web.Response(status=204)
+def no_content(headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(status=204, headers=headers)
 
 
 @dataclass
