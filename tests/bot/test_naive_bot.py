@@ -76,6 +76,10 @@ def test_ratios_are_ours_over_the_naive_bots():
     found = ratios(report(10.0, 40.0, 6.0, 3.0), report(5.0, 100.0, 4.0, 6.0))
     assert found["first_response_ms"] == {"p50": 2.0, "p90": 0.4, "p99": 0.4}
     assert found["bot_cpu_ms_per_interaction"] == 1.5
+    # The drawing workers' CPU counts as the bot's: ours draws pictures, the naive bot none.
+    drawing = report(10.0, 40.0, 4.5, 3.0) | {"workers_cpu_ms_per_interaction": 1.5}
+    naive = report(5.0, 100.0, 4.0, 6.0) | {"workers_cpu_ms_per_interaction": 0.0}
+    assert ratios(drawing, naive)["bot_cpu_ms_per_interaction"] == 1.5
     # No naive figure to divide by: no ratio, rather than a made-up one.
     assert found["lobby_p50"] == {"/nlk": 2.0, "join": 0.5, "start": None}
     assert found["lobby_p95"] == {"/nlk": 0.4, "join": 0.5, "start": None}
