@@ -11,10 +11,13 @@ plays every shed turn with one tap. These are webhook edits of the interaction's
 Only the owner's own view is ever drawn into their hand (``render.hand_message`` for their
 user id). Entries are dropped when the token is about to lapse, when Discord says the
 message is gone (dismissed), when the table closes, and on shutdown. They are a kind of
-message of the table's ``LiveTable`` (``HandsShown``), whose loop redraws them; the answers
-to taps report what they drew. Their record (``live:open_hands:<table>``, written by the owner
-as any kind's) keeps each hand's token, so that a restart goes on redrawing them; the records
-of the format before, one per hand (``hand:<table>:<user>``), are read once.
+message of the table's ``LiveTable`` (``HandsShown``), whose loop starts each hand's redraw;
+the answers to taps report what they drew. Each hand is brought up to date by a task of its
+own: a redraw discord.py holds (its token's bucket spent, until Discord's reset) holds that
+hand alone, and the turn still comes to the others' hands. Their record
+(``live:open_hands:<table>``, written by the owner as any kind's) keeps each hand's token, so
+that a restart goes on redrawing them; the records of the format before, one per hand
+(``hand:<table>:<user>``), are read once.
 """
 
 from __future__ import annotations
@@ -32,10 +35,19 @@ import discord
 import orjson
 
 from bot.tables.service import Table
+from bot.tasks import backoff
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import HOLD_SECONDS, Flight, Flights, LiveTable, LiveTables
+from cogs.live.owner import (
+    CLOSED_TRIES,
+    HOLD_SECONDS,
+    MAX_STEPS,
+    Flight,
+    Flights,
+    LiveTable,
+    LiveTables,
+)
 from cogs.live.records import Notes
 from cogs.live.tokens import TOKEN_SECONDS
 from cogs.pictures import (
@@ -99,6 +111,7 @@ class OpenHand:
     written: float = -float("inf")  # when the token its record keeps was issued
     shows: Any = None  # ``looks`` summed up without drawing (``summed``); None: unsure
     kept: dict[str, Any] | None = None  # its record, as written (the token ``written``)
+    redrawing: asyncio.Task[None] | None = None  # the task bringing it up to date, if any
 
     def record(self, issued: float) -> dict[str, Any]:
         """The hand's record: its token, and when it was issued (``issued``: wall time)."""
@@ -144,8 +157,15 @@ class HandsShown:
         self._dumped: str | None = None  # the record of the hands followed (None: to make)
 
     def behind(self, table: Table) -> bool:
-        return any(hand.revision < table.revision for hand in self.hands.values()) or \
-            (not table.is_open and bool(self.hands))
+        """A hand behind ``table`` that nothing is redrawing (one being redrawn catches up
+        in its own task), or a closed table's hands, all redrawn, to stop following."""
+        return any(hand.revision < table.revision and hand.redrawing is None
+                   for hand in self.hands.values()) or \
+            (not table.is_open and bool(self.hands) and not self.redrawing())
+
+    def redrawing(self) -> bool:
+        """Whether a hand followed is being redrawn."""
+        return any(hand.redrawing is not None for hand in self.hands.values())
 
     async def step(self, live: LiveTable) -> None:
         await self.driver.redraw(live, self)
@@ -232,7 +252,9 @@ class HandsShown:
             with flights.fly(revision) as flight:
                 yield flight
         finally:
-            if not flights:
+            # (Another request to the hand may have come and gone meanwhile, if this one
+            # was told it landed before it returned: the entry may be gone, or a new one.)
+            if not flights and self.flights.get(user_id) is flights:
                 del self.flights[user_id]
 
     async def clear(self, user_id: int, until: float, now: Callable[[], object],
@@ -424,32 +446,85 @@ class OpenHands:
     # --- the redrawing -------------------------------------------------------------------
 
     async def redraw(self, live: LiveTable, shown: HandsShown) -> None:
-        """Redraw the hands that are behind the newest snapshot (all at once); once the
-        table is closed and they show it, stop following them."""
+        """Start bringing each hand behind the newest snapshot up to date, each in a task of
+        its own (a hand whose picture and controls would not change is marked as showing it
+        at once, with no task); once the table is closed and every hand shows it, stop
+        following them."""
         table = live.newest
         shown.drop_stale(self.clock(), self.lifetime)
-        due = [(u, h) for u, h in shown.hands.items() if h.revision < table.revision]
-        if due:
-            await asyncio.gather(*(self._redraw(live, shown, table, u, h) for u, h in due))
-        elif not table.is_open:
+        due = [(u, h) for u, h in shown.hands.items()
+               if h.revision < table.revision and h.redrawing is None]
+        for user_id, hand in due:
+            if self._changes(table, user_id, hand) is None:
+                continue
+            hand.redrawing = live.background(self._catch_up(live, shown, user_id, hand))
+            if hand.redrawing is None:
+                return  # the owner's life is over
+        if not due and not table.is_open and not shown.redrawing():
             shown.forget()
 
-    async def _redraw(self, live: LiveTable, shown: HandsShown, table: Table, user_id: int,
-                      hand: OpenHand) -> None:
-        """Bring one hand up to ``table``, if what it shows has changed."""
-        if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
-            return  # answered meanwhile: ``opened`` replaced it
-        await self._edit(shown, table, user_id, hand)
+    async def _catch_up(self, live: LiveTable, shown: HandsShown, user_id: int,
+                        hand: OpenHand) -> None:
+        """Bring ``user_id``'s hand up to the newest snapshot, and keep it there while
+        changes come, until it shows the newest or is no longer followed (a tap's answer
+        followed it anew, it was dismissed). An error is retried with a back-off, as the
+        owner's loop does; a closed table's hand is given up after a few tries. Once done,
+        the owner looks again at what is behind."""
+        failures = 0
+        steps = 0  # edits towards one snapshot: a hand that never gets there must not spin
+        revision = -1
+        try:
+            while True:
+                await live.answers.turn()  # a tap being answered goes first
+                table = live.newest
+                if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
+                    break  # answered meanwhile (``opened`` replaced it), or up to date
+                steps = steps + 1 if table.revision == revision else 1
+                revision = table.revision
+                if steps > MAX_STEPS:
+                    log.warning("table %s: a hand is still behind after %d redraws; waiting "
+                                "for the next change", live.id, MAX_STEPS)
+                    break
+                try:
+                    await self._edit(shown, table, user_id, hand)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    failures += 1
+                    if failures == 1:
+                        log.warning("table %s: could not redraw a hand; retrying", live.id,
+                                    exc_info=True)
+                    if not live.newest.is_open and failures >= CLOSED_TRIES:
+                        shown.drop(user_id, hand)
+                        break
+                    await asyncio.sleep(backoff(failures))
+                    continue
+                failures = 0
+        finally:
+            if hand.redrawing is asyncio.current_task():
+                hand.redrawing = None
+            live.wake()
 
-    async def _edit(self, shown: HandsShown, table: Table, user_id: int,
-                    hand: OpenHand) -> None:
-        lang = hand.lang  # the owner's language and letters
+    def _changes(self, table: Table, user_id: int, hand: OpenHand) -> tuple[str, Any] | None:
+        """The picture style and the summary (``summed``) of ``user_id``'s hand as ``table``
+        shows it; None when that is what the hand shows already (a move elsewhere at the
+        table, which changes neither its cards nor its controls): it is then marked as
+        showing ``table``, and not drawn."""
         style = self.pictures.styles.known_private(user_id, table.place)
         shows = summed(table, user_id, style)
         if shows is not None and shows == hand.shows:
-            # A move elsewhere at the table: the hand is as it was, and is not drawn.
             hand.drawn(table.revision, hand.looks, shows)
+            return None
+        return style, shows
+
+    async def _edit(self, shown: HandsShown, table: Table, user_id: int,
+                    hand: OpenHand) -> None:
+        """Redraw one hand as ``table`` shows it, if what it shows has changed."""
+        changes = self._changes(table, user_id, hand)
+        if changes is None:
             return
+        style, shows = changes
+        lang = hand.lang  # the owner's language and letters
         embed, view = draw_hand(table, user_id, lang, letters=hand.letters)
         found = self.pictures.hand_scene(table, user_id, lang, style, hand.letters)
         key = key_of(found)
@@ -467,7 +542,8 @@ class OpenHands:
             files = edit_files(embed, picture)
         until = asyncio.get_running_loop().time() + HOLD_SECONDS
         if not await shown.clear(user_id, until,
-                                 lambda: id(shown.hands.get(user_id)), id(hand)):
+                                 lambda: id(shown.hands.get(user_id)), id(hand)) or \
+                shown.hands.get(user_id) is not hand:
             return  # a tap's answer followed it anew meanwhile (and knows what it shows)
         try:
             with shown.flying(user_id, table.revision) as flight:

@@ -75,3 +75,31 @@ async def test_a_play_does_not_wait_for_a_redraw_discord_py_holds_for_its_rate_l
     assert "Not your turn yet" in waiting.text() or is_over(table)
     # The bot stops with the redraw still held: what waited behind it then goes.
     fake.set_webhook_rate_limit(None)
+
+
+async def test_a_hand_held_for_its_rate_limit_does_not_hold_the_others(nlk, monkeypatch):
+    """Three players in the shed phase, each with their hand open. The turn comes to the
+    second player: their hand is redrawn through its token, which spends that token's
+    bucket for 30 s (advertised as Discord does), and discord.py holds the redraw until
+    then. The second player plays; the turn comes to another player, whose hand is redrawn
+    through a token of its own at once, not once the held redraw returns."""
+    fake, bot, driver, path = nlk
+    monkeypatch.setattr(open_hands, "HOLD_SECONDS", 120.0)
+    table = await driver.seat_and_start("ann", ["bob", "cid"])
+    await to_the_shed_phase(driver, table)
+    hands = {name: await driver.open_hand(name, table) for name in ("ann", "bob", "cid")}
+    fake.set_webhook_rate_limit(1, 30.0)
+
+    def turn_of(*but: str) -> list[str]:
+        return [name for name, hand in hands.items() if name not in but and my_turn(hand)]
+
+    first = turn_of()
+    assert len(first) == 1, first
+    await tap_once(driver, first[0], hands[first[0]])
+    # The second player's hand comes to them through its token, which that spends.
+    await fake.wait_until(lambda: turn_of(first[0]), timeout=10)
+    second = turn_of(first[0])[0]
+    await asyncio.wait_for(tap_once(driver, second, hands[second]), 10)
+    # Whoever's turn it is now sees it on their hand well before the held redraw returns.
+    await fake.wait_until(lambda: is_over(table) or turn_of(second), timeout=10)
+    fake.set_webhook_rate_limit(None)
