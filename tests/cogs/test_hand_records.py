@@ -6,7 +6,7 @@ players still seated, and read once from the format before (a record per hand)."
 import json
 
 from cogs.live.open_hands import LEGACY, REWRITE, HandsShown, OpenHand, OpenHands, Token
-from cogs.live.owner import LiveTables, record_key
+from cogs.live.owner import Flights, LiveTables, record_key
 from cogs.live.records import Notes
 from rules import Game, Variant, shuffled_deck
 from tests.helpers import StateStore as Store
@@ -114,3 +114,20 @@ async def test_a_restart_follows_the_hands_of_players_still_seated_from_either_f
         await notes.close()
         assert not any(key.startswith(LEGACY) for key in store.values)  # read once
         await tables.scope.close()
+
+
+def test_a_request_told_it_landed_before_it_returned_leaves_the_next_ones_flights_alone():
+    """A redraw is told it landed as soon as Discord answered (discord.py may then wait out
+    the token's rate limit before it returns). A tap's answer to the same hand flies and
+    lands meanwhile; when the redraw at last returns, the answer's requests are not
+    touched, and a third request to the hand waits for none of them."""
+    shown, _owner = shown_with_owner()
+    with shown.flying(5, 1) as redraw:
+        redraw.answered()  # Discord answered: it has landed
+        with shown.flying(5, 2) as answer:
+            assert redraw.crossed == set()  # it had landed before the answer flew
+        assert Flights.outcome(answer) == 2
+        with shown.flying(5, 3) as later:
+            pass
+        assert Flights.outcome(later) == 3
+    assert 5 not in shown.flights
