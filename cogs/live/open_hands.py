@@ -35,19 +35,10 @@ import discord
 import orjson
 
 from bot.tables.service import Table
-from bot.tasks import backoff
 from cogs import render
 from cogs.client import Interaction
 from cogs.i18n.translator import lang_of
-from cogs.live.owner import (
-    CLOSED_TRIES,
-    HOLD_SECONDS,
-    MAX_STEPS,
-    Flight,
-    Flights,
-    LiveTable,
-    LiveTables,
-)
+from cogs.live.owner import HOLD_SECONDS, Flight, Flights, LiveTable, LiveTables, Tries
 from cogs.live.records import Notes
 from cogs.live.tokens import TOKEN_SECONDS
 from cogs.pictures import (
@@ -470,36 +461,23 @@ class OpenHands:
         followed it anew, it was dismissed). An error is retried with a back-off, as the
         owner's loop does; a closed table's hand is given up after a few tries. Once done,
         the owner looks again at what is behind."""
-        failures = 0
-        steps = 0  # edits towards one snapshot: a hand that never gets there must not spin
-        revision = -1
+        tries = Tries(live, "hand")
         try:
             while True:
                 await live.answers.turn()  # a tap being answered goes first
                 table = live.newest
                 if shown.hands.get(user_id) is not hand or hand.revision >= table.revision:
                     break  # answered meanwhile (``opened`` replaced it), or up to date
-                steps = steps + 1 if table.revision == revision else 1
-                revision = table.revision
-                if steps > MAX_STEPS:
-                    log.warning("table %s: a hand is still behind after %d redraws; waiting "
-                                "for the next change", live.id, MAX_STEPS)
+                if not tries.another():
                     break
                 try:
                     await self._edit(shown, table, user_id, hand)
-                except asyncio.CancelledError:
-                    raise
                 except Exception:
-                    failures += 1
-                    if failures == 1:
-                        log.warning("table %s: could not redraw a hand; retrying", live.id,
-                                    exc_info=True)
-                    if not live.newest.is_open and failures >= CLOSED_TRIES:
+                    if await tries.failed():
                         shown.drop(user_id, hand)
                         break
-                    await asyncio.sleep(backoff(failures))
                     continue
-                failures = 0
+                tries.succeeded()
         finally:
             if hand.redrawing is asyncio.current_task():
                 hand.redrawing = None

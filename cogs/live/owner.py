@@ -170,6 +170,52 @@ class Flights(Generic[T]):
     def outcome(flight: Flight[T]) -> T | None:
         """What the message shows after ``flight`` landed (None: not known)."""
         return flight.shows if not flight.crossed - {flight.shows} else None
+class Tries:
+    """A loop's tries to bring ``what`` (a kind's message, a hand) at table ``live`` up to
+    its newest snapshot: the steps towards one snapshot (one that never gets there must not
+    spin: ``MAX_STEPS``), and the failures in a row (the first is logged, each is retried
+    after a back-off, a closed table's given up after ``CLOSED_TRIES``)."""
+
+    def __init__(self, live: LiveTable, what: str) -> None:
+        self.live = live
+        self.what = what
+        self.failures = 0
+        self._steps = 0
+        self._revision = live.newest.revision
+
+    def another(self) -> bool:
+        """Count one more step; False (and logged) once there were too many towards the
+        newest snapshot: wait for the next change."""
+        revision = self.live.newest.revision
+        self._steps = self._steps + 1 if revision == self._revision else 1
+        self._revision = revision
+        if self._steps > MAX_STEPS:
+            log.warning("table %s: its %s is still behind after %d steps; waiting for the "
+                        "next change", self.live.id, self.what, MAX_STEPS)
+            return False
+        return True
+
+    async def failed(self) -> bool:
+        """A step raised (call it where that is caught): True (logged) if the table is
+        closed and it has failed often enough to give up; else False, after a back-off."""
+        self.failures += 1
+        if self.failures == 1:
+            log.warning("table %s: could not update its %s; retrying", self.live.id,
+                        self.what, exc_info=True)
+        if not self.live.newest.is_open and self.failures >= CLOSED_TRIES:
+            log.warning("table %s closed: its %s was left as it was", self.live.id, self.what)
+            return True
+        await asyncio.sleep(backoff(self.failures))
+        return False
+
+    def succeeded(self) -> None:
+        """A step went through: the failures in a row are over (logged if there were)."""
+        if self.failures:
+            log.info("table %s: its %s is up to date again after %d failed tries",
+                     self.live.id, self.what, self.failures)
+            self.failures = 0
+
+
 Released = Callable[["LiveTable"], None]
 RECORDS = "live:"  # record key prefix: live:<kind>:<table> → what that kind shows there
 
@@ -274,18 +320,9 @@ class LiveTable:
                     self._loops[name] = started
 
     async def _converge(self, name: str, shown: Shown) -> None:
-        what = name.replace("_", " ")  # in the log: "its table message"
-        failures = 0
-        steps = 0  # steps towards one snapshot: a kind that never gets there must not spin
-        revision = self.newest.revision
+        tries = Tries(self, name.replace("_", " "))  # in the log: "its table message"
         try:
-            while shown.behind(self.newest):
-                steps = steps + 1 if self.newest.revision == revision else 1
-                revision = self.newest.revision
-                if steps > MAX_STEPS:
-                    log.warning("table %s: its %s is still behind after %d steps; waiting for "
-                                "the next change", self.id, what, MAX_STEPS)
-                    break
+            while shown.behind(self.newest) and tries.another():
                 try:
                     await self.answers.turn()
                     await shown.step(self)
@@ -294,22 +331,12 @@ class LiveTable:
                 except asyncio.CancelledError:
                     raise
                 except Exception:
-                    failures += 1
-                    if failures == 1:
-                        log.warning("table %s: could not update its %s; retrying", self.id,
-                                    what, exc_info=True)
-                    if not self.newest.is_open and failures >= CLOSED_TRIES:
-                        log.warning("table %s closed: its %s was left as it was", self.id,
-                                    what)
+                    if await tries.failed():
                         shown.give_up()
                         break
-                    await asyncio.sleep(backoff(failures))
                     continue
                 self.record(name)
-                if failures:
-                    log.info("table %s: its %s is up to date again after %d failed tries",
-                             self.id, what, failures)
-                    failures = 0
+                tries.succeeded()
         finally:
             if self._loops.get(name) is asyncio.current_task():
                 del self._loops[name]
