@@ -170,6 +170,8 @@ class Flights(Generic[T]):
     def outcome(flight: Flight[T]) -> T | None:
         """What the message shows after ``flight`` landed (None: not known)."""
         return flight.shows if not flight.crossed - {flight.shows} else None
+
+
 class Tries:
     """A loop's tries to bring ``what`` (a kind's message, a hand) at table ``live`` up to
     its newest snapshot: the steps towards one snapshot (one that never gets there must not
