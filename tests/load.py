@@ -136,8 +136,9 @@ the same arguments, and prints one JSON object::
                 "bot_cpu_ms_per_interaction", "memory_per_table_kb"},
      "clean"}
 
-each ratio ours / naive (null where the naive figure is missing or zero); the CPU ratio
-counts the drawing workers' CPU as the bot's (``workers_cpu_ms_per_interaction``). ``clean``
+each ratio ours / naive (null where the naive figure is missing or zero); the CPU ratio is
+of ``bot_cpu_ms_per_interaction``, which counts the drawing workers' CPU as the bot's (once:
+``workers_cpu_ms_per_interaction`` is the part of it they spent). ``clean``
 is false if either run had a failed table, an unanswered interaction, a refusal or a 429: a
 table that failed stopped early, so its run's figures, and the ratios, are then suspect.
 ``lobby_p50`` is the lobby burst, the tables opening together: the median first answer to
@@ -1369,12 +1370,6 @@ def ratio(ours: float | None, naive: float | None) -> float | None:
     return None if ours is None or not naive else round(ours / naive, 2)
 
 
-def cpu_with_workers(figures: dict[str, Any]) -> float | None:
-    """A run's CPU per interaction, its drawing workers' included (None: not measured)."""
-    bot = figures["bot_cpu_ms_per_interaction"]
-    return None if bot is None else bot + (figures.get("workers_cpu_ms_per_interaction") or 0)
-
-
 def ratios(ours: dict[str, Any], naive: dict[str, Any]) -> dict[str, Any]:
     """Ours over the naive bot's, for what issue 44 compares: the first answers' percentiles,
     the lobby burst's median and 95th percentile per kind, and CPU per interaction (workers
@@ -1388,8 +1383,10 @@ def ratios(ours: dict[str, Any], naive: dict[str, Any]) -> dict[str, Any]:
         **{f"lobby_{q}": {kind: ratio(kinds_ours.get(kind, {}).get(q),
                                       kinds_naive.get(kind, {}).get(q)) for kind in LOBBY}
            for q in ("p50", "p95")},
-        "bot_cpu_ms_per_interaction": ratio(cpu_with_workers(ours),
-                                            cpu_with_workers(naive)),
+        # The bot's processes with their workers (``tree_cpu_seconds``): the drawing is in
+        # it once already.
+        "bot_cpu_ms_per_interaction": ratio(ours["bot_cpu_ms_per_interaction"],
+                                            naive["bot_cpu_ms_per_interaction"]),
         "memory_per_table_kb": ratio(ours["memory_per_table_kb"],
                                      naive["memory_per_table_kb"]),
     }

@@ -3,12 +3,15 @@ plays whole hands against it unchanged (``python -m tests.load --naive``), and t
 ``--against-naive`` prints are ours over its figures."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 from rules import Game
 from rules.cards import pack
-from tests.load import main, print_against, public, ratios, run_load
+from tests.load import cpu_seconds, main, print_against, public, ratios, run_load, tree_cpu_seconds
 from tests.naive_bot import Table, hand_message
 
 
@@ -76,8 +79,9 @@ def test_ratios_are_ours_over_the_naive_bots():
     found = ratios(report(10.0, 40.0, 6.0, 3.0), report(5.0, 100.0, 4.0, 6.0))
     assert found["first_response_ms"] == {"p50": 2.0, "p90": 0.4, "p99": 0.4}
     assert found["bot_cpu_ms_per_interaction"] == 1.5
-    # The drawing workers' CPU counts as the bot's: ours draws pictures, the naive bot none.
-    drawing = report(10.0, 40.0, 4.5, 3.0) | {"workers_cpu_ms_per_interaction": 1.5}
+    # The bot's CPU figure holds its drawing workers' already (their part of it is told
+    # apart): counted once, not added again.
+    drawing = report(10.0, 40.0, 6.0, 3.0) | {"workers_cpu_ms_per_interaction": 1.5}
     naive = report(5.0, 100.0, 4.0, 6.0) | {"workers_cpu_ms_per_interaction": 0.0}
     assert ratios(drawing, naive)["bot_cpu_ms_per_interaction"] == 1.5
     # No naive figure to divide by: no ratio, rather than a made-up one.
@@ -100,3 +104,24 @@ def test_ratios_from_a_run_that_was_not_clean_are_marked_suspect(capsys):
     said = json.loads(capsys.readouterr().out)
     assert said["clean"] is False and said["ours"]["failed_tables"] == 3
     assert said["ratios"]["first_response_ms"]["p99"] == 1.0
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="CPU times are read from /proc (Linux)")
+def test_the_bots_cpu_figure_holds_its_workers_cpu():
+    """What ``bot_cpu_ms_per_interaction`` is made of: a process's CPU with that of the
+    processes under it (its drawing workers), so a worker's CPU is in it once."""
+    worker = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "while time.process_time() < 0.3: pass\n"
+         "print('done', flush=True)\n"
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert worker.stdout is not None and worker.stdout.readline() == b"done\n"
+        own, tree = cpu_seconds(os.getpid()), tree_cpu_seconds(os.getpid())
+        assert own is not None and tree is not None
+        assert tree - own >= 0.25  # the worker's 0.3 s of CPU, counted under the bot
+    finally:
+        worker.kill()
+        worker.wait()
