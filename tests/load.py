@@ -115,8 +115,10 @@ path the run prints: a flame graph to open in a browser (``.svg``), or speedscop
 ``--processes``, each has a profile of its own (``FILE`` named ``<name>-process<k>``), and a
 bot started again (``--restart-mid-hand``) one more (``<name>-start2``, beside the first
 start's). Sampling pauses the bot for a few microseconds each time, so the figures include
-that. Without py-spy (or where it may not read other processes), the run
-says so and goes on without a profile.
+that. A thread that waits for a core (more busy processes than cores, as flat out on a small
+machine beside the benchmark) is sampled as busy where it stands: read a function's share of
+such a profile against the CPU figures, not as CPU alone. Without py-spy (or where it may
+not read other processes), the run says so and goes on without a profile.
 
 **The naive bot** (``--naive``): the same run, the same players and the same fake, against
 ``python -m tests.naive_bot`` instead of ``python -m bot``: a bot written the obvious way with
