@@ -152,9 +152,9 @@ class HandsShown:
         in its own task), or a closed table's hands, all redrawn, to stop following."""
         return any(hand.revision < table.revision and hand.redrawing is None
                    for hand in self.hands.values()) or \
-            (not table.is_open and bool(self.hands) and not self.redrawing())
+            (not table.is_open and bool(self.hands) and not self.any_redrawn())
 
-    def redrawing(self) -> bool:
+    def any_redrawn(self) -> bool:
         """Whether a hand followed is being redrawn."""
         return any(hand.redrawing is not None for hand in self.hands.values())
 
@@ -451,7 +451,7 @@ class OpenHands:
             hand.redrawing = live.background(self._catch_up(live, shown, user_id, hand))
             if hand.redrawing is None:
                 return  # the owner's life is over
-        if not due and not table.is_open and not shown.redrawing():
+        if not due and not table.is_open and not shown.any_redrawn():
             shown.forget()
 
     async def _catch_up(self, live: LiveTable, shown: HandsShown, user_id: int,
