@@ -23,28 +23,47 @@ MOST = 0.05  # the longest a loop's step waits for the taps being answered
 
 
 class AnswersFirst:
-    """How many taps are being answered, and a wait for them to be."""
+    """How many taps are being answered, and a wait for them to be.
+
+    A loop's step asks (``turn``) several times an interaction, most often while a tap is
+    being answered, so the wait is a future of its own and a timer, released together
+    when the last answer is done: ``asyncio.wait_for`` on an event made a task, three
+    futures and, on a timeout, a cancellation that took one more turn of the event loop,
+    each time (about twice the event loop's work per wait)."""
 
     def __init__(self, most: float = MOST) -> None:
         self.most = most
         self._answering = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._waiting: set[asyncio.Future[None]] = set()
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
         """Hold while a tap is being answered (its handler's work)."""
         self._answering += 1
-        self._idle.clear()
         try:
             yield
         finally:
             self._answering -= 1
             if not self._answering:
-                self._idle.set()
+                waiting, self._waiting = self._waiting, set()
+                for waiter in waiting:
+                    _release(waiter)
 
     async def turn(self) -> None:
         """Return once no tap is being answered, or after ``most`` seconds."""
-        if self._answering:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._idle.wait(), self.most)
+        if not self._answering:
+            return
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiting.add(waiter)
+        timer = loop.call_later(self.most, _release, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiting.discard(waiter)
+
+
+def _release(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
