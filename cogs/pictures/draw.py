@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +128,12 @@ class HandScene:
 
     def key(self) -> Key:
         """What the scene shows, as plain values (see ``Key``)."""
+        return self._key
+
+    @cached_property
+    def _key(self) -> Key:
+        # Worked out once: a hand's scene is made once and asked for its key by the answer,
+        # the picture foreseen for it and each redraw (``scenes.hand_scene``).
         return ("hand", self.four, len(self.rows), *map(len, self.rows),
                 *(v for row in self.rows for s in row for v in (int(s.card), s.rank, s.state)))
 

@@ -165,7 +165,10 @@ def _alt(text: str) -> str:
 
 
 # --- cards in words ------------------------------------------------------------------------
+# Each kept once worked out (a few dozen a language): every hand's alt text says each card,
+# and a new hand picture is made for about every move.
 
+@functools.lru_cache(maxsize=256)
 def rank_word(rank: int, lang: Lang) -> str:
     """A rank as a word in ``lang``: ``jack``, ``bubi``, ``valet``; numbers as digits."""
     _ = translator(lang).gettext
@@ -173,11 +176,13 @@ def rank_word(rank: int, lang: Lang) -> str:
     return words.get(rank, str(rank))
 
 
+@functools.lru_cache(maxsize=64)
 def suit_word(suit: int, lang: Lang) -> str:
     """A suit's name without its symbol: ``spades``, ``pikk``, ``pique``."""
     return suit_name(suit, lang).split(" ", 1)[-1]
 
 
+@functools.lru_cache(maxsize=1024)
 def card_word(card: Card, lang: Lang) -> str:
     """``jack of spades``, ``pikk bubi``, ``valet de pique``."""
     return translator(lang).gettext("{rank} of {suit}").format(
