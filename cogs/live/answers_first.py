@@ -29,7 +29,7 @@ class AnswersFirst:
     being answered, so the wait is a future of its own and a timer, released together
     when the last answer is done: ``asyncio.wait_for`` on an event made a task, three
     futures and, on a timeout, a cancellation that took one more turn of the event loop,
-    each time (about twice the event loop's work per wait)."""
+    each time (half as much CPU again per wait)."""
 
     def __init__(self, most: float = MOST) -> None:
         self.most = most
