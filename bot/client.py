@@ -35,6 +35,7 @@ from bot.db.repository import Repository
 from bot.db.storage import Database
 from bot.guilds.service import GuildService
 from bot.ops.commands import warn_if_registered_twice
+from bot.ops.cpu_profile import CPUProfile
 from bot.ops.observe import Observer
 from bot.ops.workers import WorkerPool, drawing_processes, load
 from bot.settings import Settings, use_api_base
@@ -415,13 +416,22 @@ async def run(settings: Settings, *, sync_only: bool = False) -> None:
         if settings.ready_fd is not None:
             _say_ready(bot, settings.ready_fd)
         bot.add_listener(_freeze_start_up, "on_ready")
-        async with observer.watching(bot):
-            await bot.start(settings.token)
-            # start() returns as soon as the gateway is closed, in the middle of the
-            # shutdown: wait for the rest of it (the database is closed last), or
-            # asyncio.run would cancel it and leave a database thread behind, and the process
-            # would never exit.
-            await bot.close()
+        profile = CPUProfile(settings.cpu_profile)  # NLK_CPU_PROFILE: the load benchmark's
+
+        async def profile_from_ready() -> None:
+            profile.start()
+
+        bot.add_listener(profile_from_ready, "on_ready")
+        try:
+            async with observer.watching(bot):
+                await bot.start(settings.token)
+                # start() returns as soon as the gateway is closed, in the middle of the
+                # shutdown: wait for the rest of it (the database is closed last), or
+                # asyncio.run would cancel it and leave a database thread behind, and the
+                # process would never exit.
+                await bot.close()
+        finally:
+            profile.write()
 
 
 # Python's youngest generation is collected after this many new objects (Python's own:

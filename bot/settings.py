@@ -41,6 +41,7 @@ class Settings:
     log_format: str = "text"  # or "json": one object per line, for log shippers
     metrics: tuple[str, int] | None = None  # where /metrics and /healthz listen
     process: int | None = None  # set by ``cluster``: this process's number, from 1
+    cpu_profile: str | None = None  # the load benchmark's: profile the loop's CPU into this file
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -121,6 +122,7 @@ def load_settings(environ: Mapping[str, str] | None = None,
         log_format=log_format,
         metrics=_address("NLK_METRICS", env.get("NLK_METRICS", "").strip()),
         process=int(process) if process.isdigit() else None,
+        cpu_profile=env.get("NLK_CPU_PROFILE", "").strip() or None,
     )
 
 

@@ -118,7 +118,12 @@ start's). Sampling pauses the bot for a few microseconds each time, so the figur
 that. A thread that waits for a core (more busy processes than cores, as flat out on a small
 machine beside the benchmark) is sampled as busy where it stands: read a function's share of
 such a profile against the CPU figures, not as CPU alone. Without py-spy (or where it may
-not read other processes), the run says so and goes on without a profile.
+not read other processes), the run says so and goes on without a profile. ``FILE.pstats``
+instead profiles each bot process's event-loop thread by its CPU time, every call counted,
+from when it is ready until it stops (``bot/ops/cpu_profile.py``; read it with ``python -m
+pstats FILE``): it counts no waiting, so it says where the CPU goes on any machine, but the
+bot runs about three times slower under it, so its latencies and CPU figures are not the
+bot's, and call-heavy code weighs more in it than in the CPU figures.
 
 **The naive bot** (``--naive``): the same run, the same players and the same fake, against
 ``python -m tests.naive_bot`` instead of ``python -m bot``: a bot written the obvious way with
@@ -472,14 +477,18 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
     ``folder``); yields the pids. Its log goes to ``bot.log``. With several ``processes``,
     each owns one shard of a sharded fake (``NLK_SHARDS=k/N``), as ``cluster`` runs them.
     ``profile``: py-spy profiles each process and its workers into that file (one a process
-    and a start: ``Profiler``), if it can. ``metrics_port``: the bots serve ``/metrics``
-    there (process k on the port + k − 1). ``module``: the bot to run
+    and a start: ``Profiler``), if it can; a ``.pstats`` file: each process profiles its
+    event loop's thread by its CPU time (``CPUProfiles``). ``metrics_port``: the bots serve
+    ``/metrics`` there (process k on the port + k − 1). ``module``: the bot to run
     (``tests.naive_bot``: the naive one)."""
     started: list[asyncio.subprocess.Process] = []
-    profiler = Profiler(profile, folder) if profile else None
+    cpu = CPUProfiles(profile) if profile and profile.suffix == CPUProfiles.SUFFIX else None
+    profiler = Profiler(profile, folder) if profile and cpu is None else None
     bots = Bots()
 
     async def start(log: Any, after: Any = None) -> None:
+        if cpu is not None:
+            cpu.starts += 1
         for shard in range(processes):
             # As ``cluster`` starts them: each knows its number (and so that the
             # machine is shared: see ``NLKBot.machine_share``).
@@ -488,6 +497,8 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
             if metrics_port is not None:
                 env |= {"NLK_METRICS": f"127.0.0.1:{metrics_port}",
                         "NLK_PROCESS": str(shard + 1)}
+            if cpu is not None:
+                env |= cpu.env(shard + 1, processes)
             started.append(await spawn_bot(fake, database or folder / "load.sqlite3",
                                            stdout=log, stderr=log, env=env, module=module))
         for shard in range(processes):
@@ -533,6 +544,8 @@ async def bot_process(fake: FakeDiscord, folder: Path, database: str | None = No
         if profiler is not None:  # the run, not the shutdown
             await profiler.stop()
         await stop()
+        if cpu is not None:  # each process wrote its own as it stopped
+            cpu.report()
 
 
 class Profiler:
@@ -560,14 +573,9 @@ class Profiler:
                                                             os.environ.get("PATH", ""))))
 
     def file_for(self, number: int, processes: int) -> Path:
-        """Where process ``number`` (of ``processes``, from 1) of the current start writes:
-        ``path`` itself for the only process of the first start, else ``path`` with
-        ``-process<k>`` and, after a restart, ``-start<n>`` before its suffix."""
-        tags = ([f"process{number}"] if processes > 1 else []) + \
-            ([f"start{self.starts}"] if self.starts > 1 else [])
-        if not tags:
-            return self.path
-        return self.path.with_name("-".join([self.path.stem, *tags]) + self.path.suffix)
+        """Where process ``number`` (of ``processes``, from 1) of the current start writes
+        (``profile_file``)."""
+        return profile_file(self.path, number, processes, self.starts)
 
     async def start(self, pids: list[int]) -> None:
         """Sample each of ``pids`` (the bot's processes, as just started) and its workers."""
@@ -630,6 +638,48 @@ class Profiler:
                     f"({path.stat().st_size // 1024} KiB)")
             else:
                 say(f"--profile: py-spy wrote no profile ({self.why(process, log_path)}).")
+
+
+def profile_file(path: Path, number: int, processes: int, starts: int) -> Path:
+    """Where process ``number`` (of ``processes``, from 1) of the bot's ``starts``-th start
+    writes its profile: ``path`` itself for the only process of the first start, else
+    ``path`` with ``-process<k>`` and, after a restart, ``-start<n>`` before its suffix."""
+    tags = ([f"process{number}"] if processes > 1 else []) + \
+        ([f"start{starts}"] if starts > 1 else [])
+    if not tags:
+        return path
+    return path.with_name("-".join([path.stem, *tags]) + path.suffix)
+
+
+class CPUProfiles:
+    """``--profile FILE.pstats``: each bot process profiles its event loop's thread by its
+    CPU time (``bot/ops/cpu_profile.py``, through ``NLK_CPU_PROFILE``), from when it is
+    ready until it stops, into a file of its own (named as py-spy's are: ``profile_file``).
+    No worker process is in it: their CPU is in the run's figures."""
+
+    SUFFIX = ".pstats"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+        self.starts = 0
+        self.files: list[Path] = []
+
+    def env(self, number: int, processes: int) -> dict[str, str]:
+        """What process ``number`` of the current start is started with."""
+        path = profile_file(self.path, number, processes, self.starts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.files.append(path)
+        return {"NLK_CPU_PROFILE": str(path)}
+
+    def report(self) -> None:
+        """Say where each profile is (each is written as its process stops)."""
+        for path in self.files:
+            if path.is_file():
+                say(f"--profile: the CPU profile of the bot's event loop is in {path} "
+                    f"(python -m pstats {path})")
+            else:
+                say(f"--profile: the bot wrote no CPU profile into {path} (see bot.log)")
+        self.files.clear()
 
 
 def say(line: str) -> None:
@@ -1298,7 +1348,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="profile the bot and its workers with py-spy (if installed) "
                              "into FILE: .svg, a flame graph (default: "
                              "nlk-profile-<date>-<time>.svg here), .json for speedscope, "
-                             ".txt raw; the figures include its small cost")
+                             ".txt raw; the figures include its small cost; .pstats: "
+                             "instead, the bot's event loop profiled by its CPU time "
+                             "(it then runs about three times slower)")
     parser.add_argument("--metrics", action="store_true",
                         help="the bot serves NLK_METRICS, scraped every 5 s (to measure "
                              "what metrics cost)")

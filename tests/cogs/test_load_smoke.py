@@ -4,6 +4,7 @@ with ``--learners`` it reports the coach steps and the hints as kinds of their o
 import asyncio
 import json
 import os
+import pstats
 
 import pytest
 
@@ -139,6 +140,24 @@ async def test_a_bot_started_again_is_profiled_again_into_a_file_of_its_own(tmp_
     bots = [{frame.split(":", 1)[0] for line in written.read_text().splitlines()
              for frame in line.split(";")[:1]} for written in (path, after)]
     assert len(bots[0]) == len(bots[1]) == 1 and bots[0] != bots[1], bots
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(120)
+async def test_a_cpu_profiled_run_writes_the_bots_event_loop_by_its_cpu_time(tmp_path, capsys):
+    path = tmp_path / "run.pstats"
+    report = await run_load(tables=1, players=2, seed=2, hands=1, think_ms=0, timeout=100,
+                            profile=path)
+    assert report["_failures"] == [] and report["violations"] == 0, told(report)
+    assert f"the CPU profile of the bot's event loop is in {path}" in capsys.readouterr().err
+    stats = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
+    taps = [calls for (file, _line, name), (_prim, calls, *_rest) in stats.items()
+            if file.endswith(os.path.join("cogs", "routes", "taps.py"))
+            and name == "on_interaction"]
+    # Every tap went through the profiled thread (a coroutine counts each time it resumes);
+    # start-up did not (the profile begins once the bot is ready).
+    assert taps and taps[0] >= report["interactions"], (taps, report["interactions"])
+    assert not [key for key in stats if key[2] == "migrate"], "start-up is in the profile"
 
 
 def test_each_process_and_each_start_has_a_profile_file_of_its_own(tmp_path):
