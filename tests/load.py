@@ -668,6 +668,7 @@ class CPUProfiles:
         """What process ``number`` of the current start is started with."""
         path = profile_file(self.path, number, processes, self.starts)
         path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)  # an earlier run's is not this one's
         self.files.append(path)
         return {"NLK_CPU_PROFILE": str(path)}
 
