@@ -80,9 +80,10 @@ class Notes:
             # Each batch waits for more, unless a record asked for ``now`` (before it, or
             # while the last batch was being written): the records noted during a batch
             # written at once go in the next batch when it is due, not alone at once.
-            if not self._now.is_set():  # (a wait that is over at once still costs a task)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._now.wait(), self.delay)
+            if not self._now.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.delay):
+                        await self._now.wait()
             if not self._writes:
                 return
             # Whatever asked for ``now`` goes in this batch: a record noted from here on

@@ -160,7 +160,8 @@ class _Bucket:
                     return
                 self._freed.clear()
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(self._freed.wait(), wait)
+                    async with asyncio.timeout(wait):  # (``wait_for`` would make a task for the wait)
+                        await self._freed.wait()
 
     async def room(self) -> None:
         """Wait until a ``take`` would not wait (nobody queued before it, a place free)."""
@@ -171,7 +172,8 @@ class _Bucket:
             self._freed.clear()
             with suppress(TimeoutError):
                 # (Woken by a request's answer; a window at most, whoever waits before it.)
-                await asyncio.wait_for(self._freed.wait(), self.window if wait is None else wait)
+                async with asyncio.timeout(self.window if wait is None else wait):
+                    await self._freed.wait()
 
     def done(self) -> None:
         self.busy -= 1
