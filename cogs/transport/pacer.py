@@ -160,7 +160,7 @@ class _Bucket:
                     return
                 self._freed.clear()
                 with suppress(TimeoutError):
-                    async with asyncio.timeout(wait):  # (``wait_for`` would make a task for the wait)
+                    async with asyncio.timeout(wait):  # (``wait_for`` makes a task a wait)
                         await self._freed.wait()
 
     async def room(self) -> None:
