@@ -250,9 +250,15 @@ class HandsShown:
 
     async def clear(self, user_id: int, until: float, now: Callable[[], object],
                     drawn: object) -> bool:
-        """Wait until no request to ``user_id``'s hand is on its way (``Flights.clear``)."""
-        flights = self.flights.get(user_id)
-        return flights is None or await flights.clear(until, now, drawn)
+        """Wait until no request to ``user_id``'s hand is on its way (``Flights.clear``).
+        The hand's flights are looked up again after each wait: once the last request
+        landed, its entry goes, and another waiter woken by that landing may have flown
+        already, in a new one (this one then waits for it, instead of crossing it)."""
+        loop = asyncio.get_running_loop()
+        while (flights := self.flights.get(user_id)) and loop.time() < until:
+            if not await flights.clear(until, now, drawn):
+                return False
+        return True
 
     def forget(self) -> None:
         """Stop following the open hands."""

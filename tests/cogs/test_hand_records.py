@@ -3,6 +3,7 @@ a new message, not again for each tap on the same message until its token gets o
 record per table (the kind's, as the owner writes it), restored at the next start for the
 players still seated, and read once from the format before (a record per hand)."""
 
+import asyncio
 import json
 
 from cogs.live.open_hands import LEGACY, REWRITE, HandsShown, OpenHand, OpenHands, Token
@@ -130,4 +131,38 @@ def test_a_request_told_it_landed_before_it_returned_leaves_the_next_ones_flight
         with shown.flying(5, 3) as later:
             pass
         assert Flights.outcome(later) == 3
+    assert 5 not in shown.flights
+
+
+async def test_two_requests_waiting_for_the_same_landing_do_not_then_fly_together():
+    """A tap's answer and a redraw of the same hand both wait for a request on its way to it
+    (a redraw of the hand's last message). Once it lands, its entry goes; the first waiter
+    to wake flies, and the second waits for that one in turn rather than crossing it (two
+    requests crossing leave the hand showing either; a person would see a card they just
+    played come back until the next redraw)."""
+    shown, _owner = shown_with_owner()
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 5
+    flew: list[tuple[str, set[int]]] = []
+    first_in_flight = asyncio.Event()
+    release_first = asyncio.Event()
+
+    async def earlier() -> None:
+        with shown.flying(5, 1):
+            first_in_flight.set()
+            await release_first.wait()
+
+    async def request(name: str, revision: int, holds: float) -> None:
+        await first_in_flight.wait()
+        assert await shown.clear(5, until, lambda: None, None)
+        with shown.flying(5, revision) as flight:
+            await asyncio.sleep(holds)
+        flew.append((name, flight.crossed))
+
+    tasks = [asyncio.create_task(earlier()), asyncio.create_task(request("answer", 2, 0.05)),
+             asyncio.create_task(request("redraw", 3, 0))]
+    await asyncio.sleep(0.01)  # both wait for the first request to land
+    release_first.set()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    assert flew == [("answer", set()), ("redraw", set())]
     assert 5 not in shown.flights
