@@ -234,26 +234,29 @@ async def test_restart_mid_hand_keeps_every_table_and_old_button(fake_discord, t
 async def test_killed_bot_process_resumes_the_hand(fake_discord, tmp_path):
     fake, path = fake_discord, tmp_path / "nlk.sqlite3"
     driver = Driver(fake, random.Random(3))
-    process = await spawn_bot(fake, path)
-    try:
-        session = await fake.wait_for_bot(timeout=30)
-        table = await driver.seat_and_start("ann", ["bob", "cy"])
-        for _ in range(4):
-            await driver._collect_step(table)
-        process.kill()  # SIGKILL, right after the last answer
-        await process.wait()
-        await fake.wait_for_disconnect(session)
-        process = await spawn_bot(fake, path)
-        await fake.wait_for_bot(timeout=30, after=session)
-        await driver.play_hand(table)
-    finally:
-        if process.returncode is None:
-            process.kill()
+    # Both runs' logs, kept for the failure's message: what the bot said, not a guess.
+    with open(tmp_path / "bot.log", "wb") as log:
+        process = await spawn_bot(fake, path, stdout=log, stderr=log)
+        try:
+            session = await fake.wait_for_bot(timeout=30)
+            table = await driver.seat_and_start("ann", ["bob", "cy"])
+            for _ in range(4):
+                await driver._collect_step(table)
+            process.kill()  # SIGKILL, right after the last answer
             await process.wait()
+            await fake.wait_for_disconnect(session)
+            process = await spawn_bot(fake, path, stdout=log, stderr=log)
+            await fake.wait_for_bot(timeout=30, after=session)
+            await driver.play_hand(table)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
     hands, actions = database_rows(path, table_id_of(table))
     # Every tap made one move; moves with no choice played themselves, marked as such.
     chosen = [a for a in actions[hands[0]["id"]] if not a["forced"]]
-    assert hands[0]["loser"] is not None and len(chosen) == driver.actions
+    said = (tmp_path / "bot.log").read_text(errors="replace")[-4000:]
+    assert hands[0]["loser"] is not None and len(chosen) == driver.actions, said
     assert len(chosen) < len(actions[hands[0]["id"]])
     fake.assert_clean()
 
